@@ -1,0 +1,11 @@
+"""Thin entry point: ``python evaluate.py <command> ...`` is ``medqade <command> ...``."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
+
+from medqade.cli import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())

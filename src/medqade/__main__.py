@@ -1,0 +1,5 @@
+import sys
+
+from medqade.cli import main
+
+sys.exit(main())

@@ -1,0 +1,58 @@
+"""The ``medqade`` command line: one sub-command per module in :mod:`medqade.commands`.
+
+Each command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``. User errors (:class:`~medqade.problems.InputError`, ``ValueError``,
+``FileNotFoundError``) print one clear message to stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from medqade import __version__, commands
+from medqade.problems import InputError
+
+
+def _command_modules() -> list[ModuleType]:
+    mods = [
+        importlib.import_module(f"{commands.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(commands.__path__)
+        if not info.name.startswith("_")
+    ]
+    return sorted((m for m in mods if hasattr(m, "NAME")), key=lambda m: str(m.NAME))
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="medqade",
+        description="MedQADE: physician-anchored evaluation of medical LLMs in German.",
+    )
+    parser.add_argument("--version", action="version", version=f"medqade {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for mod in _command_modules():
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args))
+    except InputError as exc:
+        print(f"medqade {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, FileNotFoundError, NotADirectoryError) as exc:
+        print(f"medqade {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of the ``medqade`` CLI, one module each (discovered by :mod:`medqade.cli`)."""

@@ -1,0 +1,38 @@
+"""``medqade build``: raw release folder in, Hugging Face dataset folder out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from medqade.build import build
+
+NAME = "build"
+HELP = "Build the Hugging Face dataset folder (Parquet + card) from a raw release."
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--raw", type=Path, required=True, help="raw release folder")
+    p.add_argument(
+        "--out", type=Path, default=Path("medqade"), help="output folder (default ./medqade)"
+    )
+    p.add_argument("--arrow", type=Path, default=None, help="also save_to_disk each config here")
+
+
+def run(args: argparse.Namespace) -> int:
+    meta = build(args.raw, args.out, args.arrow)
+    for w in meta["warnings"][:20]:
+        print(f"warning: {w}", file=sys.stderr)
+    if meta["n_warnings"] > 20:
+        print(
+            f"warning: ... {meta['n_warnings'] - 20} more warnings (see release.json)",
+            file=sys.stderr,
+        )
+    c = meta["counts"]["all"]
+    tag = " (SYNTHETIC)" if meta["synthetic"] else ""
+    print(
+        f"built {args.out}{tag}: {c['items']} items, {c['slots']} answer slots, "
+        f"{c['unresolved_slots']} unresolved"
+    )
+    return 0

@@ -1,0 +1,28 @@
+"""``medqade show``: build (if needed) and load a release with ``datasets``, print it."""
+
+from __future__ import annotations
+
+import argparse
+
+from medqade.release import resolve_data
+from medqade.schema import CONFIGS
+
+NAME = "show"
+HELP = "Load a release with datasets.load_dataset and print its configs (default: synthetic)."
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", default=None, help="build folder, raw release folder or Hub repo id")
+
+
+def run(args: argparse.Namespace) -> int:
+    from datasets import load_dataset
+    from datasets.utils.logging import disable_progress_bar
+
+    disable_progress_bar()
+    folder = resolve_data(args.data)
+    print(f"MedQADE release at {folder}")
+    for config in CONFIGS:
+        print(f"\n[{config}]")
+        print(load_dataset(str(folder), config))
+    return 0

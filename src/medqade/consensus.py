@@ -1,0 +1,51 @@
+"""The paper's consensus rules (methods digest section 3), as pure functions.
+
+Consensus for an answer is the simple majority of the available non-abstaining physician
+ratings; a tie, or no non-abstaining rating, leaves the answer unresolved. For extension items
+the adjudicator's ratings are simply more votes. Consensus is derived data: anyone can
+recompute it from the raw votes with :func:`majority`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from medqade import vocab
+
+IntArray = npt.NDArray[np.int64]
+
+
+def majority(richtig: npt.ArrayLike, falsch: npt.ArrayLike) -> npt.NDArray[np.int8]:
+    """Consensus codes from vote counts: ``RICHTIG_CODE``, ``FALSCH_CODE`` or ``MISSING_CODE``.
+
+    ``richtig`` and ``falsch`` are same-shaped counts of non-abstaining votes; ties (including
+    0 : 0) are unresolved.
+    """
+    r = np.asarray(richtig)
+    f = np.asarray(falsch)
+    out = np.full(np.broadcast(r, f).shape, vocab.MISSING_CODE, dtype=np.int8)
+    out[r > f] = vocab.RICHTIG_CODE
+    out[f > r] = vocab.FALSCH_CODE
+    return out
+
+
+def majority_of_codes(codes: npt.ArrayLike, axis: int = 0) -> npt.NDArray[np.int8]:
+    """Consensus over label codes (``-1`` missing, ``2`` abstain are ignored) along ``axis``."""
+    c = np.asarray(codes)
+    return majority(
+        (c == vocab.RICHTIG_CODE).sum(axis=axis), (c == vocab.FALSCH_CODE).sum(axis=axis)
+    )
+
+
+def consensus_label(code: int) -> str | None:
+    """The stored label for a consensus code (``None`` = unresolved)."""
+    return None if code == vocab.MISSING_CODE else vocab.CODE_LABELS[int(code)]
+
+
+def needs_adjudication(primary_codes: npt.ArrayLike) -> bool:
+    """True when the primary ratings of an item leave at least one of its answers unresolved.
+
+    ``primary_codes`` has shape (raters, answers).
+    """
+    return bool((majority_of_codes(primary_codes, axis=0) == vocab.MISSING_CODE).any())

@@ -1,0 +1,438 @@
+"""The raw release: the folder of tables the data owners hand over, read and validated once.
+
+Layout (each table as ``.csv``, ``.jsonl`` or ``.parquet``, chosen by extension)::
+
+    questions   question_id, split (core/extension), question, reference_answer [, extras...]
+    answers     question_id, model, answer
+    ratings     question_id, rater, model, label, round (primary/adjudication)
+    difficulty  question_id, rater, difficulty
+    judgments   evaluator, question_id, order, resp_1..resp_5, difficulty   (optional)
+    roster.json optional override of the default roster
+
+:func:`load_raw_release` reads every table, checks every row, and either returns a
+:class:`RawRelease` of clean frames (canonical German labels) or raises one
+:class:`~medqade.problems.InputError` listing every problem, each with file, line and value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from medqade import vocab
+from medqade.problems import InputError, Problem, ProblemLog
+from medqade.tables import LINE, find_table, read_table, row_kind
+
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "questions": ("question_id", "split", "question", "reference_answer"),
+    "answers": ("question_id", "model", "answer"),
+    "ratings": ("question_id", "rater", "model", "label", "round"),
+    "difficulty": ("question_id", "rater", "difficulty"),
+    "judgments": ("evaluator", "question_id", "order", *(f"resp_{k}" for k in range(1, 6))),
+}
+OPTIONAL_TABLES = ("judgments",)
+RESERVED_QUESTION_COLUMNS = frozenset(
+    {"answers", "difficulty_ratings", "difficulty_mean", "difficulty_tier", "canary"}
+)
+
+
+@dataclass(frozen=True)
+class RawRelease:
+    """Validated raw tables. Labels and difficulties are canonical German strings.
+
+    ``judgments`` is long: one row per (evaluator, question, model) with ``label`` ("" when the
+    evaluator gave no parseable label), ``difficulty`` ("" when missing) and ``position`` (1-5).
+    """
+
+    questions: pd.DataFrame
+    answers: pd.DataFrame
+    ratings: pd.DataFrame
+    difficulty: pd.DataFrame
+    judgments: pd.DataFrame
+    roster: vocab.Roster
+    extra_columns: tuple[str, ...]
+    source_hash: str
+    warnings: tuple[Problem, ...]
+
+
+def release_hash(folder: Path) -> str:
+    """SHA-256 over the names and bytes of every table and the roster in ``folder``."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and (
+            path.suffix in {".csv", ".jsonl", ".parquet"} or path.name == "roster.json"
+        ):
+            digest.update(path.name.encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+class _Checker:
+    """Per-table validation helpers that record problems with file and line."""
+
+    def __init__(self, log: ProblemLog, path: Path, frame: pd.DataFrame) -> None:
+        self.log = log
+        self.name = path.name
+        self.kind = row_kind(path)
+        self.frame = frame
+
+    def problem(
+        self,
+        line: int | None,
+        message: str,
+        column: str | None = None,
+        value: object = None,
+        fix: str | None = None,
+        *,
+        warn: bool = False,
+    ) -> None:
+        p = Problem(
+            self.name, line, message, column, None if value is None else str(value), fix, self.kind
+        )
+        (self.log.warn if warn else self.log.error)(p)
+
+    def require_columns(self, columns: Iterable[str]) -> bool:
+        missing = [c for c in columns if c not in self.frame.columns]
+        if missing:
+            self.problem(
+                None,
+                f"missing required column(s) {', '.join(missing)}",
+                fix=f"the header must contain {', '.join(columns)}",
+            )
+        return not missing
+
+    def check_member(self, column: str, allowed: Iterable[str], what: str) -> pd.Series:
+        """Flag values of ``column`` outside ``allowed``; return the mask of good rows."""
+        allowed = set(allowed)
+        ok = self.frame[column].isin(allowed)
+        for line, value in self.frame.loc[~ok, [LINE, column]].itertuples(index=False):
+            self.problem(
+                line,
+                f"unknown {what}",
+                column,
+                value,
+                f"use one of {', '.join(sorted(allowed)[:12])}",
+            )
+        return ok
+
+    def canonicalise(
+        self, column: str, parse: Callable[[object], str], *, allow_empty: bool = False
+    ) -> pd.Series:
+        """Map ``column`` through ``parse`` (cached per distinct value); bad values are problems."""
+        mapping: dict[object, str | None] = {}
+        for value in self.frame[column].unique():
+            if allow_empty and str(value).strip() == "":
+                mapping[value] = ""
+                continue
+            try:
+                mapping[value] = parse(value)
+            except ValueError:
+                mapping[value] = None
+        out = self.frame[column].map(mapping)
+        for line, value in self.frame.loc[out.isna(), [LINE, column]].itertuples(index=False):
+            try:
+                parse(value)
+            except ValueError as exc:
+                self.problem(
+                    line, str(exc).split(":")[0], column, value, str(exc).split(": ", 1)[-1]
+                )
+        return out
+
+    def check_duplicates(self, keys: list[str], what: str) -> None:
+        dup = self.frame.duplicated(keys, keep="first")
+        for row in self.frame.loc[dup, [LINE, *keys]].itertuples(index=False):
+            line, *values = row
+            self.problem(
+                line,
+                f"duplicate {what}",
+                "/".join(keys),
+                "/".join(map(str, values)),
+                "keep one row per " + ", ".join(keys),
+            )
+
+    def check_known_questions(self, known: set[str]) -> pd.Series:
+        ok = self.frame["question_id"].isin(known)
+        for line, value in self.frame.loc[~ok, [LINE, "question_id"]].itertuples(index=False):
+            self.problem(
+                line,
+                "question id not in the questions table",
+                "question_id",
+                value,
+                "add the question or remove the row",
+            )
+        return ok
+
+
+def _strip(frame: pd.DataFrame, columns: Iterable[str]) -> None:
+    for c in columns:
+        if c in frame.columns:
+            frame[c] = frame[c].map(lambda v: v.strip() if isinstance(v, str) else v)
+
+
+def load_raw_release(folder: Path) -> RawRelease:
+    """Read and validate the raw release in ``folder`` (see the module docstring)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(
+            str(folder),
+            [Problem(str(folder), None, "not a folder", fix="pass the raw release folder")],
+        )
+    log = ProblemLog()
+    roster = vocab.DEFAULT_ROSTER
+    roster_path = folder / "roster.json"
+    if roster_path.exists():
+        try:
+            roster = vocab.Roster.from_json(roster_path)
+        except ValueError as exc:
+            raise InputError(str(folder), [Problem("roster.json", None, str(exc))]) from None
+
+    frames: dict[str, tuple[Path, pd.DataFrame]] = {}
+    for name in REQUIRED:
+        path = find_table(folder, name)
+        if path is None:
+            if name not in OPTIONAL_TABLES:
+                log.error(
+                    Problem(
+                        f"{name}.csv",
+                        None,
+                        f"table {name!r} not found in the release",
+                        fix=f"add {name}.csv, {name}.jsonl or {name}.parquet",
+                    )
+                )
+            continue
+        try:
+            frames[name] = (path, read_table(path))
+        except InputError as exc:
+            log.errors.extend(exc.problems)
+    log.raise_if_any(f"raw release {folder.name}")
+
+    checkers = {name: _Checker(log, path, frame) for name, (path, frame) in frames.items()}
+    if not all(checkers[n].require_columns(cols) for n, cols in REQUIRED.items() if n in checkers):
+        log.raise_if_any(f"raw release {folder.name}")
+
+    questions = _check_questions(checkers["questions"])
+    known = set(questions["question_id"])
+    answers = _check_answers(checkers["answers"], known, roster)
+    ratings = _check_ratings(checkers["ratings"], known, roster, questions)
+    difficulty = _check_difficulty(checkers["difficulty"], known, roster)
+    judgments = (
+        _check_judgments(checkers["judgments"], known, roster)
+        if "judgments" in checkers
+        else _empty_judgments()
+    )
+    _check_lexical_flag(checkers["questions"], questions, answers)
+    log.raise_if_any(f"raw release {folder.name}")
+
+    extras = tuple(
+        c
+        for c in questions.columns
+        if c not in REQUIRED["questions"] and c not in {LINE, "lexical_match"}
+    )
+    return RawRelease(
+        questions=questions.drop(columns=[LINE, "lexical_match"], errors="ignore").reset_index(
+            drop=True
+        ),
+        answers=answers.drop(columns=[LINE]).reset_index(drop=True),
+        ratings=ratings.drop(columns=[LINE]).reset_index(drop=True),
+        difficulty=difficulty.drop(columns=[LINE]).reset_index(drop=True),
+        judgments=judgments,
+        roster=roster,
+        extra_columns=extras,
+        source_hash=release_hash(folder),
+        warnings=tuple(log.warnings),
+    )
+
+
+def _check_questions(c: _Checker) -> pd.DataFrame:
+    f = c.frame
+    _strip(f, ["question_id", "split"])
+    for col in ("question_id", "question", "reference_answer"):
+        for line in f.loc[f[col].astype(str).str.strip() == "", LINE]:
+            c.problem(
+                line,
+                f"empty {col}",
+                col,
+                "",
+                "every question needs an id, a text and a reference answer",
+            )
+    c.check_member("split", vocab.SPLITS, "split")
+    c.check_duplicates(["question_id"], "question id")
+    for col in RESERVED_QUESTION_COLUMNS & set(f.columns):
+        c.problem(
+            None, f"column {col!r} is computed by the build", col, fix="remove it from questions"
+        )
+    return f
+
+
+def _check_answers(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.DataFrame:
+    f = c.frame
+    _strip(f, ["question_id", "model"])
+    c.check_known_questions(known)
+    c.check_member("model", roster.student_ids, "student model")
+    c.check_duplicates(["question_id", "model"], "answer")
+    counts = f.groupby("question_id")["model"].nunique()
+    first_line = f.groupby("question_id")[LINE].min()
+    for qid in sorted(known):
+        n = int(counts.get(qid, 0))
+        if n != vocab.N_SLOTS:
+            c.problem(
+                None if n == 0 else int(first_line[qid]),
+                f"question {qid} has {n} answers, expected {vocab.N_SLOTS} (one per student model)",
+                "question_id",
+                qid,
+                "give exactly one answer per student model",
+            )
+    return f
+
+
+def _check_ratings(
+    c: _Checker, known: set[str], roster: vocab.Roster, questions: pd.DataFrame
+) -> pd.DataFrame:
+    f = c.frame
+    _strip(f, ["question_id", "rater", "model", "round"])
+    c.check_known_questions(known)
+    c.check_member("rater", roster.physicians, "rater")
+    c.check_member("model", roster.student_ids, "student model")
+    c.check_member("round", vocab.ROUNDS, "round")
+    f["label"] = c.canonicalise("label", vocab.parse_label)
+    adj = (f["round"] == vocab.ADJUDICATION) & (f["rater"] != roster.adjudicator)
+    for line, rater in f.loc[adj, [LINE, "rater"]].itertuples(index=False):
+        c.problem(
+            line,
+            f"only the adjudicator {roster.adjudicator} rates in the adjudication round",
+            "rater",
+            rater,
+        )
+    c.check_duplicates(["question_id", "model", "rater"], "rating")
+    rated = set(f["question_id"])
+    for qid in sorted(known - rated):
+        c.problem(
+            None, f"question {qid} has no physician ratings", "question_id", qid, "add its ratings"
+        )
+    # Core items: every physician rates every answer (missing ratings are allowed, with a warning).
+    core = set(questions.loc[questions["split"] == vocab.CORE, "question_id"])
+    got = f[f["question_id"].isin(core)].groupby(["question_id", "model"])["rater"].nunique()
+    short = got[got < len(roster.physicians)].reset_index(name="n")
+    for qid, model, n in short.itertuples(index=False):
+        c.problem(
+            None,
+            f"core answer {qid}/{model} has {n} of {len(roster.physicians)} physician ratings",
+            "question_id",
+            qid,
+            "missing ratings are excluded from every statistic",
+            warn=True,
+        )
+    return f
+
+
+def _check_difficulty(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.DataFrame:
+    f = c.frame
+    _strip(f, ["question_id", "rater"])
+    c.check_known_questions(known)
+    c.check_member("rater", roster.physicians, "rater")
+    f["difficulty"] = c.canonicalise("difficulty", vocab.parse_difficulty)
+    c.check_duplicates(["question_id", "rater"], "difficulty rating")
+    return f
+
+
+def _parse_order(value: object) -> list[str] | None:
+    if isinstance(value, list):
+        return [str(v).strip() for v in value]
+    if hasattr(value, "tolist"):
+        return [str(v).strip() for v in value.tolist()]
+    text = str(value).strip()
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError:
+            return None
+        return [str(v).strip() for v in parsed] if isinstance(parsed, list) else None
+    return [v.strip() for v in text.replace(";", ",").split(",")]
+
+
+def _empty_judgments() -> pd.DataFrame:
+    cols = ["question_id", "model", "evaluator", "label", "difficulty", "position"]
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c == "position" else object) for c in cols})
+
+
+def _check_judgments(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.DataFrame:
+    f = c.frame
+    if "difficulty" not in f.columns:
+        f["difficulty"] = ""
+    _strip(f, ["question_id", "evaluator"])
+    c.check_known_questions(known)
+    c.check_member("evaluator", roster.evaluator_ids, "evaluator")
+    c.check_duplicates(["evaluator", "question_id"], "judgment")
+    students = set(roster.student_ids)
+    orders = f["order"].map(_parse_order)
+    bad = orders.map(lambda o: o is None or len(o) != vocab.N_SLOTS or set(o) != students)
+    for line, value in f.loc[bad, [LINE, "order"]].itertuples(index=False):
+        c.problem(
+            line,
+            "order must list the five student ids, each once",
+            "order",
+            value,
+            f"e.g. {json.dumps(list(roster.student_ids))}",
+        )
+    labels = {
+        k: c.canonicalise(f"resp_{k}", vocab.parse_label, allow_empty=True) for k in range(1, 6)
+    }
+    diff = c.canonicalise("difficulty", vocab.parse_difficulty, allow_empty=True)
+    good = ~bad
+    rows = []
+    for k in range(1, 6):
+        rows.append(
+            pd.DataFrame(
+                {
+                    "question_id": f.loc[good, "question_id"],
+                    "model": orders[good].map(lambda o, k=k: o[k - 1]),
+                    "evaluator": f.loc[good, "evaluator"],
+                    "label": labels[k][good],
+                    "difficulty": diff[good],
+                    "position": k,
+                }
+            )
+        )
+    long = pd.concat(rows, ignore_index=True) if rows else _empty_judgments()
+    return long.fillna("").reset_index(drop=True)
+
+
+def _check_lexical_flag(c: _Checker, questions: pd.DataFrame, answers: pd.DataFrame) -> None:
+    """If questions carries ``lexical_match``, it must equal the computed flag on every item."""
+    if "lexical_match" not in questions.columns:
+        return
+    computed = exact_match_items(questions, answers)
+    for line, qid, flag in questions[[LINE, "question_id", "lexical_match"]].itertuples(
+        index=False
+    ):
+        stated = str(flag).strip().casefold() in {"true", "1", "yes", "ja"}
+        if stated != (qid in computed):
+            c.problem(
+                line,
+                f"item {qid}: lexical_match says {stated} but the answers say {qid in computed}",
+                "lexical_match",
+                flag,
+                "lexical match is computed from the answers; drop the column or correct it",
+            )
+
+
+def exact_match_items(questions: pd.DataFrame, answers: pd.DataFrame) -> set[str]:
+    """Question ids where at least one answer equals the reference under strict equality."""
+    ref = questions.set_index("question_id")["reference_answer"]
+    merged = answers.assign(reference=answers["question_id"].map(ref))
+    return set(merged.loc[merged["answer"] == merged["reference"], "question_id"])
+
+
+__all__ = [
+    "REQUIRED",
+    "InputError",
+    "RawRelease",
+    "exact_match_items",
+    "load_raw_release",
+    "release_hash",
+]

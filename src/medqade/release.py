@@ -1,0 +1,311 @@
+"""A built MedQADE dataset, loaded once into frames and dense label arrays.
+
+:class:`Release` is what the analyses, the scorer and the Space work on. Items are ordered as
+in the dataset (core first, then extension); slots follow the roster's student order. Label
+arrays use the codes of :mod:`medqade.vocab` (``-1`` missing, ``0`` Falsch, ``1`` Richtig,
+``2`` Keine Angabe)::
+
+    physician_labels      (physicians, items, 5)  every physician rating, all rounds
+    physician_difficulty  (physicians, items)     -1 missing, else 0/1/2
+    evaluator_labels      (evaluators, items, 5)
+    evaluator_difficulty  (evaluators, items)
+    consensus             (items, 5)              -1 unresolved, else 0/1
+
+:func:`resolve_data` turns a ``--data`` argument (nothing, a build folder, a raw release folder
+or a Hub repo id) into a build folder, building the embedded synthetic default on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import pyarrow.parquet as pq
+
+from medqade import __version__, vocab
+from medqade.build import RELEASE_JSON
+from medqade.schema import answer_id
+
+Codes = npt.NDArray[np.int8]
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+DEFAULT_SEED = 20260101
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """A loaded dataset: flat frames plus dense code arrays (see the module docstring)."""
+
+    roster: vocab.Roster
+    meta: dict[str, Any]
+    questions: pd.DataFrame
+    answers: pd.DataFrame
+    ratings: pd.DataFrame
+    judgments: pd.DataFrame
+    physician_labels: Codes = field(repr=False)
+    physician_difficulty: Codes = field(repr=False)
+    evaluator_labels: Codes = field(repr=False)
+    evaluator_difficulty: Codes = field(repr=False)
+    consensus: Codes = field(repr=False)
+
+    @property
+    def synthetic(self) -> bool:
+        return bool(self.meta.get("synthetic", False))
+
+    @property
+    def data_hash(self) -> str:
+        return str(self.meta.get("source_hash", ""))
+
+    @property
+    def n_items(self) -> int:
+        return len(self.questions)
+
+    @cached_property
+    def item_ids(self) -> npt.NDArray[np.str_]:
+        return self.questions["question_id"].to_numpy(dtype=str)
+
+    @cached_property
+    def is_core(self) -> npt.NDArray[np.bool_]:
+        return (self.questions["split"] == vocab.CORE).to_numpy()
+
+    @cached_property
+    def tier(self) -> npt.NDArray[np.int8]:
+        """Tier 1-4 per item, 0 when the item has no difficulty rating."""
+        return self.questions["difficulty_tier"].fillna(0).to_numpy(dtype=np.int8)
+
+    @cached_property
+    def lexical(self) -> npt.NDArray[np.bool_]:
+        return self.questions["lexical_match"].to_numpy(dtype=bool)
+
+    @cached_property
+    def item_index(self) -> dict[str, int]:
+        return {q: i for i, q in enumerate(self.item_ids)}
+
+    @cached_property
+    def slot_index(self) -> dict[str, tuple[int, int]]:
+        """``answer_id`` -> (item, slot)."""
+        return {
+            answer_id(q, m): (i, s)
+            for i, q in enumerate(self.item_ids)
+            for s, m in enumerate(self.roster.student_ids)
+        }
+
+    @cached_property
+    def answer_text(self) -> npt.NDArray[np.object_]:
+        return self.answers["answer"].to_numpy(dtype=object).reshape(self.n_items, vocab.N_SLOTS)
+
+    @cached_property
+    def adjudicated(self) -> npt.NDArray[np.bool_]:
+        return self.answers["adjudicated"].to_numpy(dtype=bool).reshape(self.n_items, vocab.N_SLOTS)
+
+    def subset(self, mask: npt.NDArray[np.bool_]) -> Release:
+        """The release restricted to the items where ``mask`` is true (e.g. ``release.is_core``)."""
+        keep = self.questions["question_id"][mask]
+        ids = set(keep)
+        return Release(
+            roster=self.roster,
+            meta=self.meta,
+            questions=self.questions[mask].reset_index(drop=True),
+            answers=self.answers[np.repeat(mask, vocab.N_SLOTS)].reset_index(drop=True),
+            ratings=self.ratings[self.ratings["question_id"].isin(ids)].reset_index(drop=True),
+            judgments=self.judgments[self.judgments["question_id"].isin(ids)].reset_index(
+                drop=True
+            ),
+            physician_labels=self.physician_labels[:, mask],
+            physician_difficulty=self.physician_difficulty[:, mask],
+            evaluator_labels=self.evaluator_labels[:, mask],
+            evaluator_difficulty=self.evaluator_difficulty[:, mask],
+            consensus=self.consensus[mask],
+        )
+
+
+def _read_config(folder: Path, config: str) -> pd.DataFrame:
+    parts = []
+    for split in vocab.SPLITS:
+        files = sorted((folder / "data" / config).glob(f"{split}-*.parquet"))
+        for f in files:
+            frame = pq.read_table(f).to_pandas()
+            frame["split"] = split
+            parts.append(frame)
+    if not parts:
+        raise FileNotFoundError(
+            f"{folder}: no Parquet files for config {config!r}; is this a MedQADE build?"
+        )
+    return pd.DataFrame(pd.concat(parts, ignore_index=True))
+
+
+def _codes(
+    frame: pd.DataFrame,
+    row_key: str,
+    rows: tuple[str, ...],
+    item_index: dict[str, int],
+    n_items: int,
+    value: str,
+    mapping: dict[str, int],
+    slot_of: dict[str, int] | None,
+) -> Codes:
+    shape = (len(rows), n_items) if slot_of is None else (len(rows), n_items, vocab.N_SLOTS)
+    out = np.full(shape, vocab.MISSING_CODE, dtype=np.int8)
+    if frame.empty:
+        return out
+    r = frame[row_key].map({k: i for i, k in enumerate(rows)}).to_numpy()
+    i = frame["question_id"].map(item_index).to_numpy()
+    v = frame[value].map(mapping).to_numpy()
+    ok = ~(pd.isna(r) | pd.isna(i) | pd.isna(v))
+    idx: tuple[Any, ...] = (r[ok].astype(int), i[ok].astype(int))
+    if slot_of is not None:
+        s = frame["model"].map(slot_of).to_numpy()
+        ok2 = ~pd.isna(s[ok])
+        idx = (idx[0][ok2], idx[1][ok2], s[ok][ok2].astype(int))
+        v = v[ok][ok2]
+    else:
+        v = v[ok]
+    out[idx] = v.astype(np.int8)
+    return out
+
+
+def load_release(folder: Path) -> Release:
+    """Load a build folder (as written by :func:`medqade.build.build`)."""
+    folder = Path(folder)
+    meta_path = folder / RELEASE_JSON
+    if not meta_path.exists():
+        raise FileNotFoundError(
+            f"{folder}: no {RELEASE_JSON}; pass a folder written by `medqade build`"
+        )
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    roster = vocab.Roster.from_dict(meta["roster"])
+    nested = _read_config(folder, "questions")
+    questions = nested.drop(columns=["answers", "difficulty_ratings"])
+    answers = _read_config(folder, "answers")
+    ratings = _read_config(folder, "ratings")
+    judgments = _read_config(folder, "judgments")
+    ids = questions["question_id"].tolist()
+    item_index = {q: i for i, q in enumerate(ids)}
+    n = len(ids)
+    slot_of = {m: s for s, m in enumerate(roster.student_ids)}
+    expected = [answer_id(q, m) for q in ids for m in roster.student_ids]
+    if answers["answer_id"].tolist() != expected:
+        answers = answers.set_index("answer_id").loc[expected].reset_index()
+    diff_long = pd.DataFrame(
+        [
+            {"question_id": q, "rater": d["rater"], "difficulty": d["difficulty"]}
+            for q, ds in zip(nested["question_id"], nested["difficulty_ratings"], strict=True)
+            for d in ds
+        ],
+        columns=["question_id", "rater", "difficulty"],
+    )
+    consensus: Codes = np.asarray(
+        answers["consensus"].map({vocab.RICHTIG: 1, vocab.FALSCH: 0}).fillna(-1),
+        dtype=np.int8,
+    ).reshape(n, vocab.N_SLOTS)
+    label_map = dict(vocab.LABEL_CODES)
+    return Release(
+        roster=roster,
+        meta=meta,
+        questions=questions,
+        answers=answers,
+        ratings=ratings,
+        judgments=judgments,
+        physician_labels=_codes(
+            ratings, "rater", roster.physicians, item_index, n, "label", label_map, slot_of
+        ),
+        physician_difficulty=_codes(
+            diff_long,
+            "rater",
+            roster.physicians,
+            item_index,
+            n,
+            "difficulty",
+            dict(vocab.DIFFICULTY_SCORES),
+            None,
+        ),
+        evaluator_labels=_codes(
+            judgments, "evaluator", roster.evaluator_ids, item_index, n, "label", label_map, slot_of
+        ),
+        evaluator_difficulty=_codes(
+            judgments[judgments["position"] == 1],
+            "evaluator",
+            roster.evaluator_ids,
+            item_index,
+            n,
+            "difficulty",
+            dict(vocab.DIFFICULTY_SCORES),
+            None,
+        ),
+        consensus=consensus,
+    )
+
+
+# --- resolving --data ----------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    """Where built releases are cached (``MEDQADE_CACHE`` overrides the platform default)."""
+    env = os.environ.get("MEDQADE_CACHE")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("medqade"))
+
+
+def is_build(folder: Path) -> bool:
+    return (folder / RELEASE_JSON).exists() and (folder / "data").is_dir()
+
+
+def is_raw(folder: Path) -> bool:
+    return any((folder / f"questions{ext}").exists() for ext in (".csv", ".jsonl", ".parquet"))
+
+
+def default_build() -> Path:
+    """The embedded default: the synthetic release, built once into the cache and reused."""
+    from medqade.build import build
+    from medqade.synthetic import synthesize
+
+    target = cache_dir() / f"synthetic-seed{DEFAULT_SEED}-v{__version__}"
+    if is_build(target):
+        return target
+    raw = cache_dir() / f"synthetic-raw-seed{DEFAULT_SEED}-v{__version__}"
+    if not is_raw(raw):
+        synthesize(raw, seed=DEFAULT_SEED)
+    build(raw, target)
+    return target
+
+
+def resolve_data(data: str | Path | None) -> Path:
+    """Turn a ``--data`` value into a local build folder (see the module docstring)."""
+    if data is None or str(data) == "":
+        return default_build()
+    path = Path(data)
+    if path.is_dir():
+        if is_build(path):
+            return path
+        if is_raw(path):
+            from medqade.build import build
+            from medqade.raw import release_hash
+
+            target = cache_dir() / f"raw-{release_hash(path)[:16]}-v{__version__}"
+            if not is_build(target):
+                build(path, target)
+            return target
+        raise FileNotFoundError(f"{path}: neither a MedQADE build folder nor a raw release")
+    if HUB_ID.match(str(data)) and not path.exists():
+        from huggingface_hub import snapshot_download
+
+        local = snapshot_download(
+            repo_id=str(data), repo_type="dataset", allow_patterns=["*.md", "*.json", "data/**"]
+        )
+        return Path(local)
+    raise FileNotFoundError(f"--data {data}: no such folder, and not a Hub repo id (ORG/NAME)")
+
+
+def open_release(data: str | Path | None = None) -> Release:
+    """``load_release(resolve_data(data))``."""
+    return load_release(resolve_data(data))

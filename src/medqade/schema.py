@@ -1,0 +1,89 @@
+"""The published dataset's configs and their ``datasets.Features`` (one place)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from datasets import Features, List, Value
+
+CONFIGS = ("questions", "answers", "ratings", "judgments")
+DEFAULT_CONFIG = "questions"
+
+_ANSWER_FIELDS = {
+    "answer_id": Value("string"),
+    "model": Value("string"),
+    "family": Value("string"),
+    "answer": Value("string"),
+    "exact_match": Value("bool"),
+    "votes_richtig": Value("int16"),
+    "votes_falsch": Value("int16"),
+    "votes_keine_angabe": Value("int16"),
+    "consensus": Value("string"),
+    "adjudicated": Value("bool"),
+}
+
+
+def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
+    """Features of ``config``; ``extra_columns`` (pass-through strings) follow the fixed ones."""
+    extras = {c: Value("string") for c in extra_columns}
+    if config == "questions":
+        return Features(
+            {
+                "question_id": Value("string"),
+                "question": Value("string"),
+                "reference_answer": Value("string"),
+                "lexical_match": Value("bool"),
+                "difficulty_mean": Value("float64"),
+                "difficulty_tier": Value("int8"),
+                "answers": List(_ANSWER_FIELDS),
+                "difficulty_ratings": List(
+                    {"rater": Value("string"), "difficulty": Value("string")}
+                ),
+                **extras,
+                "canary": Value("string"),
+            }
+        )
+    if config == "answers":
+        fields = dict(_ANSWER_FIELDS)
+        return Features(
+            {
+                "answer_id": fields.pop("answer_id"),
+                "question_id": Value("string"),
+                **fields,
+                "lexical_match": Value("bool"),
+                "difficulty_tier": Value("int8"),
+                **extras,
+                "canary": Value("string"),
+            }
+        )
+    if config == "ratings":
+        return Features(
+            {
+                "answer_id": Value("string"),
+                "question_id": Value("string"),
+                "model": Value("string"),
+                "rater": Value("string"),
+                "round": Value("string"),
+                "label": Value("string"),
+                "canary": Value("string"),
+            }
+        )
+    if config == "judgments":
+        return Features(
+            {
+                "answer_id": Value("string"),
+                "question_id": Value("string"),
+                "model": Value("string"),
+                "evaluator": Value("string"),
+                "label": Value("string"),
+                "difficulty": Value("string"),
+                "position": Value("int8"),
+                "canary": Value("string"),
+            }
+        )
+    raise ValueError(f"unknown config {config!r}; use one of {', '.join(CONFIGS)}")
+
+
+def answer_id(question_id: str, model: str) -> str:
+    """The id of one answer slot, used by submissions, the browser and every table."""
+    return f"{question_id}/{model}"
