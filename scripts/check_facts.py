@@ -1,6 +1,6 @@
-"""Check the hand-written synthetic cloze facts in data/synthetic/facts/*.jsonl.
+"""Check the hand-written synthetic cloze facts in data/synthetic/facts.jsonl.
 
-Usage: python scripts/check_facts.py [FILE ...]   (default: every file in data/synthetic/facts/)
+Usage: python scripts/check_facts.py [FILE ...]   (default: data/synthetic/facts.jsonl)
 Exits non-zero and names file, line and problem for every violation found.
 """
 
@@ -70,7 +70,7 @@ def check(paths: list[Path]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    paths = [Path(a) for a in argv] or sorted(Path("data/synthetic/facts").glob("*.jsonl"))
+    paths = [Path(a) for a in argv] or [Path("data/synthetic/facts.jsonl")]
     problems = check(paths)
     for p in problems[:200]:
         print(p)

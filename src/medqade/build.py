@@ -113,18 +113,19 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     ]
     slots = a[["question_id", *slot_cols]].copy()
     slots["consensus"] = slots["consensus"].astype(object).where(slots["consensus"].notna(), None)
-    nested = {
-        qid: g.drop(columns="question_id").to_dict("records")
-        for qid, g in slots.groupby("question_id", sort=False)
-    }
+    nested: dict[str, list[dict[str, Any]]] = {}
+    for rec in slots.to_dict("records"):
+        slot = {str(k): v for k, v in rec.items()}
+        nested.setdefault(str(slot.pop("question_id")), []).append(slot)
     rater_rank = {p: i for i, p in enumerate(roster.physicians)}
     d_sorted = raw.difficulty.assign(_r=raw.difficulty["rater"].map(rater_rank)).sort_values(
         ["question_id", "_r"]
     )
-    d_nested = {
-        qid: g[["rater", "difficulty"]].to_dict("records")
-        for qid, g in d_sorted.groupby("question_id", sort=False)
-    }
+    d_nested: dict[str, list[dict[str, str]]] = {}
+    for qid, rater, level in d_sorted[["question_id", "rater", "difficulty"]].itertuples(
+        index=False
+    ):
+        d_nested.setdefault(qid, []).append({"rater": rater, "difficulty": level})
     q["answers"] = q["question_id"].map(nested)
     q["difficulty_ratings"] = q["question_id"].map(lambda x: d_nested.get(x, []))
     q["canary"] = vocab.CANARY

@@ -1,0 +1,43 @@
+"""Shared fixtures. Each group sits under its own header; add new groups below, not inside."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+# --- foundation: the sample raw release and its build ---------------------------------------
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
+"""The hand-written 6-item raw release (2 core, 4 extension)."""
+
+
+@pytest.fixture
+def copy_sample(tmp_path: Path) -> Callable[[], Path]:
+    """Return a function that copies ``data/sample`` to a fresh folder under ``tmp_path``."""
+    counter = iter(range(1_000))
+
+    def copy() -> Path:
+        target = tmp_path / f"raw{next(counter)}"
+        shutil.copytree(SAMPLE, target)
+        return target
+
+    return copy
+
+
+@pytest.fixture(scope="session")
+def built_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``medqade build`` of the sample, once per session. Read it; never modify it."""
+    from medqade.build import build
+
+    out = tmp_path_factory.mktemp("built") / "sample"
+    build(SAMPLE, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def hf_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private ``datasets`` cache, so tests never write to the user's cache."""
+    return tmp_path_factory.mktemp("hf-datasets-cache")

@@ -1,0 +1,68 @@
+"""Tests of ``medqade build`` through :func:`medqade.cli.main`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import datasets
+import pytest
+
+from medqade.cli import main
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
+
+
+def test_main_build_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["build", "--raw", str(SAMPLE), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == f"built {out}: 6 items, 30 answer slots, 2 unresolved"
+    assert captured.err == ""
+    assert (out / "release.json").is_file() and (out / "README.md").is_file()
+
+
+def test_main_build_bad_release_exits_2(
+    tmp_path: Path, copy_sample: Callable[[], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = copy_sample()
+    text = (raw / "ratings.csv").read_text(encoding="utf-8")
+    (raw / "ratings.csv").write_text(text.replace("P09,", "P99,", 1), encoding="utf-8")
+    assert main(["build", "--raw", str(raw), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"medqade build: raw release {raw.name}: 1 problem found\n")
+    assert "ratings.csv, line 10, column 'rater': unknown rater (value 'P99')" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_main_build_warning_on_stderr(
+    tmp_path: Path, copy_sample: Callable[[], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = copy_sample()
+    lines = (raw / "ratings.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    del lines[1]  # S-C01, P01, gemini-2.5-flash
+    (raw / "ratings.csv").write_text("".join(lines), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["build", "--raw", str(raw), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "warning: ratings.csv, column 'question_id': core answer S-C01/gemini-2.5-flash" in err
+    meta = json.loads((out / "release.json").read_text(encoding="utf-8"))
+    assert meta["n_warnings"] == 1
+    assert "S-C01/gemini-2.5-flash has 9 of 10 physician ratings" in meta["warnings"][0]
+
+
+def test_main_build_missing_raw_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["build", "--raw", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_main_build_arrow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "cache")
+    out, arrow = tmp_path / "out", tmp_path / "arrow"
+    assert main(["build", "--raw", str(SAMPLE), "--out", str(out), "--arrow", str(arrow)]) == 0
+    ds = datasets.load_from_disk(str(arrow / "ratings"))
+    assert isinstance(ds, datasets.DatasetDict)
+    assert ds["core"].num_rows == 100

@@ -1,0 +1,533 @@
+"""Tests of medqade.labelstudio and ``medqade import-labelstudio``.
+
+The fixtures in ``tests/fixtures/labelstudio/`` follow Label Studio's documented JSON export
+("Label Studio Task Format", https://labelstud.io/guide/task_format; see the README there).
+Oracle: their labels were written to equal the rows of ``data/sample/ratings.csv`` and
+``difficulty.csv`` for items S-E01 and S-E02, so converting them must give those rows back.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from medqade import labelstudio
+from medqade.build import build
+from medqade.cli import main
+from medqade.labelstudio import convert, import_export, load_export, load_rater_map
+from medqade.problems import InputError
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "labelstudio"
+PRIMARY = FIXTURES / "primary_export.json"
+ADJUDICATION = FIXTURES / "adjudication_export.json"
+RATER_MAP = FIXTURES / "rater_map.json"
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
+ITEMS = ("S-E01", "S-E02")
+
+Row = tuple[str, ...]
+
+
+def _sample_rows(name: str, *, round: str | None = None) -> set[Row]:
+    with (SAMPLE / name).open(encoding="utf-8", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["question_id"] in ITEMS]
+    if round is not None:
+        rows = [r for r in rows if r["round"] == round]
+    return {tuple(r.values()) for r in rows}
+
+
+def _csv_rows(path: Path) -> tuple[list[str], set[Row]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader)
+        return header, {tuple(r) for r in reader}
+
+
+def _frame_rows(frame: Any) -> set[Row]:
+    return {tuple(str(v) for v in r) for r in frame.itertuples(index=False)}
+
+
+@pytest.fixture
+def tasks() -> list[dict[str, Any]]:
+    """A fresh, mutable copy of the primary export."""
+    return copy.deepcopy(load_export(PRIMARY))
+
+
+@pytest.fixture
+def rater_map() -> dict[str, str]:
+    return load_rater_map(RATER_MAP)
+
+
+def _error(tasks: list[dict[str, Any]], rater_map: dict[str, str], **kwargs: Any) -> str:
+    with pytest.raises(InputError) as info:
+        convert(tasks, rater_map, name="primary_export.json", **kwargs)
+    return str(info.value)
+
+
+def _result(task: dict[str, Any], annotation: int, from_name: str) -> dict[str, Any]:
+    items = task["annotations"][annotation]["result"]
+    found: dict[str, Any] = next(r for r in items if r["from_name"] == from_name)
+    return found
+
+
+# --- the documented export shape ---------------------------------------------------------------
+
+
+def test_load_export_fixture_has_the_documented_fields() -> None:
+    tasks = load_export(PRIMARY)
+    assert len(tasks) == 2
+    for task in tasks:
+        assert {"id", "data", "annotations", "predictions", "meta", "project"} <= set(task)
+        for ann in task["annotations"]:
+            assert {"id", "completed_by", "result", "was_cancelled", "lead_time", "task"} <= set(
+                ann
+            )
+            for item in ann["result"]:
+                assert {"id", "from_name", "to_name", "type", "origin", "value"} <= set(item)
+
+
+def test_convert_primary_export_equals_the_sample_rows(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    result = convert(tasks, rater_map)
+    assert list(result.ratings.columns) == ["question_id", "rater", "model", "label", "round"]
+    assert _frame_rows(result.ratings) == _sample_rows("ratings.csv", round="primary")
+    assert len(result.ratings) == 20
+
+
+def test_convert_difficulty_equals_the_sample_rows(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    result = convert(tasks, rater_map)
+    expected = {r for r in _sample_rows("difficulty.csv") if r[1] != "P10"}
+    assert _frame_rows(result.difficulty) == expected
+
+
+def test_convert_skips_cancelled_annotations(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    result = convert(tasks, rater_map)
+    assert (result.n_tasks, result.n_annotations, result.n_cancelled) == (2, 5, 1)
+    assert "P05" not in set(result.ratings["rater"])  # user 8's annotation was cancelled
+    assert result.warnings == ()
+
+
+def test_convert_cancelled_annotation_needs_no_known_user(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    del rater_map["8"]
+    assert len(convert(tasks, rater_map).ratings) == 20
+
+
+def test_convert_completed_by_email_case_insensitive(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    assert tasks[1]["annotations"][0]["completed_by"]["email"] == "dr.schulz@klinik.example"
+    tasks[1]["annotations"][0]["completed_by"]["email"] = "Dr.Schulz@Klinik.Example"
+    result = convert(tasks, rater_map)
+    assert "P03" in set(result.ratings["rater"])
+
+
+def test_convert_completed_by_object_with_id_only(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    tasks[0]["annotations"][0]["completed_by"] = {"id": 3, "email": "unbekannt@klinik.example"}
+    result = convert(tasks, rater_map)
+    assert set(result.ratings.loc[result.ratings["question_id"] == "S-E01", "rater"]) == {
+        "P01",
+        "P02",
+    }
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        '["gemma3:4b", "gemini-2.5-flash", "qwen3:4b", "gemma3:27b", "gpt-5-nano"]',
+        "gemma3:4b, gemini-2.5-flash, qwen3:4b, gemma3:27b, gpt-5-nano",
+    ],
+)
+def test_convert_order_as_string(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str], order: str
+) -> None:
+    assert tasks[0]["data"]["order"][0] == "gemma3:4b"
+    tasks[0]["data"]["order"] = order
+    assert _frame_rows(convert(tasks, rater_map).ratings) == _sample_rows(
+        "ratings.csv", round="primary"
+    )
+
+
+def test_convert_model_columns_instead_of_order(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    order = tasks[0]["data"].pop("order")
+    for k, model in enumerate(order, start=1):
+        tasks[0]["data"][f"model_{k}"] = model
+    assert _frame_rows(convert(tasks, rater_map).ratings) == _sample_rows(
+        "ratings.csv", round="primary"
+    )
+
+
+def test_convert_label_aliases(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
+    # task S-E01, annotation of P01: position 2 is gemini-2.5-flash (Richtig)
+    _result(tasks[0], 0, "label_2")["value"]["choices"] = ["correct"]
+    _result(tasks[0], 0, "label_1")["value"]["choices"] = [" FALSE "]
+    _result(tasks[0], 0, "difficulty")["value"]["choices"] = ["medium"]
+    result = convert(tasks, rater_map)
+    assert _frame_rows(result.ratings) == _sample_rows("ratings.csv", round="primary")
+    assert ("S-E01", "P01", "Mittel") in _frame_rows(result.difficulty)
+
+
+def test_convert_missing_position_is_a_warning(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    results = tasks[0]["annotations"][0]["result"]
+    tasks[0]["annotations"][0]["result"] = [r for r in results if r["from_name"] != "label_3"]
+    result = convert(tasks, rater_map, name="primary_export.json")
+    assert len(result.ratings) == 19
+    missing = result.ratings[
+        (result.ratings["rater"] == "P01") & (result.ratings["model"] == "qwen3:4b")
+    ]
+    assert missing.empty  # never guessed
+    assert [str(w) for w in result.warnings] == [
+        "primary_export.json, task 4417, column 'label_3': annotation 1001: no rating for the "
+        "answer at position 3 (qwen3:4b): left out as missing"
+    ]
+
+
+def test_convert_adjudication_round(rater_map: dict[str, str]) -> None:
+    result = convert(load_export(ADJUDICATION), rater_map, round="adjudication")
+    assert _frame_rows(result.ratings) == _sample_rows("ratings.csv", round="adjudication")
+    assert _frame_rows(result.difficulty) == {("S-E02", "P10", "Schwer")}
+
+
+def test_convert_rows_sorted_by_item_model_rater(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    ratings = convert(tasks, rater_map).ratings
+    assert ratings["question_id"].tolist() == ["S-E01"] * 10 + ["S-E02"] * 10
+    assert ratings["model"].tolist()[:4] == ["gemini-2.5-flash"] * 2 + ["gpt-5-nano"] * 2
+    assert ratings["rater"].tolist()[:4] == ["P01", "P02", "P01", "P02"]
+
+
+# --- errors: one test per message -------------------------------------------------------------
+
+
+def test_convert_unknown_user(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
+    tasks[0]["annotations"][2]["completed_by"] = 99
+    text = _error(tasks, rater_map)
+    assert (
+        "primary_export.json, task 4417, column 'completed_by': annotation 1003: "
+        "unknown Label Studio user (value '99'); add the user's id or e-mail to the rater map"
+    ) in text
+
+
+def test_convert_unknown_user_by_email(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    tasks[1]["annotations"][0]["completed_by"] = {"id": 55, "email": "neu@klinik.example"}
+    text = _error(tasks, rater_map)
+    assert "task 4418, column 'completed_by': annotation 1004: unknown Label Studio user" in text
+    assert "(value 'neu@klinik.example')" in text
+
+
+def test_convert_unknown_from_name(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
+    _result(tasks[1], 1, "label_5")["from_name"] = "label_6"
+    text = _error(tasks, rater_map)
+    assert (
+        "primary_export.json, task 4418, column 'from_name': annotation 1005: unknown from_name "
+        "(value 'label_6'); name the controls label_1 .. label_5 and difficulty"
+    ) in text
+
+
+def test_convert_bad_label(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
+    _result(tasks[1], 0, "label_4")["value"]["choices"] = ["Teilweise richtig"]
+    text = _error(tasks, rater_map)
+    assert (
+        "primary_export.json, task 4418, column 'label_4': annotation 1004: bad label "
+        "(value 'Teilweise richtig')"
+    ) in text
+    assert "use one of Richtig, Falsch, Keine Angabe" in text
+
+
+def test_convert_bad_difficulty(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
+    _result(tasks[0], 0, "difficulty")["value"]["choices"] = ["sehr schwer"]
+    text = _error(tasks, rater_map)
+    assert "task 4417, column 'difficulty': annotation 1001: bad difficulty" in text
+    assert "(value 'sehr schwer')" in text
+
+
+def test_convert_two_choices(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
+    _result(tasks[0], 0, "label_1")["value"]["choices"] = ["Richtig", "Falsch"]
+    text = _error(tasks, rater_map)
+    assert "task 4417, column 'label_1': annotation 1001: expected exactly one choice" in text
+    assert '(value \'{"choices": ["Richtig", "Falsch"]}\')' in text
+
+
+def test_convert_same_from_name_twice(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    results = tasks[0]["annotations"][0]["result"]
+    results.append(copy.deepcopy(_result(tasks[0], 0, "label_2")))
+    text = _error(tasks, rater_map)
+    assert "task 4417, column 'from_name': annotation 1001: two results for the same from_name" in (
+        text
+    )
+    assert "(value 'label_2')" in text
+
+
+def test_convert_ignores_predictions(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    prediction = {
+        "model_version": "m1",
+        "score": 0.5,
+        "result": [copy.deepcopy(_result(tasks[0], 0, "label_1"))],
+    }
+    prediction["result"][0]["value"]["choices"] = ["Keine Angabe"]
+    tasks[0]["predictions"] = [prediction]
+    assert _frame_rows(convert(tasks, rater_map).ratings) == _sample_rows(
+        "ratings.csv", round="primary"
+    )
+
+
+def test_convert_task_without_question_id(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    del tasks[1]["data"]["question_id"]
+    text = _error(tasks, rater_map)
+    assert (
+        "primary_export.json, task 4418, column 'data.question_id': task without question_id"
+    ) in text
+
+
+def test_convert_task_without_model_order(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    del tasks[0]["data"]["order"]
+    text = _error(tasks, rater_map)
+    assert "task 4417, column 'data': task data names no student models" in text
+
+
+def test_convert_bad_model_order(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
+    tasks[0]["data"]["order"][4] = "gpt-4o"
+    text = _error(tasks, rater_map)
+    assert "task 4417, column 'data.order': the task's model order must list the five" in text
+    assert '"gpt-4o"' in text
+
+
+def test_convert_adjudication_by_non_adjudicator(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    text = _error(tasks, rater_map, round="adjudication")
+    assert "annotation 1001: only the adjudicator P10 rates in the adjudication round" in text
+    assert "(value 'P01')" in text
+
+
+def test_convert_two_annotations_by_one_rater(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    tasks[0]["annotations"][2]["completed_by"] = 3  # P02's annotation now claims P01
+    text = _error(tasks, rater_map)
+    assert (
+        "task 4417, column 'completed_by': annotation 1003: P01 already rated question S-E01 "
+        "in annotation 1001 (value 'P01')"
+    ) in text
+
+
+def test_convert_unknown_round(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match="unknown round 'zweite'"):
+        convert(tasks, rater_map, round="zweite")
+
+
+def test_convert_several_problems_in_one_message(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    tasks[0]["annotations"][0]["completed_by"] = 42
+    _result(tasks[1], 0, "label_2")["value"]["choices"] = ["vielleicht"]
+    _result(tasks[1], 1, "label_1")["from_name"] = "answer_1"
+    text = _error(tasks, rater_map)
+    assert text.startswith("Label Studio export primary_export.json: 3 problems found\n")
+    assert "annotation 1001: unknown Label Studio user (value '42')" in text
+    assert "annotation 1004: bad label (value 'vielleicht')" in text
+    assert "annotation 1005: unknown from_name (value 'answer_1')" in text
+
+
+def test_load_export_malformed_json(tmp_path: Path) -> None:
+    path = tmp_path / "export.json"
+    path.write_text('[\n  {"id": 1,\n   "data": }\n]\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"export.json, line 3: malformed JSON"):
+        load_export(path)
+
+
+def test_load_export_not_a_list(tmp_path: Path) -> None:
+    path = tmp_path / "export.json"
+    path.write_text('{"id": 1}', encoding="utf-8")
+    with pytest.raises(InputError, match="expected a JSON list of task objects"):
+        load_export(path)
+
+
+def test_load_rater_map_unknown_physician(tmp_path: Path) -> None:
+    path = tmp_path / "raters.json"
+    path.write_text('{"3": "P01", "4": "Dr. Weber"}', encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_rater_map(path)
+    assert "raters.json: user 4 maps to an unknown physician (value 'Dr. Weber')" in str(info.value)
+
+
+# --- writing the raw tables ---------------------------------------------------------------------
+
+
+def test_import_export_writes_csv(tmp_path: Path, rater_map: dict[str, str]) -> None:
+    ratings, difficulty = tmp_path / "ratings.csv", tmp_path / "difficulty.csv"
+    import_export(PRIMARY, ratings, rater_map, difficulty_out=difficulty)
+    header, rows = _csv_rows(ratings)
+    assert header == ["question_id", "rater", "model", "label", "round"]
+    assert rows == _sample_rows("ratings.csv", round="primary")
+    assert ratings.read_bytes().count(b"\r") == 0
+    assert _csv_rows(difficulty)[0] == ["question_id", "rater", "difficulty"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["difficulty.csv", "ratings.csv"]
+
+
+def test_import_export_append_adjudication(tmp_path: Path, rater_map: dict[str, str]) -> None:
+    ratings, difficulty = tmp_path / "ratings.csv", tmp_path / "difficulty.csv"
+    import_export(PRIMARY, ratings, rater_map, difficulty_out=difficulty)
+    import_export(
+        ADJUDICATION,
+        ratings,
+        rater_map,
+        difficulty_out=difficulty,
+        round="adjudication",
+        append=True,
+    )
+    assert _csv_rows(ratings)[1] == _sample_rows("ratings.csv")
+    assert _csv_rows(difficulty)[1] == _sample_rows("difficulty.csv")
+
+
+def test_import_export_append_twice_is_an_error(tmp_path: Path, rater_map: dict[str, str]) -> None:
+    ratings = tmp_path / "ratings.csv"
+    import_export(PRIMARY, ratings, rater_map)
+    before = ratings.read_bytes()
+    with pytest.raises(InputError) as info:
+        import_export(PRIMARY, ratings, rater_map, append=True)
+    text = str(info.value)
+    assert "ratings.csv, column 'question_id/model/rater': already holds this row" in text
+    assert "(value 'S-E01/gemini-2.5-flash/P01')" in text
+    assert ratings.read_bytes() == before
+
+
+def test_import_export_error_writes_nothing(tmp_path: Path, rater_map: dict[str, str]) -> None:
+    del rater_map["4"]
+    with pytest.raises(InputError, match="unknown Label Studio user"):
+        import_export(PRIMARY, tmp_path / "ratings.csv", rater_map)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_import_export_refuses_non_csv_output(tmp_path: Path, rater_map: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match=r"ratings.jsonl: the importer writes CSV"):
+        import_export(PRIMARY, tmp_path / "ratings.jsonl", rater_map)
+
+
+def test_import_export_feeds_the_build(
+    tmp_path: Path,
+    copy_sample: Callable[[], Path],
+    rater_map: dict[str, str],
+    built_sample: Path,
+) -> None:
+    raw = copy_sample()
+    for name in ("ratings.csv", "difficulty.csv"):
+        lines = (raw / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        kept = [line for line in lines if not line.startswith(ITEMS)]
+        (raw / name).write_text("".join(kept), encoding="utf-8")
+    for export, round in ((PRIMARY, "primary"), (ADJUDICATION, "adjudication")):
+        import_export(
+            export,
+            raw / "ratings.csv",
+            rater_map,
+            difficulty_out=raw / "difficulty.csv",
+            round=round,
+            append=True,
+        )
+    meta = build(raw, tmp_path / "out")
+    expected = json.loads((built_sample / "release.json").read_text(encoding="utf-8"))
+    assert meta["counts"] == expected["counts"]
+    assert meta["files"] == expected["files"]  # the same Parquet bytes as the hand-written sample
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+
+def test_main_import_labelstudio(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ratings, difficulty = tmp_path / "raw" / "ratings.csv", tmp_path / "raw" / "difficulty.csv"
+    argv = [
+        "import-labelstudio",
+        str(PRIMARY),
+        "--out",
+        str(ratings),
+        "--difficulty-out",
+        str(difficulty),
+        "--rater-map",
+        str(RATER_MAP),
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.strip() == (
+        "imported 2 tasks (5 annotations, 1 cancelled and skipped): "
+        f"20 ratings to {ratings}, 4 difficulty ratings to {difficulty}"
+    )
+    assert _csv_rows(ratings)[1] == _sample_rows("ratings.csv", round="primary")
+
+
+def test_main_import_labelstudio_round_and_append(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ratings = tmp_path / "ratings.csv"
+    base = ["--out", str(ratings), "--rater-map", str(RATER_MAP)]
+    assert main(["import-labelstudio", str(PRIMARY), *base]) == 0
+    assert main(["import-labelstudio", str(ADJUDICATION), *base, "--round", "adjudication"]) == 0
+    assert len(_csv_rows(ratings)[1]) == 5  # replaced, not appended
+    assert main(["import-labelstudio", str(PRIMARY), *base, "--append"]) == 0
+    assert _csv_rows(ratings)[1] == _sample_rows("ratings.csv")
+
+
+def test_main_import_labelstudio_error_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["import-labelstudio", str(ADJUDICATION), "--out", str(tmp_path / "ratings.csv")]
+    # the adjudication export imported as primary is fine; as adjudication by a wrong map, not
+    wrong_map = tmp_path / "map.json"
+    wrong_map.write_text('{"12": "P04"}', encoding="utf-8")
+    argv += ["--rater-map", str(wrong_map), "--round", "adjudication"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("medqade import-labelstudio: Label Studio export adjudication_export")
+    assert "task 5120, column 'completed_by': annotation 2001: only the adjudicator P10" in err
+    assert not (tmp_path / "ratings.csv").exists()
+
+
+def test_main_import_labelstudio_warnings_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks = load_export(PRIMARY)
+    tasks[1]["annotations"][1]["result"] = [
+        r for r in tasks[1]["annotations"][1]["result"] if r["from_name"] != "label_5"
+    ]
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(tasks), encoding="utf-8")
+    argv = ["import-labelstudio", str(export), "--out", str(tmp_path / "r.csv")]
+    assert main([*argv, "--rater-map", str(RATER_MAP)]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "warning: export.json, task 4418, column 'label_5': annotation 1005: no rating for the "
+        "answer at position 5 (gemma3:27b): left out as missing\n"
+    )
+
+
+def test_labelstudio_module_documents_the_mapping() -> None:
+    doc = labelstudio.__doc__ or ""
+    for needle in ("label_<k>", "difficulty", "completed_by", "was_cancelled", "task_format"):
+        assert needle in doc
