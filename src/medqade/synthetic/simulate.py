@@ -1,0 +1,416 @@
+"""The latent model behind the synthetic MedQADE release.
+
+The real archive is embargoed; this simulator writes a *raw release* with the paper's design
+(methods digest sections 1-5) and statistics close to the paper's. Everything random flows from
+one ``numpy.random.Generator`` seeded by ``seed``, so a seed gives byte-identical files.
+
+Design (exact where the paper gives numbers)
+    3,800 items: core 200 (40 exact-match / 160 not), extension 3,600 (720 / 2,880). Each item
+    gets a target difficulty tier so that tiers hold exactly 1,802 / 1,266 / 572 / 160 items
+    with 489 / 182 / 73 / 16 exact-match items. Items are drawn from the hand-written facts
+    (each fact backs at most five items, each with a different phrasing). Core items are rated
+    by all ten physicians; extension items by two of P01..P09 assigned by a round-robin offset
+    (800 items each); P10 rates all five answers of an extension item whose primary ratings
+    leave any answer without a majority.
+
+Latent model
+    *Answers.* Student ``m`` gives a correct-type answer with probability
+    ``sigmoid(skill_m - slope * (d_i - 0.75) + lexical_boost_m * exact_i)`` where ``d_i`` is
+    the item's latent difficulty (0-2, from its tier). A correct-type answer is the reference
+    verbatim (probability ``verbatim_m``) or an *equivalent* variant; an incorrect one is a
+    *vague* variant (probability ``vague_share``) or a *wrong* one. In exact-match items one
+    student (drawn by skill) is forced to the verbatim reference; in no-match items a verbatim
+    draw becomes an equivalent (or vague, if the fact has none). Answers are the fact's strings,
+    so text and labels agree.
+
+    *Merit.* Each answer has a latent log-odds of being judged correct, drawn by type:
+    verbatim ``N(4.0, 1.0)``, equivalent ``N(1.9, 1.7)``, vague ``N(-1.4, 1.7)``, wrong
+    ``N(-3.8, 1.2)``. Answers near 0 are the ones physicians disagree on.
+
+    *Physicians.* Physician ``r`` says Richtig with probability ``sigmoid(sharp_r * z + bias_r)``;
+    abstains on a whole item with a probability that rises with the tier (scaled per physician),
+    and on single answers at a lower rate; a small share of ratings is missing. Difficulty
+    ratings are ``round(d_i + offset_r + N(0, sigma))`` clipped to 0-2, then minimally repaired
+    so the mean lands in the item's target tier.
+
+    *Evaluators.* Evaluator ``e`` says Richtig with probability
+    ``sigmoid(sharp_e * (z + N(0, noise_e)) + bias_e + self_e [own answers] + family_{e,m}
+    [a sibling's answers])`` and abstains at its own rate per tier (see :data:`EVALUATORS`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from medqade import atomic, vocab
+from medqade.synthetic.facts import Fact, load_facts
+
+FloatArray = npt.NDArray[np.float64]
+
+N_CORE, N_EXT = 200, 3600
+CORE_EXACT, EXT_EXACT = 40, 720
+TIER_ITEMS = (1802, 1266, 572, 160)
+TIER_EXACT = (489, 182, 73, 16)
+TIER_LATENT = (0.2, 0.85, 1.35, 1.85)
+
+
+@dataclass(frozen=True)
+class Student:
+    skill: float
+    lexical_boost: float
+    verbatim: float
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    sharp: float
+    noise: float
+    bias: float
+    self_bias: float
+    abstain_by_tier: tuple[float, float, float, float]
+    invalid: float = 0.0
+
+
+STUDENTS: dict[str, Student] = {
+    "gemini-2.5-flash": Student(skill=0.82, lexical_boost=1.6, verbatim=0.40),
+    "gpt-5-nano": Student(skill=-0.10, lexical_boost=1.1, verbatim=0.30),
+    "gemma3:27b": Student(skill=-0.45, lexical_boost=1.0, verbatim=0.30),
+    "gemma3:4b": Student(skill=-2.6, lexical_boost=0.7, verbatim=0.25),
+    "qwen3:4b": Student(skill=-2.05, lexical_boost=0.8, verbatim=0.25),
+}
+SLOPE = 0.9
+VAGUE_SHARE = 0.4
+MERIT = {
+    "verbatim": (4.0, 1.0),
+    "equivalent": (1.9, 1.7),
+    "vague": (-1.4, 1.7),
+    "wrong": (-3.8, 1.2),
+}
+
+EVALUATORS: dict[str, Evaluator] = {
+    "gemini-3-flash-preview": Evaluator(1.3, 1.2, 0.0, 0.0, (0, 0, 0, 0)),
+    "gemini-2.5-flash": Evaluator(1.2, 1.4, 0.15, 0.9, (0.001, 0.002, 0.003, 0.005)),
+    "gemini-2.5-flash-lite": Evaluator(1.2, 1.45, 0.1, 0.0, (0.002, 0.003, 0.004, 0.006)),
+    "gpt-5.4-mini": Evaluator(1.3, 1.15, -0.1, 0.0, (0, 0, 0, 0)),
+    "gpt-5.4-nano": Evaluator(1.1, 1.5, 0.0, 0.0, (0.001, 0.001, 0.002, 0.004)),
+    "gpt-5-nano": Evaluator(1.1, 1.55, -0.1, 0.9, (0.0008, 0.0008, 0.0021, 0.0138)),
+    "gemma3:27b": Evaluator(1.0, 1.7, 0.2, 1.0, (0.003, 0.004, 0.006, 0.01)),
+    "gemma3:4b": Evaluator(0.6, 4.2, 0.3, 0.5, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
+    "qwen3:4b": Evaluator(0.8, 3.1, -0.3, -0.5, (0.032, 0.043, 0.055, 0.07), invalid=0.002),
+}
+FAMILY_BIAS: dict[tuple[str, str], float] = {
+    ("gemini-3-flash-preview", "gemini-2.5-flash"): 0.7,
+    ("gemini-2.5-flash-lite", "gemini-2.5-flash"): -0.7,
+    ("gemma3:27b", "gemma3:4b"): 0.6,
+    ("gemma3:4b", "gemma3:27b"): 0.4,
+    ("gpt-5.4-nano", "gpt-5-nano"): 0.9,
+    ("gpt-5.4-mini", "gpt-5-nano"): 0.9,
+}
+
+# Physicians P01..P10: how sharply each separates right from wrong, a leniency bias (log-odds)
+# and an abstention multiplier. Fixed (not drawn) so every seed has the same panel.
+PHYS_SHARPNESS = (1.2, 0.95, 1.3, 1.05, 1.15, 0.9, 1.35, 1.0, 1.25, 0.7)
+PHYS_BIAS = (0.1, -0.35, 0.3, -0.1, 0.0, 0.45, -0.25, 0.2, -0.5, 0.05)
+PHYS_ABSTAIN_SCALE = (1.0, 0.8, 1.25, 0.9, 1.1, 0.85, 1.2, 1.0, 0.95, 1.0)
+PHYS_ITEM_ABSTAIN = (0.006, 0.022, 0.045, 0.07)
+PHYS_ANSWER_ABSTAIN = (0.024, 0.04, 0.055, 0.065)
+ADJUDICATOR_ABSTAIN_SCALE = 1.45
+MISSING_RATE = 0.002
+DIFF_SIGMA = 0.8
+
+
+def _sigmoid(x: FloatArray) -> FloatArray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _assign_strata(
+    rng: np.random.Generator,
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Tier, exact-match flag and core flag per item, with the paper's exact margins."""
+    tiers = np.concatenate([np.full(n, t + 1, dtype=np.int8) for t, n in enumerate(TIER_ITEMS)])
+    exact = np.concatenate([np.arange(n) < e for n, e in zip(TIER_ITEMS, TIER_EXACT, strict=True)])
+    core = np.zeros(len(tiers), dtype=bool)
+    for flag, n_core in ((True, CORE_EXACT), (False, N_CORE - CORE_EXACT)):
+        pool = np.flatnonzero(exact == flag)
+        core[rng.choice(pool, size=n_core, replace=False)] = True
+    order = np.concatenate(
+        [rng.permutation(np.flatnonzero(core)), rng.permutation(np.flatnonzero(~core))]
+    )
+    return tiers[order], exact[order], core[order]
+
+
+def _choose_items(
+    facts: tuple[Fact, ...], n: int, rng: np.random.Generator
+) -> list[tuple[Fact, str]]:
+    pool = [(f, q) for f in facts for q in f.phrasings[:5]]
+    if len(pool) < n:
+        raise ValueError(
+            f"{len(facts)} facts give {len(pool)} phrasings; {n} items need more facts"
+        )
+    pick = rng.choice(len(pool), size=n, replace=False)
+    return [pool[i] for i in pick]
+
+
+def _answers(
+    items: list[tuple[Fact, str]],
+    d: FloatArray,
+    exact: npt.NDArray[np.bool_],
+    rng: np.random.Generator,
+) -> tuple[list[list[str]], npt.NDArray[np.str_]]:
+    """Answer strings and their variant types, shape (items, 5)."""
+    n = len(items)
+    params = list(STUDENTS.values())
+    skill = np.array([s.skill for s in params])
+    boost = np.array([s.lexical_boost for s in params])
+    verbatim = np.array([s.verbatim for s in params])
+    p_ok = _sigmoid(skill[None, :] - SLOPE * (d[:, None] - 0.75) + boost[None, :] * exact[:, None])
+    ok = rng.random((n, 5)) < p_ok
+    kind = np.where(
+        ok,
+        np.where(rng.random((n, 5)) < verbatim[None, :], "verbatim", "equivalent"),
+        np.where(rng.random((n, 5)) < VAGUE_SHARE, "vague", "wrong"),
+    ).astype("<U10")
+    weights = _sigmoid(skill)
+    texts: list[list[str]] = []
+    pick = rng.random((n, 5))
+    anchor = [int(rng.choice(5, p=weights / weights.sum())) for _ in range(n)]
+    for i, (fact, _q) in enumerate(items):
+        row = kind[i]
+        if exact[i]:
+            if not (row == "verbatim").any():
+                row[anchor[i]] = "verbatim"
+        else:
+            row[row == "verbatim"] = "equivalent"
+        if not fact.equivalent:
+            row[row == "equivalent"] = "vague" if not exact[i] else "verbatim"
+            if not exact[i]:
+                row[row == "verbatim"] = "vague"
+        out = []
+        for s in range(5):
+            k = row[s]
+            options = {
+                "verbatim": (fact.reference,),
+                "equivalent": fact.equivalent,
+                "vague": fact.vague,
+                "wrong": fact.wrong,
+            }[str(k)]
+            out.append(options[int(pick[i, s] * len(options))])
+        texts.append(out)
+    return texts, kind
+
+
+def _merit(kind: npt.NDArray[np.str_], rng: np.random.Generator) -> FloatArray:
+    z = np.empty(kind.shape)
+    for k, (mu, sd) in MERIT.items():
+        m = kind == k
+        z[m] = rng.normal(mu, sd, size=int(m.sum()))
+    return z
+
+
+def _extension_pairs(n_ext: int) -> npt.NDArray[np.int64]:
+    """Round-robin offset: item j gets primary raters j mod 9 and (j + 1 + (j // 9) mod 8) mod 9."""
+    j = np.arange(n_ext)
+    a = j % 9
+    b = (a + 1 + (j // 9) % 8) % 9
+    return np.stack([a, b], axis=1)
+
+
+def _physician_labels(
+    z: FloatArray,
+    tiers: npt.NDArray[np.int8],
+    core: npt.NDArray[np.bool_],
+    rng: np.random.Generator,
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
+    """Codes (10, items, 5) with -1 = not rated; round (0 primary / 1 adjudication) per item."""
+    n = len(z)
+    n_phys = 10
+    sharp = np.asarray(PHYS_SHARPNESS)
+    bias = np.asarray(PHYS_BIAS)
+    scale = np.asarray(PHYS_ABSTAIN_SCALE)
+    scale[9] *= ADJUDICATOR_ABSTAIN_SCALE
+    t = tiers - 1
+    p_item = np.asarray(PHYS_ITEM_ABSTAIN)[t][None, :] * scale[:, None]
+    p_ans = np.asarray(PHYS_ANSWER_ABSTAIN)[t][None, :] * scale[:, None]
+    yes = rng.random((n_phys, n, 5)) < _sigmoid(
+        sharp[:, None, None] * z[None] + bias[:, None, None]
+    )
+    labels = np.where(yes, vocab.RICHTIG_CODE, vocab.FALSCH_CODE).astype(np.int8)
+    abstain = (rng.random((n_phys, n, 1)) < p_item[:, :, None]) | (
+        rng.random((n_phys, n, 5)) < p_ans[:, :, None]
+    )
+    labels[abstain] = vocab.ABSTAIN_CODE
+    labels[rng.random(labels.shape) < MISSING_RATE] = vocab.MISSING_CODE
+    assigned = np.zeros((n_phys, n), dtype=bool)
+    assigned[:, core] = True
+    ext_idx = np.flatnonzero(~core)
+    pairs = _extension_pairs(len(ext_idx))
+    assigned[pairs[:, 0], ext_idx] = True
+    assigned[pairs[:, 1], ext_idx] = True
+    primary = np.where(assigned[:, :, None], labels, vocab.MISSING_CODE).astype(np.int8)
+    r = (primary == vocab.RICHTIG_CODE).sum(axis=0)
+    f = (primary == vocab.FALSCH_CODE).sum(axis=0)
+    adjudicate = (~core) & (r == f).any(axis=1)
+    primary[9, adjudicate] = labels[9, adjudicate]
+    return primary, labels, adjudicate
+
+
+def _difficulty(
+    d: npt.NDArray[np.float64],
+    tiers: npt.NDArray[np.int8],
+    raters: npt.NDArray[np.bool_],
+    rng: np.random.Generator,
+) -> npt.NDArray[np.int8]:
+    """Difficulty codes (10, items), -1 where not rated; the mean lands in the target tier."""
+    n_phys, n = raters.shape
+    offset = np.asarray(rng.normal(0.0, 0.2, size=n_phys))
+    d = np.asarray(d, dtype=np.float64)
+    raw = np.rint(d[None, :] + offset[:, None] + rng.normal(0.0, DIFF_SIGMA, size=(n_phys, n)))
+    scores = np.clip(raw, 0, 2).astype(np.int8)
+    scores[~raters] = -1
+    for i in range(n):
+        col = scores[:, i]
+        who = np.flatnonzero(col >= 0)
+        while True:
+            mean = col[who].mean()
+            tier = int(vocab.tier_of(mean))
+            if tier == tiers[i]:
+                break
+            step = 1 if tier < tiers[i] else -1
+            movable = who[(col[who] < 2) if step > 0 else (col[who] > 0)]
+            col[int(rng.choice(movable))] += step
+    return np.asarray(scores, dtype=np.int8)
+
+
+def _evaluators(
+    z: FloatArray, tiers: npt.NDArray[np.int8], d: FloatArray, rng: np.random.Generator
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+    """Evaluator label codes (9, items, 5) (-1 = unparseable output) and difficulty (9, items)."""
+    students = list(STUDENTS)
+    n = len(z)
+    labels = np.empty((len(EVALUATORS), n, 5), dtype=np.int8)
+    diff = np.empty((len(EVALUATORS), n), dtype=np.int8)
+    for e, (eid, p) in enumerate(EVALUATORS.items()):
+        shift = np.full(5, p.bias)
+        for s, sid in enumerate(students):
+            if sid == eid:
+                shift[s] += p.self_bias
+            shift[s] += FAMILY_BIAS.get((eid, sid), 0.0)
+        x = p.sharp * (z + rng.normal(0.0, p.noise, size=z.shape)) + shift[None, :]
+        lab = np.where(rng.random(z.shape) < _sigmoid(x), vocab.RICHTIG_CODE, vocab.FALSCH_CODE)
+        abstain = rng.random(z.shape) < np.asarray(p.abstain_by_tier)[tiers - 1][:, None]
+        lab[abstain] = vocab.ABSTAIN_CODE
+        lab[rng.random(z.shape) < p.invalid] = vocab.MISSING_CODE
+        labels[e] = lab
+        diff[e] = np.clip(np.rint(d + rng.normal(0.0, 0.7, size=n) - 0.2), 0, 2)
+    return labels, diff
+
+
+def simulate(facts: tuple[Fact, ...], seed: int) -> dict[str, Any]:
+    """Run the latent model; return the raw tables as frames/records (see :func:`synthesize`)."""
+    rng = np.random.default_rng(seed)
+    roster = vocab.DEFAULT_ROSTER
+    tiers, exact, core = _assign_strata(rng)
+    n = len(tiers)
+    d = np.clip(np.asarray(TIER_LATENT)[tiers - 1] + rng.normal(0.0, 0.12, size=n), 0.0, 2.0)
+    items = _choose_items(facts, n, rng)
+    texts, kind = _answers(items, d, exact, rng)
+    z = _merit(kind, rng)
+    ratings, _all, adjudicated = _physician_labels(z, tiers, core, rng)
+    rated_item = np.asarray((ratings >= 0).any(axis=2), dtype=bool)
+    diff = _difficulty(d, tiers, rated_item, rng)
+    ev_labels, ev_diff = _evaluators(z, tiers, d, rng)
+
+    n_core = int(core.sum())
+    qids = [f"MQ-C{i + 1:04d}" if i < n_core else f"MQ-E{i - n_core + 1:04d}" for i in range(n)]
+    questions = pd.DataFrame(
+        {
+            "question_id": qids,
+            "split": np.where(core, vocab.CORE, vocab.EXTENSION),
+            "question": [q for _f, q in items],
+            "reference_answer": [f.reference for f, _q in items],
+            "specialty": [f.specialty for f, _q in items],
+            "fact_id": [f.fact_id for f, _q in items],
+        }
+    )
+    students = roster.student_ids
+    answers = pd.DataFrame(
+        {
+            "question_id": np.repeat(qids, 5),
+            "model": np.tile(students, n),
+            "answer": [a for row in texts for a in row],
+        }
+    )
+    r_idx, i_idx, s_idx = np.nonzero(ratings >= 0)
+    labels = ratings[r_idx, i_idx, s_idx]
+    is_adj = (r_idx == 9) & adjudicated[i_idx]
+    ratings_frame = pd.DataFrame(
+        {
+            "question_id": np.asarray(qids)[i_idx],
+            "rater": np.asarray(roster.physicians)[r_idx],
+            "model": np.asarray(students)[s_idx],
+            "label": np.asarray([vocab.CODE_LABELS[c] for c in (0, 1, 2)])[labels],
+            "round": np.where(is_adj, vocab.ADJUDICATION, vocab.PRIMARY),
+        }
+    )
+    dr, di = np.nonzero(diff.T >= 0)
+    difficulty = pd.DataFrame(
+        {
+            "question_id": np.asarray(qids)[dr],
+            "rater": np.asarray(roster.physicians)[di],
+            "difficulty": np.asarray(vocab.DIFFICULTIES)[diff.T[dr, di]],
+        }
+    )
+    judgments = []
+    label_text = {0: vocab.FALSCH, 1: vocab.RICHTIG, 2: vocab.KEINE_ANGABE, -1: None}
+    for e, eid in enumerate(roster.evaluator_ids):
+        perms = rng.permuted(np.tile(np.arange(5), (n, 1)), axis=1)
+        for i in range(n):
+            order = perms[i]
+            rec: dict[str, Any] = {
+                "evaluator": eid,
+                "question_id": qids[i],
+                "order": [students[s] for s in order],
+            }
+            for k, s in enumerate(order, start=1):
+                rec[f"resp_{k}"] = label_text[int(ev_labels[e, i, s])]
+            rec["difficulty"] = vocab.DIFFICULTIES[int(ev_diff[e, i])]
+            judgments.append(rec)
+    return {
+        "questions": questions,
+        "answers": answers,
+        "ratings": ratings_frame,
+        "difficulty": difficulty,
+        "judgments": judgments,
+    }
+
+
+def synthesize(out: Path, seed: int = 2, facts_path: Path | None = None) -> Path:
+    """Write a synthetic raw release to ``out`` (atomically: all tables or nothing)."""
+    tables = simulate(load_facts(facts_path), seed)
+    roster = vocab.DEFAULT_ROSTER.to_dict() | {"synthetic": True}
+    with atomic.directory(Path(out)) as tmp:
+        for name in ("questions", "answers", "ratings", "difficulty"):
+            atomic.write_text(
+                tmp / f"{name}.csv", tables[name].to_csv(index=False, lineterminator="\n")
+            )
+        lines = (
+            json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in tables["judgments"]
+        )
+        atomic.write_text(tmp / "judgments.jsonl", "\n".join(lines) + "\n")
+        atomic.write_text(
+            tmp / "roster.json", json.dumps(roster, ensure_ascii=False, indent=2) + "\n"
+        )
+        atomic.write_text(
+            tmp / "SYNTHETIC.txt",
+            f"Synthetic MedQADE raw release written by `medqade synthesize --seed {seed}`.\n"
+            "Not physician data: questions were written by the project; answers, ratings and\n"
+            "judgments were simulated (see medqade.synthetic.simulate).\n",
+        )
+    return Path(out)
