@@ -1,0 +1,46 @@
+"""``medqade answer``: ask any OpenAI-compatible model the cloze questions, write a submission."""
+
+from __future__ import annotations
+
+import argparse
+
+from medqade.release import open_release
+from medqade.runners.options import add_run_arguments, dry_run_text, execute, report, run_config
+from medqade.runners.parsing import parse_student_output
+from medqade.runners.prompts import STUDENT_SYSTEM_PROMPT, load_prompt
+from medqade.runners.student import (
+    check_submission_path,
+    select_questions,
+    student_jobs,
+    submission_rows,
+    write_submission,
+)
+
+NAME = "answer"
+HELP = "Run an LLM as a MedQADE student: answer each cloze question, write a submission."
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_run_arguments(p)
+    p.epilog = "Output: question_id, answer (.jsonl or UTF-8 .csv, chosen by the --out name)."
+
+
+def run(args: argparse.Namespace) -> int:
+    check_submission_path(args.out)
+    config = run_config(args, label=NAME)
+    system = load_prompt(args.prompt_file) if args.prompt_file else STUDENT_SYSTEM_PROMPT
+    release = open_release(args.data)
+    questions = select_questions(release.questions, args.split, args.limit)
+    if questions.empty:
+        raise ValueError(f"no questions in split {args.split!r} of this release")
+    jobs = student_jobs(questions, system)
+    if args.dry_run:
+        print(dry_run_text(jobs[0], config, len(jobs)))
+        return 0
+    result = execute(jobs, parse_student_output, config)
+    if result is None:
+        return 130
+    outcomes, summary = result
+    write_submission(args.out, submission_rows(outcomes))
+    report(summary, args.out)
+    return 0

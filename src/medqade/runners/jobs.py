@@ -1,0 +1,90 @@
+"""The plain records of a run: a job to ask, its outcome, the run's summary.
+
+Kept apart from :mod:`medqade.runners.engine` so that building jobs and writing rows does not
+import the ``openai`` client (the CLI imports every command module at start-up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Status = Literal["ok", "invalid", "error"]
+Parser = Callable[[str], Any]
+"""Text of the model's reply -> a JSON-serialisable value; raises ``InvalidOutput``."""
+
+
+class RunAborted(ValueError):
+    """The server refused in a way that no retry can fix (bad key, no access, unknown model)."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One item to ask: the chat messages and, for judges, the ``response_format``."""
+
+    item_id: str
+    messages: tuple[Mapping[str, str], ...]
+    response_format: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one job.
+
+    ``status`` is ``"ok"`` (``value`` holds the parsed output), ``"invalid"`` (the model
+    answered, but never in a usable form within the allowed re-asks) or ``"error"`` (no
+    answer: transport failure after the retries, or a request the server rejected). ``raw``
+    keeps the last reply text (or the server's error body) for audit.
+    """
+
+    item_id: str
+    status: Status
+    value: Any = None
+    raw: str | None = None
+    error: str | None = None
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Counts of one run. ``requests`` are HTTP calls made by this run (cache hits are free)."""
+
+    items: int
+    cached: int
+    ok: int
+    invalid: int
+    errors: int
+    requests: int
+    retries: int
+    invalid_outputs: int
+    prompt_tokens: int
+    completion_tokens: int
+    usage_reported: int
+    wall_s: float
+
+    @property
+    def failed(self) -> int:
+        """Items recorded as missing (invalid or error)."""
+        return self.invalid + self.errors
+
+    def format(self) -> str:
+        """A few human-readable lines for the end of a command."""
+        if self.usage_reported:
+            tokens = (
+                f"{self.prompt_tokens + self.completion_tokens} tokens "
+                f"({self.prompt_tokens} prompt + {self.completion_tokens} completion)"
+            )
+        else:
+            tokens = "tokens not reported by the server"
+        rate = self.requests / self.wall_s if self.wall_s > 0 else 0.0
+        return "\n".join(
+            [
+                f"items {self.items}: {self.ok} ok, {self.failed} missing "
+                f"({self.invalid} invalid output, {self.errors} errors), "
+                f"{self.cached} from the cache",
+                f"requests {self.requests}, retries {self.retries}, "
+                f"invalid outputs {self.invalid_outputs}, {tokens}",
+                f"wall time {self.wall_s:.1f} s ({rate:.1f} requests/s)",
+            ]
+        )

@@ -1,0 +1,166 @@
+"""``medqade judge`` as a library: question sets in, one judgment line per question out.
+
+Each request holds the question, the reference answer as context and the five student
+answers in an order drawn per question from ``seed`` (:func:`answer_order`, independent of
+``--limit`` and of the concurrency). Each output line follows the paper's contract::
+
+    {"evaluator", "question_id", "order": [5 student ids], "resp_1".."resp_5", "difficulty"}
+
+where ``resp_k`` judges the answer of ``order[k-1]``. An item without a usable verdict has
+null labels and difficulty plus ``error`` and ``raw``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import pandas as pd
+
+from medqade import atomic
+from medqade.runners.jobs import Job, Outcome, Parser
+from medqade.runners.parsing import parse_judge_output
+from medqade.runners.prompts import (
+    JUDGE_SYSTEM_PROMPT,
+    judge_schema,
+    judge_user_message,
+    response_keys,
+)
+
+RESPONSE_FORMATS: Final = ("json_schema", "json_object", "none")
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One question set as the judge sees it; ``answers[k]`` was written by ``order[k]``."""
+
+    question_id: str
+    question: str
+    reference: str
+    order: tuple[str, ...]
+    answers: tuple[str | None, ...]
+
+
+def answer_order(question_id: str, students: Sequence[str], seed: int) -> tuple[str, ...]:
+    """The presentation order of ``students`` for one question: a seeded permutation.
+
+    The generator is seeded with ``seed`` and the question id together, so the order of a
+    question does not depend on which other questions are asked or in which order.
+    """
+    rng = random.Random(f"medqade-order:{seed}:{question_id}")
+    return tuple(rng.sample(list(students), len(students)))
+
+
+def judge_items(
+    questions: pd.DataFrame,
+    answers: pd.DataFrame,
+    students: Sequence[str],
+    seed: int,
+) -> list[JudgeItem]:
+    """Pair each question with its students' answers in a seeded order.
+
+    ``questions`` has ``question_id, question, reference_answer``; ``answers`` has
+    ``question_id, model, answer`` (a missing answer is shown to the judge as such).
+    """
+    texts: dict[tuple[str, str], str | None] = {}
+    for qid, model, text in zip(
+        answers["question_id"], answers["model"], answers["answer"], strict=True
+    ):
+        texts[(str(qid), str(model))] = None if pd.isna(text) else str(text)
+    items = []
+    for qid, question, reference in zip(
+        questions["question_id"], questions["question"], questions["reference_answer"], strict=True
+    ):
+        qid = str(qid)
+        order = answer_order(qid, students, seed)
+        items.append(
+            JudgeItem(
+                question_id=qid,
+                question=str(question),
+                reference=str(reference),
+                order=order,
+                answers=tuple(texts.get((qid, m)) for m in order),
+            )
+        )
+    return items
+
+
+def response_format(kind: str, n: int) -> dict[str, Any] | None:
+    """``json_schema`` (strict schema, the default), ``json_object`` or ``none``."""
+    if kind == "json_schema":
+        return judge_schema(n)
+    if kind == "json_object":
+        return {"type": "json_object"}
+    if kind == "none":
+        return None
+    raise ValueError(
+        f"--response-format must be one of {', '.join(RESPONSE_FORMATS)}, got {kind!r}"
+    )
+
+
+def judge_jobs(
+    items: Sequence[JudgeItem],
+    system_prompt: str = JUDGE_SYSTEM_PROMPT,
+    format_kind: str = "json_schema",
+) -> list[Job]:
+    """One chat request per question set (system rubric, then the item)."""
+    system = {"role": "system", "content": system_prompt}
+    jobs = []
+    for item in items:
+        user = judge_user_message(item.question, item.reference, item.answers)
+        jobs.append(
+            Job(
+                item.question_id,
+                (system, {"role": "user", "content": user}),
+                response_format(format_kind, len(item.order)),
+            )
+        )
+    return jobs
+
+
+def judge_parser(n: int) -> Parser:
+    """The parser for :func:`~medqade.runners.engine.run_jobs`: text -> ``{"resp_1", ...}``."""
+
+    def parse(text: str) -> dict[str, str]:
+        return parse_judge_output(text, n).to_dict()
+
+    return parse
+
+
+def judgment_rows(
+    items: Sequence[JudgeItem], outcomes: Sequence[Outcome], evaluator: str
+) -> list[dict[str, Any]]:
+    """The output lines (see the module docstring), in item order."""
+    rows: list[dict[str, Any]] = []
+    for item, o in zip(items, outcomes, strict=True):
+        if o.item_id != item.question_id:
+            raise ValueError(f"outcome {o.item_id} does not belong to item {item.question_id}")
+        keys = (*response_keys(len(item.order)), "difficulty")
+        row: dict[str, Any] = {
+            "evaluator": evaluator,
+            "question_id": item.question_id,
+            "order": list(item.order),
+        }
+        value: Mapping[str, Any] = o.value if o.status == "ok" else {}
+        row.update({k: value.get(k) for k in keys})
+        if o.status != "ok":
+            row["error"] = o.error
+            row["raw"] = o.raw
+        rows.append(row)
+    return rows
+
+
+def check_judgment_path(path: Path) -> None:
+    """Raise ``ValueError`` unless ``path`` ends in ``.jsonl``."""
+    if Path(path).suffix.lower() != ".jsonl":
+        raise ValueError(f"--out {path}: judgments are written as JSON lines; use a .jsonl name")
+
+
+def write_judgments(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Write one JSON object per line, atomically."""
+    check_judgment_path(path)
+    atomic.write_text(Path(path), "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
