@@ -21,8 +21,8 @@ run: install
 	$(BIN)/medqade show
 
 lint: install-test
-	$(BIN)/ruff check src tests space bench evaluate.py
-	$(BIN)/ruff format --check src tests space bench evaluate.py
+	$(BIN)/ruff check src tests bench evaluate.py $(wildcard space)
+	$(BIN)/ruff format --check src tests bench evaluate.py $(wildcard space)
 	$(BIN)/mypy
 
 test: lint
