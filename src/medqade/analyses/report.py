@@ -1,0 +1,483 @@
+"""Every number of the paper from one release: :func:`reproduce` and the :class:`Report`.
+
+``reproduce(release)`` runs RQ1-RQ5 and the supplementary analyses with seeded bootstrap
+resamples and returns a frozen :class:`Report`: ``to_dict()`` (the ``report.json`` shape, NaN as
+``None``), ``to_json()``, ``tables()`` (Tables 1-4 and three supplementary tables, each with a
+Markdown and a CSV form) and ``to_markdown()``. The same release, resamples and seed give the
+same numbers, and ``to_json()`` the same bytes.
+
+Randomness: the core-item resamples of RQ1 and RQ3 are one index matrix
+(:func:`~medqade.analyses.alignment.question_weights` with ``seed``), shared by every pair, slot,
+evaluator and ensemble; RQ2's two contrasts and RQ4 draw from their own streams of ``seed``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from medqade import __version__, vocab
+from medqade.analyses.alignment import Estimate, question_weights
+from medqade.analyses.common import (
+    DEFAULT_SEED,
+    STREAM_BIAS,
+    Proportion,
+    json_ready,
+    stream_rng,
+    weights_from,
+)
+from medqade.analyses.rq1 import PhysicianReliability, physician_reliability
+from medqade.analyses.rq2 import StudentAccuracy, student_accuracy
+from medqade.analyses.rq3 import EvaluatorAlignment, evaluator_alignment
+from medqade.analyses.rq4 import EvaluatorBias, evaluator_bias
+from medqade.analyses.rq5 import Abstention, abstention
+from medqade.analyses.supplementary import Supplementary, supplementary
+from medqade.release import Release
+
+SYNTHETIC_BANNER = (
+    "SYNTHETIC DATA: this release was simulated (medqade.synthetic); its numbers exercise the "
+    "pipeline and are not the paper's physician results."
+)
+
+Cell = str | int | float | None
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table in two forms: formatted Markdown cells and raw CSV values."""
+
+    name: str
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    csv_header: tuple[str, ...]
+    csv_rows: tuple[tuple[Cell, ...], ...]
+    note: str = ""
+
+    def to_markdown(self) -> str:
+        lines = [f"### {self.title}", ""]
+        lines.append("| " + " | ".join(self.header) + " |")
+        lines.append(
+            "|" + "|".join("---" if i == 0 else "---:" for i in range(len(self.header))) + "|"
+        )
+        lines.extend("| " + " | ".join(r) + " |" for r in self.rows)
+        if self.note:
+            lines.extend(["", self.note])
+        return "\n".join(lines) + "\n"
+
+    def to_csv(self) -> str:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(self.csv_header)
+        for row in self.csv_rows:
+            writer.writerow(["" if _missing(v) else v for v in row])
+        return buf.getvalue()
+
+
+def _missing(v: Cell) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+# --- cell formatting ------------------------------------------------------------------------------
+
+NA = "n/a"
+
+
+def _num(v: float, digits: int = 3) -> str:
+    return NA if _missing(v) else f"{v:.{digits}f}"
+
+
+def _pct(v: float, digits: int = 1) -> str:
+    return NA if _missing(v) else f"{100 * v:.{digits}f}%"
+
+
+def _est(e: Estimate, digits: int = 3) -> str:
+    if _missing(e.low) or _missing(e.high):
+        return _num(e.value, digits)
+    return f"{_num(e.value, digits)} [{_num(e.low, digits)}, {_num(e.high, digits)}]"
+
+
+def _est_pct(e: Estimate) -> str:
+    if _missing(e.low) or _missing(e.high):
+        return _pct(e.value)
+    return f"{_pct(e.value)} [{100 * e.low:.1f}, {100 * e.high:.1f}]"
+
+
+def _points(e: Estimate) -> str:
+    if _missing(e.value):
+        return NA
+    text = f"{100 * e.value:+.1f}"
+    if _missing(e.low) or _missing(e.high):
+        return text
+    return f"{text} [{100 * e.low:+.1f}, {100 * e.high:+.1f}]"
+
+
+def _prop(p: Proportion) -> str:
+    if p.n == 0:
+        return NA
+    return f"{_pct(p.acc)} ({p.correct:,}/{p.n:,}) [{100 * p.low:.1f}, {100 * p.high:.1f}]"
+
+
+def _prop_csv(p: Proportion) -> tuple[Cell, ...]:
+    return (p.correct, p.n, p.acc, p.low, p.high)
+
+
+def _est_csv(e: Estimate) -> tuple[Cell, ...]:
+    return (e.value, e.low, e.high)
+
+
+EST_COLUMNS = ("", "_low", "_high")
+PROP_COLUMNS = ("_correct", "_n", "_acc", "_low", "_high")
+
+
+def _columns(names: tuple[str, ...], suffixes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f"{n}{s}" for n in names for s in suffixes)
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Report:
+    """All analyses of one release (see the module docstring)."""
+
+    roster: vocab.Roster
+    rq1: PhysicianReliability
+    rq2: StudentAccuracy
+    rq3: EvaluatorAlignment
+    rq4: EvaluatorBias
+    rq5: Abstention
+    supplementary: Supplementary
+    meta: Mapping[str, Any]
+
+    @property
+    def synthetic(self) -> bool:
+        return bool(self.meta.get("synthetic", False))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``report.json`` object: proportions (not percent), NaN as ``None``."""
+        out: dict[str, Any] = json_ready(
+            {
+                "rq1": self.rq1.to_dict(),
+                "rq2": self.rq2.to_dict(),
+                "rq3": self.rq3.to_dict(),
+                "rq4": self.rq4.to_dict(),
+                "rq5": self.rq5.to_dict(),
+                "supplementary": self.supplementary.to_dict(),
+                "meta": dict(self.meta),
+            }
+        )
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+    def tables(self) -> tuple[Table, ...]:
+        """Tables 1-4 of the paper, then S1 (accuracy by tier), S2 (bias), S3 (ensembles)."""
+        return (
+            _table1(self),
+            _table2(self),
+            _table3(self),
+            _table4(self),
+            _table_tiers(self),
+            _table_bias(self),
+            _table_ensembles(self),
+        )
+
+    def to_markdown(self) -> str:
+        parts = [SYNTHETIC_BANNER + "\n"] if self.synthetic else []
+        parts.extend(t.to_markdown() for t in self.tables())
+        return "\n".join(parts)
+
+
+def _name(report: Report, model_id: str) -> str:
+    return report.roster.name(model_id)
+
+
+def _table1(r: Report) -> Table:
+    rq1 = r.rq1
+    rows, csv_rows = [], []
+    for m, s in rq1.slots.items():
+        rows.append(
+            (
+                _name(r, m),
+                _est(s.kappa),
+                _est(s.alpha),
+                _est_pct(s.pa),
+                _est(s.pabak),
+            )
+        )
+        csv_rows.append(
+            (m, *_est_csv(s.kappa), *_est_csv(s.alpha), *_est_csv(s.pa), *_est_csv(s.pabak))
+        )
+    rows.append(
+        (
+            "**Mean**",
+            _num(rq1.mean_kappa),
+            _num(rq1.mean_alpha),
+            _pct(rq1.mean_pa),
+            _num(rq1.mean_pabak),
+        )
+    )
+    nan = float("nan")
+    means = (rq1.mean_kappa, rq1.mean_alpha, rq1.mean_pa, rq1.mean_pabak)
+    csv_rows.append(("mean", *(x for m in means for x in (m, nan, nan))))
+    note = (
+        f"Core, {rq1.n_items} items, {rq1.n_raters} physicians; 95% CIs from "
+        f"{r.meta['resamples']:,} question resamples (percentile); PABAK CI = 2 x PA CI - 1. "
+        f"Difficulty alpha (squared distance on 0/1/2): {_est(rq1.difficulty_alpha)}."
+    )
+    header = ("Student slot", "Kappa", "Alpha", "PA", "PABAK")
+    csv_header = ("student", *_columns(("kappa", "alpha", "pa", "pabak"), EST_COLUMNS))
+    return Table(
+        "table1_physician_reliability",
+        "Table 1. Physician reliability per student slot (core)",
+        header,
+        tuple(rows),
+        csv_header,
+        tuple(csv_rows),
+        note,
+    )
+
+
+def _table2(r: Report) -> Table:
+    rq2 = r.rq2
+    rows, csv_rows = [], []
+    for m in rq2.overall:
+        diff = rq2.lexical_diff[m].diff
+        rows.append(
+            (
+                _name(r, m),
+                _prop(rq2.overall[m]),
+                _prop(rq2.exact[m]),
+                _prop(rq2.no_exact[m]),
+                _points(diff),
+            )
+        )
+        csv_rows.append(
+            (
+                m,
+                *_prop_csv(rq2.overall[m]),
+                *_prop_csv(rq2.exact[m]),
+                *_prop_csv(rq2.no_exact[m]),
+                *_est_csv(diff),
+            )
+        )
+    csv_header = (
+        "student",
+        *_columns(("overall", "exact", "no_exact"), PROP_COLUMNS),
+        *_columns(("diff",), EST_COLUMNS),
+    )
+    return Table(
+        "table2_student_accuracy",
+        "Table 2. Student accuracy by lexical stratum",
+        ("Student", "Overall", "Exact match", "No match", "Difference (points)"),
+        tuple(rows),
+        csv_header,
+        tuple(csv_rows),
+        "Accuracy = Richtig share of consensus-resolved answers, 95% Wilson CIs. Difference = "
+        f"exact minus no match, 95% CI from {rq2.contrast_resamples:,} independent-subgroup "
+        "bootstrap resamples within each stratum.",
+    )
+
+
+def _table3(r: Report) -> Table:
+    rq3 = r.rq3
+    entries = [("Physicians (leave-one-out)", "physician_loo", rq3.physician_loo)]
+    entries += [(_name(r, e), e, a) for e, a in rq3.evaluators.items()]
+    rows = tuple(
+        (label, _est_pct(a.pa), _est(a.kappa), _est(a.pabak), f"{a.n:,}")
+        for label, _key, a in entries
+    )
+    csv_rows = tuple(
+        (key, *_est_csv(a.pa), *_est_csv(a.kappa), *_est_csv(a.pabak), a.n)
+        for _label, key, a in entries
+    )
+    csv_header = ("rater", *_columns(("pa", "kappa", "pabak"), EST_COLUMNS), "n")
+    return Table(
+        "table3_evaluator_alignment",
+        "Table 3. Evaluator alignment with the physician consensus (core)",
+        ("Evaluator", "PA", "Kappa", "PABAK", "n"),
+        rows,
+        csv_header,
+        csv_rows,
+        "Per-slot values against the ten-physician consensus, unweighted mean over the five "
+        "slots; abstentions and unresolved consensus excluded pairwise. n = pairable answers. "
+        f"95% CIs from {r.meta['resamples']:,} question resamples.",
+    )
+
+
+def _table4(r: Report) -> Table:
+    rq5 = r.rq5
+    nan = float("nan")
+    rows = [("Physicians (median)", *(_pct(x, 2) for x in rq5.physician_median), NA)]
+    csv_rows: list[tuple[Cell, ...]] = [("physicians_median", *rq5.physician_median, nan)]
+    for e, a in rq5.evaluators.items():
+        rows.append((_name(r, e), *(_pct(x, 2) for x in a.by_tier), _pct(a.global_rate, 2)))
+        csv_rows.append((e, *a.by_tier, a.global_rate))
+    slots = ", ".join(f"{n:,}" for n in rq5.tier_slots)
+    return Table(
+        "table4_abstention",
+        "Table 4. Abstention (Keine Angabe) by difficulty tier",
+        ("Rater", "T1", "T2", "T3", "T4", "Global"),
+        tuple(rows),
+        ("rater", "t1", "t2", "t3", "t4", "global"),
+        tuple(csv_rows),
+        "Physicians: abstentions / non-missing ratings per physician and tier, median over "
+        f"physicians. Evaluators: abstentions / all answer slots ({slots} per tier); missing "
+        "or unparseable judgments count as slots, not as abstentions. Tiers from physician "
+        "difficulty.",
+    )
+
+
+def _table_tiers(r: Report) -> Table:
+    rq2 = r.rq2
+    rows, csv_rows = [], []
+    for m, tiers in rq2.by_tier.items():
+        rows.append(
+            (_name(r, m), *(_prop(p) for p in tiers.values()), _points(rq2.tier_diff[m].diff))
+        )
+        csv_rows.append(
+            (
+                m,
+                *(v for p in tiers.values() for v in _prop_csv(p)),
+                *_est_csv(rq2.tier_diff[m].diff),
+            )
+        )
+    tier_names = tuple(f"t{t}" for t in vocab.TIERS)
+    csv_header = (
+        "student",
+        *_columns(tier_names, PROP_COLUMNS),
+        *_columns(("diff_t1_t4",), EST_COLUMNS),
+    )
+    return Table(
+        "table_s1_accuracy_by_tier",
+        "Table S1. Student accuracy by difficulty tier (Figure 2)",
+        ("Student", "T1", "T2", "T3", "T4", "T1 - T4 (points)"),
+        tuple(rows),
+        csv_header,
+        tuple(csv_rows),
+        "95% Wilson CIs; T1 - T4 with a 95% CI from "
+        f"{rq2.contrast_resamples:,} independent-subgroup bootstrap resamples.",
+    )
+
+
+def _table_bias(r: Report) -> Table:
+    rq4 = r.rq4
+    entries = [("self", b) for b in rq4.self_bias.values()] + [("family", b) for b in rq4.family]
+    rows = tuple(
+        (kind, _name(r, b.evaluator), _name(r, b.student), _points(b.delta), f"{b.n:,}")
+        for kind, b in entries
+    )
+    csv_rows = tuple((kind, b.evaluator, b.student, *_est_csv(b.delta), b.n) for kind, b in entries)
+    return Table(
+        "table_s2_bias",
+        "Table S2. Self and family bias (Figure 3)",
+        ("Kind", "Evaluator", "Student", "Bias (points)", "n"),
+        rows,
+        ("kind", "evaluator", "student", "delta", "delta_low", "delta_high", "n"),
+        csv_rows,
+        "Mean of the evaluator's score minus the out-of-family peer mean over the student's "
+        f"answers, all items; 95% CIs from {r.meta['resamples']:,} question resamples.",
+    )
+
+
+def _table_ensembles(r: Report) -> Table:
+    rq3 = r.rq3
+    rows, csv_rows = [], []
+    for metric, b in rq3.ensembles.items():
+        members = ", ".join(_name(r, m) for m in b.members)
+        rows.append(
+            (
+                metric,
+                members,
+                _num(b.value, 4),
+                f"{_name(r, b.best_single)} ({_num(b.best_single_value, 4)})",
+                _est(b.diff, 4),
+            )
+        )
+        csv_rows.append(
+            (
+                metric,
+                ";".join(b.members),
+                b.value,
+                b.best_single,
+                b.best_single_value,
+                *_est_csv(b.diff),
+            )
+        )
+    return Table(
+        "table_s3_ensembles",
+        "Table S3. Best evaluator ensembles (exploratory, in-sample, core)",
+        ("Metric", "Members", "Value", "Best single", "Difference [95% CI]"),
+        tuple(rows),
+        (
+            "metric",
+            "members",
+            "value",
+            "best_single",
+            "best_single_value",
+            "diff",
+            "diff_low",
+            "diff_high",
+        ),
+        tuple(csv_rows),
+        f"All {len(rq3.candidates)} subsets of size 1, 3, 5, 7 of the ensemble pool; majority "
+        "after removing abstentions, all abstain = missing, tie = Falsch. Paired bootstrap CI "
+        "(same question resamples for ensemble and single).",
+    )
+
+
+# --- the entry point -----------------------------------------------------------------------
+
+
+def _positive(value: int, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def reproduce(
+    release: Release,
+    resamples: int = 1000,
+    seed: int = DEFAULT_SEED,
+    contrast_resamples: int = 5000,
+) -> Report:
+    """Run every analysis of the paper on ``release`` (see the module docstring).
+
+    ``resamples`` question resamples for RQ1, RQ3 and RQ4 CIs; ``contrast_resamples`` for the
+    RQ2 between-stratum differences; ``seed`` fixes all of them.
+    """
+    _positive(resamples, "resamples")
+    _positive(contrast_resamples, "contrast_resamples")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    n_core = int(release.is_core.sum())
+    if n_core == 0:
+        raise ValueError("the release has no core items; RQ1 and RQ3 need them")
+    core_weights = question_weights(n_core, resamples, seed)
+    bias_weights = weights_from(stream_rng(seed, STREAM_BIAS), release.n_items, resamples)
+    return Report(
+        roster=release.roster,
+        rq1=physician_reliability(release, core_weights),
+        rq2=student_accuracy(release, contrast_resamples, seed),
+        rq3=evaluator_alignment(release, core_weights),
+        rq4=evaluator_bias(release, bias_weights),
+        rq5=abstention(release),
+        supplementary=supplementary(release),
+        meta={
+            "data_hash": release.data_hash,
+            "resamples": resamples,
+            "contrast_resamples": contrast_resamples,
+            "seed": seed,
+            "version": __version__,
+            "synthetic": release.synthetic,
+            "n_items": release.n_items,
+            "n_core": n_core,
+        },
+    )
