@@ -34,8 +34,11 @@ Latent model
     so the mean lands in the item's target tier.
 
     *Evaluators.* Evaluator ``e`` says Richtig with probability
-    ``sigmoid(sharp_e * (z + N(0, noise_e)) + bias_e + self_e [own answers] + family_{e,m}
+    ``sigmoid(sharp_e * (z + u + N(0, s_e)) + bias_e + self_e [own answers] + family_{e,m}
     [a sibling's answers])`` and abstains at its own rate per tier (see :data:`EVALUATORS`).
+    ``u ~ N(0, LLM_SHARED_NOISE)`` is drawn once per answer and shared by all evaluators (LLMs
+    tend to err on the same answers, so majority-vote ensembles gain little, as in the paper);
+    ``s_e`` is chosen so that the total noise has standard deviation ``noise_e``.
 """
 
 from __future__ import annotations
@@ -105,6 +108,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "gemma3:4b": Evaluator(0.6, 4.2, 0.3, 0.5, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
     "qwen3:4b": Evaluator(0.8, 3.1, -0.3, -0.5, (0.032, 0.043, 0.055, 0.07), invalid=0.002),
 }
+LLM_SHARED_NOISE = 1.15
 FAMILY_BIAS: dict[tuple[str, str], float] = {
     ("gemini-3-flash-preview", "gemini-2.5-flash"): 0.7,
     ("gemini-2.5-flash-lite", "gemini-2.5-flash"): -0.7,
@@ -294,6 +298,7 @@ def _evaluators(
     """Evaluator label codes (9, items, 5) (-1 = unparseable output) and difficulty (9, items)."""
     students = list(STUDENTS)
     n = len(z)
+    shared = rng.normal(0.0, LLM_SHARED_NOISE, size=z.shape)
     labels = np.empty((len(EVALUATORS), n, 5), dtype=np.int8)
     diff = np.empty((len(EVALUATORS), n), dtype=np.int8)
     for e, (eid, p) in enumerate(EVALUATORS.items()):
@@ -302,7 +307,8 @@ def _evaluators(
             if sid == eid:
                 shift[s] += p.self_bias
             shift[s] += FAMILY_BIAS.get((eid, sid), 0.0)
-        x = p.sharp * (z + rng.normal(0.0, p.noise, size=z.shape)) + shift[None, :]
+        own = np.sqrt(max(p.noise**2 - LLM_SHARED_NOISE**2, 0.0))
+        x = p.sharp * (z + shared + rng.normal(0.0, own, size=z.shape)) + shift[None, :]
         lab = np.where(rng.random(z.shape) < _sigmoid(x), vocab.RICHTIG_CODE, vocab.FALSCH_CODE)
         abstain = rng.random(z.shape) < np.asarray(p.abstain_by_tier)[tiers - 1][:, None]
         lab[abstain] = vocab.ABSTAIN_CODE
