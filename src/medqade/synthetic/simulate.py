@@ -98,14 +98,14 @@ MERIT = {
 }
 
 EVALUATORS: dict[str, Evaluator] = {
-    "gemini-3-flash-preview": Evaluator(1.3, 1.2, 0.0, 0.0, (0, 0, 0, 0)),
+    "gemini-3-flash-preview": Evaluator(1.3, 1.15, 0.0, 0.0, (0, 0, 0, 0)),
     "gemini-2.5-flash": Evaluator(1.2, 1.4, 0.15, 0.9, (0.001, 0.002, 0.003, 0.005)),
     "gemini-2.5-flash-lite": Evaluator(1.2, 1.45, 0.1, 0.0, (0.002, 0.003, 0.004, 0.006)),
     "gpt-5.4-mini": Evaluator(1.3, 1.15, -0.1, 0.0, (0, 0, 0, 0)),
     "gpt-5.4-nano": Evaluator(1.1, 1.5, 0.0, 0.0, (0.001, 0.001, 0.002, 0.004)),
     "gpt-5-nano": Evaluator(1.1, 1.55, -0.1, 0.9, (0.0008, 0.0008, 0.0021, 0.0138)),
     "gemma3:27b": Evaluator(1.0, 1.7, 0.2, 1.0, (0.003, 0.004, 0.006, 0.01)),
-    "gemma3:4b": Evaluator(0.6, 4.2, 0.3, 0.5, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
+    "gemma3:4b": Evaluator(0.6, 3.9, 0.3, 0.5, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
     "qwen3:4b": Evaluator(0.8, 3.1, -0.3, -0.5, (0.032, 0.043, 0.055, 0.07), invalid=0.002),
 }
 LLM_SHARED_NOISE = 1.15
@@ -125,13 +125,28 @@ PHYS_BIAS = (0.1, -0.35, 0.3, -0.1, 0.0, 0.45, -0.25, 0.2, -0.5, 0.05)
 PHYS_ABSTAIN_SCALE = (1.0, 0.8, 1.25, 0.9, 1.1, 0.85, 1.2, 1.0, 0.95, 1.0)
 PHYS_ITEM_ABSTAIN = (0.006, 0.022, 0.045, 0.07)
 PHYS_ANSWER_ABSTAIN = (0.024, 0.04, 0.055, 0.065)
-ADJUDICATOR_ABSTAIN_SCALE = 1.45
+ADJUDICATOR_ABSTAIN_SCALE = 1.75
 MISSING_RATE = 0.002
 DIFF_SIGMA = 0.8
 
 
 def _sigmoid(x: FloatArray) -> FloatArray:
     return 1.0 / (1.0 + np.exp(-x))
+
+
+def _same_text(texts: list[list[str]]) -> npt.NDArray[np.int64]:
+    """Per item and slot, the first slot of the item with the identical answer text."""
+    return np.array([[row.index(a) for a in row] for row in texts], dtype=np.int64)
+
+
+def _tie(x: npt.NDArray[Any], same: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
+    """Copy draws (..., items, 5) from the first slot with identical text to its duplicates.
+
+    A physician or a judge who sees the same answer twice in one question set labels it the
+    same way, so identical strings of one item share their merit and their labels' draws.
+    """
+    index = np.broadcast_to(same, x.shape)
+    return np.take_along_axis(x, index, axis=-1)
 
 
 def _assign_strata(
@@ -230,6 +245,7 @@ def _physician_labels(
     z: FloatArray,
     tiers: npt.NDArray[np.int8],
     core: npt.NDArray[np.bool_],
+    same: npt.NDArray[np.int64],
     rng: np.random.Generator,
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
     """Codes (10, items, 5) with -1 = not rated; round (0 primary / 1 adjudication) per item."""
@@ -242,12 +258,12 @@ def _physician_labels(
     t = tiers - 1
     p_item = np.asarray(PHYS_ITEM_ABSTAIN)[t][None, :] * scale[:, None]
     p_ans = np.asarray(PHYS_ANSWER_ABSTAIN)[t][None, :] * scale[:, None]
-    yes = rng.random((n_phys, n, 5)) < _sigmoid(
+    yes = _tie(rng.random((n_phys, n, 5)), same) < _sigmoid(
         sharp[:, None, None] * z[None] + bias[:, None, None]
     )
     labels = np.where(yes, vocab.RICHTIG_CODE, vocab.FALSCH_CODE).astype(np.int8)
     abstain = (rng.random((n_phys, n, 1)) < p_item[:, :, None]) | (
-        rng.random((n_phys, n, 5)) < p_ans[:, :, None]
+        _tie(rng.random((n_phys, n, 5)), same) < p_ans[:, :, None]
     )
     labels[abstain] = vocab.ABSTAIN_CODE
     labels[rng.random(labels.shape) < MISSING_RATE] = vocab.MISSING_CODE
@@ -293,12 +309,16 @@ def _difficulty(
 
 
 def _evaluators(
-    z: FloatArray, tiers: npt.NDArray[np.int8], d: FloatArray, rng: np.random.Generator
+    z: FloatArray,
+    tiers: npt.NDArray[np.int8],
+    d: FloatArray,
+    same: npt.NDArray[np.int64],
+    rng: np.random.Generator,
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
     """Evaluator label codes (9, items, 5) (-1 = unparseable output) and difficulty (9, items)."""
     students = list(STUDENTS)
     n = len(z)
-    shared = rng.normal(0.0, LLM_SHARED_NOISE, size=z.shape)
+    shared = _tie(rng.normal(0.0, LLM_SHARED_NOISE, size=z.shape), same)
     labels = np.empty((len(EVALUATORS), n, 5), dtype=np.int8)
     diff = np.empty((len(EVALUATORS), n), dtype=np.int8)
     for e, (eid, p) in enumerate(EVALUATORS.items()):
@@ -308,9 +328,13 @@ def _evaluators(
                 shift[s] += p.self_bias
             shift[s] += FAMILY_BIAS.get((eid, sid), 0.0)
         own = np.sqrt(max(p.noise**2 - LLM_SHARED_NOISE**2, 0.0))
-        x = p.sharp * (z + shared + rng.normal(0.0, own, size=z.shape)) + shift[None, :]
-        lab = np.where(rng.random(z.shape) < _sigmoid(x), vocab.RICHTIG_CODE, vocab.FALSCH_CODE)
-        abstain = rng.random(z.shape) < np.asarray(p.abstain_by_tier)[tiers - 1][:, None]
+        noise = _tie(rng.normal(0.0, own, size=z.shape), same)
+        x = p.sharp * (z + shared + noise) + shift[None, :]
+        draw = _tie(rng.random(z.shape), same)
+        lab = np.where(draw < _sigmoid(x), vocab.RICHTIG_CODE, vocab.FALSCH_CODE)
+        abstain = (
+            _tie(rng.random(z.shape), same) < np.asarray(p.abstain_by_tier)[tiers - 1][:, None]
+        )
         lab[abstain] = vocab.ABSTAIN_CODE
         lab[rng.random(z.shape) < p.invalid] = vocab.MISSING_CODE
         labels[e] = lab
@@ -327,11 +351,12 @@ def simulate(facts: tuple[Fact, ...], seed: int) -> dict[str, Any]:
     d = np.clip(np.asarray(TIER_LATENT)[tiers - 1] + rng.normal(0.0, 0.12, size=n), 0.0, 2.0)
     items = _choose_items(facts, n, rng)
     texts, kind = _answers(items, d, exact, rng)
-    z = _merit(kind, rng)
-    ratings, _all, adjudicated = _physician_labels(z, tiers, core, rng)
+    same = _same_text(texts)
+    z = _tie(_merit(kind, rng), same)
+    ratings, _all, adjudicated = _physician_labels(z, tiers, core, same, rng)
     rated_item = np.asarray((ratings >= 0).any(axis=2), dtype=bool)
     diff = _difficulty(d, tiers, rated_item, rng)
-    ev_labels, ev_diff = _evaluators(z, tiers, d, rng)
+    ev_labels, ev_diff = _evaluators(z, tiers, d, same, rng)
 
     n_core = int(core.sum())
     qids = [f"MQ-C{i + 1:04d}" if i < n_core else f"MQ-E{i - n_core + 1:04d}" for i in range(n)]
@@ -397,7 +422,7 @@ def simulate(facts: tuple[Fact, ...], seed: int) -> dict[str, Any]:
     }
 
 
-def synthesize(out: Path, seed: int = 2, facts_path: Path | None = None) -> Path:
+def synthesize(out: Path, seed: int = 7, facts_path: Path | None = None) -> Path:
     """Write a synthetic raw release to ``out`` (atomically: all tables or nothing)."""
     tables = simulate(load_facts(facts_path), seed)
     roster = vocab.DEFAULT_ROSTER.to_dict() | {"synthetic": True}
