@@ -1,0 +1,65 @@
+"""Scoring submissions against physician consensus: judge labels and model answers.
+
+The library behind ``medqade score`` and the leaderboard Space (which imports only this
+package; nothing here imports gradio). Frozen dataclasses inside, plain dicts and JSON at the
+edges::
+
+    sub = parse_submission(data, "run.jsonl", release)        # InputError lists every problem
+    record = score(release, sub, {"name": "My judge", "family": "GPT"})
+    judges, models = leaderboard([*reference_records(release), record], view="core")
+
+Modules: :mod:`~medqade.scoring.submission` (formats, checks), :mod:`~.judge` and
+:mod:`~.answers` (metrics), :mod:`~.baselines` (judges without an LLM), :mod:`~.records`
+(result records), :mod:`~.leaderboard`, :mod:`~.meta` (metadata fields),
+:mod:`~.normalize` (answer normalisation) and :mod:`~.upload` (reading uploads, safe CSV out).
+"""
+
+from medqade.scoring.baselines import BASELINES, Baseline, baseline_labels
+from medqade.scoring.context import prepare
+from medqade.scoring.leaderboard import JUDGE_COLUMNS, MODEL_COLUMNS, leaderboard, rank_tiers
+from medqade.scoring.meta import META_KEYS
+from medqade.scoring.normalize import normalise
+from medqade.scoring.records import (
+    SCHEMA_VERSION,
+    SCORER_VERSION,
+    record_id,
+    reference_records,
+    score,
+    score_file,
+)
+from medqade.scoring.submission import (
+    KINDS,
+    Limits,
+    Submission,
+    attach_labels,
+    parse_submission,
+    validate_only,
+)
+from medqade.scoring.upload import csv_cell, csv_text
+
+__all__ = [
+    "BASELINES",
+    "JUDGE_COLUMNS",
+    "KINDS",
+    "META_KEYS",
+    "MODEL_COLUMNS",
+    "SCHEMA_VERSION",
+    "SCORER_VERSION",
+    "Baseline",
+    "Limits",
+    "Submission",
+    "attach_labels",
+    "baseline_labels",
+    "csv_cell",
+    "csv_text",
+    "leaderboard",
+    "normalise",
+    "parse_submission",
+    "prepare",
+    "rank_tiers",
+    "record_id",
+    "reference_records",
+    "score",
+    "score_file",
+    "validate_only",
+]

@@ -1,0 +1,251 @@
+"""Submission metadata: the fields a submitter may give, checked and canonicalised.
+
+Metadata comes from CLI flags, the Space form, or a header object on the first line of a JSON
+Lines submission (``{"meta": {...}}``). Allowed keys (all optional):
+
+========== ===================================================================================
+name       display name on the leaderboard
+model_id   model id as served (e.g. ``gpt-5.4-mini``)
+revision   model revision, snapshot or access date
+family     model family: one of the roster's families (matched case-insensitively) or a new one
+organisation  who made the model or the submission
+link       ``http(s)://`` link to a model card, paper or code
+prompt     ``official`` (the paper's prompt), ``own`` (another prompt)
+prompt_sha256  SHA-256 of the prompt file used
+decoding   decoding settings: an object of scalars (``{"temperature": 0}``) or a short text
+notes      free text
+judge      answers only: the judge that labelled unmatched answers, an object with ``name``,
+           ``model_id``, ``family`` and ``core_kappa`` (its own core kappa, if known)
+========== ===================================================================================
+
+Two keys are set by the project, never by a submission file: ``source`` (``submission``,
+``paper``, ``baseline`` or ``physicians``) and ``verified`` (a maintainer checked the run).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from medqade.problems import Problem
+
+TEXT_KEYS: Final = (
+    "name",
+    "model_id",
+    "revision",
+    "family",
+    "organisation",
+    "link",
+    "prompt",
+    "prompt_sha256",
+    "notes",
+)
+META_KEYS: Final = (*TEXT_KEYS, "decoding", "judge")
+TRUSTED_KEYS: Final = ("source", "verified")
+SOURCES: Final = ("submission", "paper", "baseline", "physicians")
+PROMPTS: Final = ("official", "own")
+JUDGE_KEYS: Final = ("name", "model_id", "family", "core_kappa")
+MAX_TEXT: Final = 300
+MAX_NOTES: Final = 2000
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def canonical_family(family: str, families: Sequence[str]) -> str:
+    """The roster's spelling of ``family`` when it matches one case-insensitively, else as given."""
+    text = " ".join(family.split())
+    for known in families:
+        if known.casefold() == text.casefold():
+            return known
+    return text
+
+
+def _text(value: Any, limit: int) -> str | None:
+    if isinstance(value, str):
+        text = value.strip()
+        return text if len(text) <= limit else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def clean_meta(
+    raw: Mapping[str, Any],
+    file: str,
+    line: int | None,
+    families: Sequence[str],
+    trusted: bool = False,
+) -> tuple[dict[str, Any], list[Problem]]:
+    """Check ``raw`` metadata; return the cleaned dict (empty values dropped) and problems.
+
+    ``trusted`` allows ``source`` and ``verified`` (set by the project, not by a file).
+    """
+    problems: list[Problem] = []
+
+    def bad(key: str, message: str, value: Any, fix: str) -> None:
+        problems.append(
+            Problem(file, line, message, column=f"meta.{key}", value=str(value)[:80], fix=fix)
+        )
+
+    allowed = (*META_KEYS, *TRUSTED_KEYS) if trusted else META_KEYS
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in allowed:
+            fix = (
+                "remove it; it is set by the project"
+                if key in TRUSTED_KEYS
+                else f"use only {', '.join(META_KEYS)}"
+            )
+            bad(str(key), "unknown metadata key", key, fix)
+            continue
+        if value is None or value == "":
+            continue
+        if key in TEXT_KEYS:
+            limit = MAX_NOTES if key == "notes" else MAX_TEXT
+            text = _text(value, limit)
+            if text is None:
+                bad(key, f"expected a text of at most {limit} characters", value, "shorten it")
+                continue
+            if not text:
+                continue
+            if key == "family":
+                text = canonical_family(text, families)
+            if key == "link" and not re.match(r"^https?://\S+$", text):
+                bad(key, "not an http(s) link", text, "give a full URL starting with https://")
+                continue
+            if key == "prompt" and text.casefold() not in PROMPTS:
+                bad(key, "unknown prompt kind", text, "use 'official' or 'own' (and prompt_sha256)")
+                continue
+            if key == "prompt":
+                text = text.casefold()
+            if key == "prompt_sha256" and not _SHA256.match(text.casefold()):
+                bad(key, "not a SHA-256 hex digest", text, "give the 64 hex digits of the hash")
+                continue
+            out[key] = text.casefold() if key == "prompt_sha256" else text
+        elif key == "decoding":
+            decoding = _decoding(value)
+            if decoding is None:
+                bad(
+                    key,
+                    "expected an object of scalar settings or a short text",
+                    value,
+                    'e.g. {"temperature": 0, "max_tokens": 64}',
+                )
+                continue
+            out[key] = decoding
+        elif key == "judge":
+            judge, judge_problems = _judge(value, file, line, families)
+            problems.extend(judge_problems)
+            if judge:
+                out[key] = judge
+        elif key == "source":
+            if value not in SOURCES:
+                bad(key, "unknown source", value, f"use one of {', '.join(SOURCES)}")
+                continue
+            out[key] = value
+        elif key == "verified":
+            if not isinstance(value, bool):
+                bad(key, "expected true or false", value, "use a boolean")
+                continue
+            out[key] = value
+    return out, problems
+
+
+def _decoding(value: Any) -> dict[str, Any] | str | None:
+    if isinstance(value, str):
+        text = value.strip()
+        return text if len(text) <= MAX_TEXT else None
+    if not isinstance(value, Mapping) or len(value) > 20:
+        return None
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        if not isinstance(k, str) or len(k) > 60:
+            return None
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if (
+            v is None
+            or isinstance(v, (bool, int, float))
+            or (isinstance(v, str) and len(v) <= MAX_TEXT)
+        ):
+            out[k] = v
+        else:
+            return None
+    return dict(sorted(out.items()))
+
+
+def _judge(
+    value: Any, file: str, line: int | None, families: Sequence[str]
+) -> tuple[dict[str, Any], list[Problem]]:
+    problems: list[Problem] = []
+    if not isinstance(value, Mapping):
+        return {}, [
+            Problem(
+                file,
+                line,
+                "expected an object",
+                column="meta.judge",
+                value=str(value)[:80],
+                fix=f"give an object with keys {', '.join(JUDGE_KEYS)}",
+            )
+        ]
+    out: dict[str, Any] = {}
+    for key, v in value.items():
+        where = f"meta.judge.{key}"
+        if key not in JUDGE_KEYS:
+            problems.append(
+                Problem(
+                    file,
+                    line,
+                    "unknown judge key",
+                    column=where,
+                    value=str(key),
+                    fix=f"use only {', '.join(JUDGE_KEYS)}",
+                )
+            )
+        elif v is None or v == "":
+            continue
+        elif key == "core_kappa":
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and -1 <= v <= 1
+            if not ok:
+                problems.append(
+                    Problem(
+                        file,
+                        line,
+                        "expected a number between -1 and 1",
+                        column=where,
+                        value=str(v)[:80],
+                        fix="give the judge's core kappa as a number, or leave it out",
+                    )
+                )
+            else:
+                out[key] = float(v)
+        else:
+            text = _text(v, MAX_TEXT)
+            if not text:
+                problems.append(
+                    Problem(
+                        file,
+                        line,
+                        f"expected a text of at most {MAX_TEXT} characters",
+                        column=where,
+                        value=str(v)[:80],
+                        fix="shorten it",
+                    )
+                )
+            else:
+                out[key] = canonical_family(text, families) if key == "family" else text
+    return out, problems
+
+
+def merge_meta(header: Mapping[str, Any], explicit: Mapping[str, Any]) -> dict[str, Any]:
+    """Header metadata overridden by explicit metadata (flags or form), key by key."""
+    out = dict(header)
+    for key, value in explicit.items():
+        if key == "judge" and isinstance(value, Mapping) and isinstance(out.get("judge"), Mapping):
+            out["judge"] = {**out["judge"], **value}
+        else:
+            out[key] = value
+    return dict(sorted(out.items()))

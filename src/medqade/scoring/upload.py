@@ -1,0 +1,338 @@
+"""Uploaded bytes in, a table of raw cells out: CSV, JSON Lines or Parquet, checked for the
+mistakes people make when they export a file (size, encoding, delimiter, spreadsheet formats).
+
+Decoding and CSV/JSONL parsing reuse :mod:`medqade.tables`; this module adds what an upload
+needs on top: a size limit, format detection by extension or content, the ``{"meta": {...}}``
+header line of JSONL, normalised column names and a ``_line`` position for every row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from medqade.problems import InputError, Problem
+from medqade.tables import decode_utf8, read_csv_text, read_jsonl_text
+
+LINE: Final = "_line"
+BOM: Final = b"\xef\xbb\xbf"
+CSV_SUFFIXES: Final = (".csv", ".tsv", ".txt")
+JSONL_SUFFIXES: Final = (".jsonl", ".ndjson", ".json")
+PARQUET_SUFFIXES: Final = (".parquet", ".pq")
+_FORMULA = re.compile(r"^\s*[=+\-@]\s*[A-Za-z_.]*\s*\(|^\s*=")
+
+NOT_TEXT: Final = object()
+"""Cell marker for a JSON list or object where text was expected."""
+
+
+@dataclass(frozen=True)
+class RawTable:
+    """A parsed upload: ``frame`` holds raw cells (object dtype) plus ``_line``."""
+
+    name: str
+    format: str  # "csv" | "jsonl" | "parquet"
+    frame: pd.DataFrame
+    header_meta: dict[str, Any] | None = None
+    header_line: int | None = None
+    notes: tuple[Problem, ...] = field(default=())
+
+    @property
+    def row_kind(self) -> str:
+        return "row" if self.format == "parquet" else "line"
+
+    @property
+    def columns(self) -> list[str]:
+        return [c for c in self.frame.columns if c != LINE]
+
+
+def column_key(name: object) -> str:
+    """Normalised column name: trimmed, case-folded, spaces and dashes as ``_``."""
+    text = str(name).replace("\ufeff", "").strip().strip('"').strip()
+    return re.sub(r"[\s\-]+", "_", text).casefold()
+
+
+def looks_like_formula(text: str) -> bool:
+    """True for cells a spreadsheet would run as a formula (``=HYPERLINK(...)``, ``@SUM(``)."""
+    return bool(_FORMULA.match(text))
+
+
+def cell_text(value: Any) -> Any:
+    """A cell as text, ``None`` when empty or null, :data:`NOT_TEXT` for lists and objects."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value if value.strip() else None
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        x = float(value)
+        if math.isnan(x):
+            return None
+        return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+    return NOT_TEXT
+
+
+def _problem(name: str, message: str, fix: str, line: int | None = None) -> InputError:
+    return InputError(name, [Problem(name, line, message, fix=fix)])
+
+
+def detect_format(data: bytes, name: str) -> str:
+    """``csv``, ``jsonl`` or ``parquet`` from the extension, else from the content."""
+    lower = name.lower()
+    if lower.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    if lower.endswith(JSONL_SUFFIXES):
+        return "jsonl"
+    if lower.endswith(CSV_SUFFIXES):
+        return "csv"
+    if data.startswith(b"PK\x03\x04") or lower.endswith((".xlsx", ".xls", ".ods", ".numbers")):
+        raise _problem(
+            name,
+            "this is a spreadsheet workbook, not a table file",
+            "export it as 'CSV UTF-8 (comma delimited)', or save JSON Lines or Parquet",
+        )
+    if data.startswith(b"PAR1"):
+        return "parquet"
+    head = data.lstrip(BOM).lstrip()[:1]
+    return "jsonl" if head in (b"{", b"[") else "csv"
+
+
+def read_upload(data: bytes, name: str, max_bytes: int) -> RawTable:
+    """Parse an upload into a :class:`RawTable` or raise :class:`InputError`."""
+    if len(data) > max_bytes:
+        raise _problem(
+            name,
+            f"the file has {len(data):,} bytes, more than the limit of {max_bytes:,}",
+            "remove extra columns (such as raw model output) or compress it as Parquet",
+        )
+    fmt = detect_format(data, name)
+    if fmt == "parquet":
+        return _read_parquet(data, name)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise _problem(
+            name,
+            "the file is UTF-16 encoded",
+            "save it as UTF-8 (in Excel: 'CSV UTF-8 (comma delimited)')",
+            line=1,
+        )
+    notes: list[Problem] = []
+    if data.startswith(BOM):
+        notes.append(
+            Problem(
+                name,
+                1,
+                "the file starts with a UTF-8 byte-order mark; it was ignored",
+                fix="nothing to do (or save as UTF-8 without BOM)",
+            )
+        )
+    text = decode_utf8(data, name)
+    if not text.strip():
+        raise _problem(name, "the file is empty", "add a header row and one row per label")
+    if fmt == "csv":
+        return RawTable(name, "csv", _read_csv(text, name), notes=tuple(notes))
+    frame, meta, meta_line = _read_jsonl(text, name)
+    return RawTable(name, "jsonl", frame, meta, meta_line, tuple(notes))
+
+
+def _read_csv(text: str, name: str) -> pd.DataFrame:
+    first = text.lstrip("\ufeff").lstrip("\r\n").split("\n", 1)[0].rstrip("\r")
+    try:
+        header = next(csv.reader([first]), [])
+    except csv.Error:
+        header = [first]
+    if len(header) <= 1:
+        for delim, word in ((";", "semicolons"), ("\t", "tabs"), ("|", "vertical bars")):
+            if delim in first:
+                raise InputError(
+                    name,
+                    [
+                        Problem(
+                            name,
+                            1,
+                            f"the columns are separated by {word}, not commas",
+                            value=first[:80],
+                            fix="use commas as the delimiter "
+                            "(in Excel: save as 'CSV UTF-8 (comma delimited)')",
+                        )
+                    ],
+                )
+    if text.lstrip().startswith("{"):
+        raise _problem(
+            name,
+            "this looks like JSON Lines, not CSV",
+            "name the file *.jsonl",
+            line=1,
+        )
+    try:
+        frame = read_csv_text(text, name)
+    except InputError:
+        raise
+    except (csv.Error, ValueError, OverflowError, MemoryError, IndexError) as exc:
+        raise _problem(
+            name, f"not a readable CSV file ({type(exc).__name__})", "check quoting and commas"
+        ) from None
+    return _normalise_columns(frame, name)
+
+
+def _normalise_columns(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    keys = [c if c == LINE else column_key(c) for c in frame.columns]
+    seen: dict[str, int] = {}
+    for k in keys:
+        seen[k] = seen.get(k, 0) + 1
+    dupes = sorted(k for k, n in seen.items() if n > 1)
+    if dupes:
+        raise _problem(
+            name,
+            f"column(s) {', '.join(repr(d) for d in dupes)} appear more than once in the header",
+            "keep each column once",
+            line=1,
+        )
+    frame = frame.copy()
+    frame.columns = keys
+    return frame
+
+
+def _read_jsonl(text: str, name: str) -> tuple[pd.DataFrame, dict[str, Any] | None, int | None]:
+    if text.lstrip("\ufeff \t\r\n").startswith("["):
+        raise _problem(
+            name,
+            "this is a JSON array, not JSON Lines",
+            "write one JSON object per line (no surrounding [ ])",
+            line=1,
+        )
+    try:
+        records, lines, problems = read_jsonl_text(text, name)
+    except (RecursionError, ValueError, OverflowError) as exc:
+        raise _problem(
+            name, f"not valid JSON Lines ({type(exc).__name__})", "write one JSON object per line"
+        ) from None
+    meta: dict[str, Any] | None = None
+    meta_line: int | None = None
+    if records and list(records[0]) == ["meta"]:
+        head = records.pop(0)["meta"]
+        meta_line = lines.pop(0)
+        if not isinstance(head, dict):
+            problems.append(
+                Problem(
+                    name,
+                    meta_line,
+                    "the meta header must be an object",
+                    fix='write {"meta": {"name": ..., "family": ...}}',
+                )
+            )
+        else:
+            meta = head
+    for rec, line in zip(records, lines, strict=True):
+        if "meta" in rec:
+            problems.append(
+                Problem(
+                    name,
+                    line,
+                    'a "meta" object is only allowed as the first line',
+                    fix="move the metadata to line 1, on its own",
+                )
+            )
+    if problems:
+        raise InputError(name, problems)
+    columns: dict[str, list[Any]] = {}
+    keys_seen: list[str] = []
+    for rec in records:
+        for key in rec:
+            k = column_key(key)
+            if k not in columns:
+                columns[k] = []
+                keys_seen.append(k)
+    data: dict[str, list[Any]] = {k: [None] * len(records) for k in keys_seen}
+    for row, rec in enumerate(records):
+        for key, value in rec.items():
+            data[column_key(key)][row] = value
+    frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in data.items()})
+    frame[LINE] = lines
+    return frame, meta, meta_line
+
+
+def _read_parquet(data: bytes, name: str) -> RawTable:
+    if not data.startswith(b"PAR1"):
+        raise _problem(
+            name, "not a Parquet file (no PAR1 magic bytes)", "upload a .parquet, .csv or .jsonl"
+        )
+    try:
+        table = pq.read_table(pa.BufferReader(data))
+        frame = table.to_pandas()
+    except (pa.ArrowException, OSError, ValueError, TypeError, IndexError, MemoryError) as exc:
+        raise _problem(
+            name, f"not a readable Parquet file ({type(exc).__name__})", "write it again"
+        ) from None
+    out = pd.DataFrame({c: pd.Series(_py(frame[c]), dtype=object) for c in frame.columns})
+    out = _normalise_columns(out, name)
+    out[LINE] = range(1, len(out) + 1)
+    return RawTable(name, "parquet", out)
+
+
+def _py(column: pd.Series) -> list[Any]:
+    values = []
+    for v in column.tolist():
+        if isinstance(v, np.ndarray):
+            v = v.tolist()
+        elif v is pd.NA or v is pd.NaT:
+            v = None
+        values.append(v)
+    return values
+
+
+def csv_cell(value: Any) -> Any:
+    """A value safe to write into a CSV that a spreadsheet opens: text starting with ``=``,
+    ``+``, ``-``, ``@``, tab or carriage return gets a leading ``'`` (formula injection)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """``frame`` as UTF-8 CSV text with every text cell passed through :func:`csv_cell`."""
+    safe = frame.copy()
+    for col in safe.columns:
+        if not pd.api.types.is_numeric_dtype(safe[col]):
+            safe[col] = safe[col].astype(object).map(csv_cell)
+    safe.columns = [csv_cell(str(c)) for c in safe.columns]
+    buf = io.StringIO()
+    safe.to_csv(buf, index=False, lineterminator="\n")
+    return buf.getvalue()
+
+
+def jsonable(obj: Any) -> Any:
+    """``obj`` with numpy scalars as Python numbers, tuples as lists and NaN/inf as None."""
+    if isinstance(obj, Mapping):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        return x if math.isfinite(x) else None
+    return obj
+
+
+def dumps(obj: Any) -> str:
+    """Canonical JSON (sorted keys, no NaN) used for hashing and records."""
+    return json.dumps(
+        obj, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+    )

@@ -1,0 +1,57 @@
+"""Submission files made from a release, for the scoring tests."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from medqade import vocab
+from medqade.release import Release
+
+
+def judge_rows(release: Release, evaluator: str) -> pd.DataFrame:
+    """``question_id, model, label, difficulty`` of one evaluator, from ``release.judgments``."""
+    j = release.judgments
+    rows = j[j["evaluator"] == evaluator][["question_id", "model", "label", "difficulty"]]
+    return rows.reset_index(drop=True)
+
+
+def codes_to_rows(release: Release, codes: np.ndarray, items: Iterable[int] | None = None) -> str:
+    """CSV text ``question_id,model,label`` for label codes (items, 5); -1 written empty."""
+    buf = io.StringIO()
+    buf.write("question_id,model,label\n")
+    chosen = range(release.n_items) if items is None else items
+    for i in chosen:
+        for s, m in enumerate(release.roster.student_ids):
+            code = int(codes[i, s])
+            label = "" if code == vocab.MISSING_CODE else vocab.CODE_LABELS[code]
+            buf.write(f"{release.item_ids[i]},{m},{label}\n")
+    return buf.getvalue()
+
+
+def answers_csv(
+    release: Release, answers: Iterable[str | None], items: Iterable[int] | None = None
+) -> str:
+    frame = pd.DataFrame({"question_id": release.item_ids, "answer": list(answers)})
+    if items is not None:
+        frame = frame.iloc[list(items)]
+    return frame.to_csv(index=False, lineterminator="\n")
+
+
+def jsonl(records: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None = None) -> str:
+    lines = [] if meta is None else [json.dumps({"meta": dict(meta)}, ensure_ascii=False)]
+    lines += [json.dumps(dict(r), ensure_ascii=False) for r in records]
+    return "\n".join(lines) + "\n"
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), buf)
+    return buf.getvalue()

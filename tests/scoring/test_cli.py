@@ -1,0 +1,115 @@
+"""``medqade score``: summary, --json, --out, --validate-only, labels and user errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from medqade.cli import main
+
+Write = Callable[[str, str | bytes], Path]
+
+ANSWERS = "question_id,answer\nS-C01,Femur\nS-C02,Aspirin\nS-E01,N. medianus\n"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_score_prints_a_summary(
+    sample_dir: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write("a.csv", ANSWERS)
+    code, out, _ = run(
+        capsys, "score", str(path), "--data", str(sample_dir), "--name", "Mein Modell"
+    )
+    assert code == 0
+    assert out.startswith("Mein Modell (answers), scope partial")
+    assert "anchored accuracy" in out and "flags: partial_coverage" in out
+
+
+def test_score_json_with_metadata_flags(
+    sample_dir: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write("a.csv", ANSWERS)
+    prompt = write("prompt.txt", "Antworte kurz.")
+    out_path = path.parent / "record.json"
+    code, out, _ = run(
+        capsys, "score", str(path), "--data", str(sample_dir), "--json", "--out", str(out_path),
+        "--name", "M", "--model-id", "m-1", "--revision", "2026-01", "--family", "qwen",
+        "--organisation", "Org", "--link", "https://example.org/m", "--prompt-file", str(prompt),
+        "--decoding", "temperature=0,max_tokens=32", "--resamples", "0",
+    )  # fmt: skip
+    assert code == 0
+    record = json.loads(out)
+    assert json.loads(out_path.read_text(encoding="utf-8")) == record
+    meta = record["meta"]
+    assert meta["family"] == "Qwen" and meta["prompt"] == "own"
+    assert meta["prompt_sha256"] == hashlib.sha256(b"Antworte kurz.").hexdigest()
+    assert meta["decoding"] == {"max_tokens": 32, "temperature": 0}
+    assert meta["verified"] is False
+
+
+def test_score_with_labels_for_unmatched_answers(
+    sample_dir: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write("a.csv", ANSWERS)
+    labels = write("l.csv", "question_id,label\nS-C02,Falsch\n")
+    code, out, _ = run(
+        capsys, "score", str(path), "--data", str(sample_dir), "--json", "--resamples", "0",
+        "--labels", str(labels), "--judge-name", "J", "--judge-family", "Qwen", "--family", "Qwen",
+    )  # fmt: skip
+    assert code == 0
+    record = json.loads(out)
+    assert record["accuracy"]["judged"]["n_judged"] == 1
+    assert "same_family_judge" in record["flags"]
+
+
+def test_score_validate_only(
+    sample_dir: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = write("a.csv", ANSWERS)
+    code, out, _ = run(capsys, "score", str(good), "--data", str(sample_dir), "--validate-only")
+    assert code == 0 and "OK, answers" in out
+    bad = write("b.csv", "question_id;answer\nS-C01;Femur\n")
+    code, _, err = run(capsys, "score", str(bad), "--data", str(sample_dir), "--validate-only")
+    assert code == 2 and "use commas" in err
+
+
+def test_score_bad_file_exits_2_with_rows(
+    sample_dir: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write("j.csv", "question_id,model,label\nS-C01,qwen3:4b,ja\nS-X,qwen3:4b,nein\n")
+    code, out, err = run(capsys, "score", str(path), "--data", str(sample_dir))
+    assert code == 2 and out == ""
+    assert "j.csv, line 3, column 'question_id': unknown question id" in err
+
+
+def test_score_missing_file(sample_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "score", "nope.csv", "--data", str(sample_dir))
+    assert code == 2 and "no such file" in err
+
+
+def test_score_bad_decoding(
+    sample_dir: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write("a.csv", ANSWERS)
+    code, _, err = run(capsys, "score", str(path), "--data", str(sample_dir), "--decoding", "{x")
+    assert code == 2 and "--decoding" in err
+
+
+def test_score_judge_summary(
+    sample_dir: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        "j.csv", "question_id,model,label\nS-C01,qwen3:4b,Falsch\nS-C02,qwen3:4b,Richtig\n"
+    )
+    code, out, _ = run(capsys, "score", str(path), "--data", str(sample_dir), "--resamples", "20")
+    assert code == 0
+    assert "core: kappa" in out and "physicians (leave-one-out)" in out and "verdict" in out

@@ -1,0 +1,222 @@
+"""Result records, reference rows, baselines and the leaderboard."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from medqade.problems import InputError
+from medqade.release import Release, load_release
+from medqade.scoring import (
+    BASELINES,
+    JUDGE_COLUMNS,
+    MODEL_COLUMNS,
+    SCHEMA_VERSION,
+    baseline_labels,
+    context,
+    csv_cell,
+    csv_text,
+    leaderboard,
+    normalise,
+    parse_submission,
+    prepare,
+    rank_tiers,
+    record_id,
+    reference_records,
+    score,
+)
+from medqade.scoring.normalize import char_ngram_dice, fuzzy_ratio, token_f1
+from medqade.synthetic import load_facts
+
+from .conftest import write_dummy_facts
+from .helpers import answers_csv, codes_to_rows
+
+CLOCK = lambda: datetime(2026, 5, 1, 12, 0, tzinfo=UTC)  # noqa: E731
+
+
+@pytest.fixture(scope="module")
+def references(full: Release) -> list[dict[str, Any]]:
+    return reference_records(full, resamples=50, clock=CLOCK)
+
+
+def test_record_has_the_documented_keys(sample: Release) -> None:
+    sub = parse_submission(codes_to_rows(sample, sample.consensus).encode(), "j.csv", sample)
+    record = score(sample, sub, {"name": "x"}, resamples=20, clock=CLOCK)
+    for key in (
+        "schema_version", "id", "timestamp", "kind", "meta", "dataset", "scorer_version",
+        "core", "full", "physician_reference", "abstention", "flags",
+    ):  # fmt: skip
+        assert key in record
+    assert record["schema_version"] == SCHEMA_VERSION
+    assert set(record["dataset"]) >= {"hash", "synthetic"}
+    assert set(record["core"]) >= {"kappa", "kappa_ci", "pa", "pa_ci", "pabak", "pabak_ci", "n"}
+    assert set(record["core"]["slots"]) == set(sample.roster.student_ids)
+    assert len(record["abstention"]["by_tier"]) == 4
+    assert record["meta"] == {"name": "x", "source": "submission", "verified": False}
+    json.dumps(record, allow_nan=False)  # NaN became null
+
+
+def test_record_id_is_the_content_hash(sample: Release) -> None:
+    text = answers_csv(sample, ["Femur", "ACC", "N. medianus", "0", "Lanz-Punkt", "Bakterien"])
+    sub = parse_submission(text.encode(), "a.csv", sample)
+    record = score(sample, sub, {"name": "m"}, resamples=0, clock=CLOCK)
+    assert record["id"] == record_id(record)
+    assert record_id(record | {"timestamp": "other"}) == record["id"]
+    assert record_id(record | {"meta": {"name": "n"}}) != record["id"]
+    again = parse_submission(text.replace("\n", "\r\n").encode(), "b.csv", sample)
+    assert score(sample, again, {"name": "m"}, resamples=0, clock=CLOCK) == record
+    acc = record["accuracy"]
+    assert set(acc) >= {"anchored", "ci", "lower", "upper", "coverage", "pooled_anchors"}
+    assert len(acc["by_tier"]) == 4 and set(acc["by_lexical"]) == {"exact_match", "no_match"}
+
+
+def test_score_rejects_bad_metadata(sample: Release) -> None:
+    sub = parse_submission(b"question_id,answer\nS-C01,Femur\n", "a.csv", sample)
+    with pytest.raises(InputError, match="unknown metadata key"):
+        score(sample, sub, {"colour": "blue"}, resamples=0)
+    with pytest.raises(ValueError, match="resamples"):
+        score(sample, sub, {}, resamples=-1)
+
+
+def test_explicit_meta_overrides_the_header(sample: Release) -> None:
+    text = '{"meta": {"name": "from file", "family": "Qwen"}}\n'
+    text += '{"question_id": "S-C01", "answer": "Femur"}\n'
+    sub = parse_submission(text.encode(), "a.jsonl", sample)
+    record = score(sample, sub, {"name": "from form"}, resamples=0)
+    assert record["meta"]["name"] == "from form" and record["meta"]["family"] == "Qwen"
+
+
+def test_reference_records_cover_the_paper(full: Release, references: list[dict[str, Any]]) -> None:
+    sources = [r["meta"]["source"] for r in references]
+    assert sources.count("paper") == 9 + 5
+    assert sources.count("physicians") == 1
+    assert sources.count("baseline") == len(BASELINES)
+    physicians = next(r for r in references if r["meta"]["source"] == "physicians")
+    assert physicians["kind"] == "judge" and "physician_reference" in physicians["flags"]
+    students = [r for r in references if r["kind"] == "answers"]
+    assert [r["meta"]["model_id"] for r in students] == list(full.roster.student_ids)
+    for slot, rec in enumerate(students):
+        c = full.consensus[:, slot]
+        assert rec["accuracy"]["anchored"] == int((c == 1).sum()) / int((c >= 0).sum())
+    assert all(r["id"] == record_id(r) for r in references)
+
+
+def test_reference_evaluator_equals_its_submission(
+    full: Release, references: list[dict[str, Any]]
+) -> None:
+    k = 3
+    evaluator = full.roster.evaluators[k]
+    rec = next(
+        r for r in references if r["meta"].get("model_id") == evaluator.id and r["kind"] == "judge"
+    )
+    sub = parse_submission(codes_to_rows(full, full.evaluator_labels[k]).encode(), "j.csv", full)
+    assert sub.content_hash == rec["submission"]["content_hash"]
+    mine = score(full, sub, {"model_id": evaluator.id}, resamples=50)
+    assert mine["core"] == rec["core"] and mine["full"] == rec["full"]
+
+
+def test_baseline_labels(sample: Release) -> None:
+    exact = baseline_labels(sample, BASELINES[0])
+    expected = sample.answers["exact_match"].to_numpy().reshape(6, 5)
+    assert (exact == expected.astype(np.int8)).all()
+    normalised = baseline_labels(sample, BASELINES[1])
+    assert (normalised >= exact).all()
+
+
+def test_normalise_and_similarities() -> None:
+    assert normalise("„Die  Straße.“", strip_articles=True) == "strasse"
+    assert normalise("die", strip_articles=True) == "die"
+    assert normalise("ＦＥＭＵＲ") == "femur"  # NFKC full-width
+    assert token_f1("Nervus medianus", "Nervus ulnaris") == 0.5
+    assert token_f1("", "x") == 0.0
+    assert char_ngram_dice("Femur", "Femur") == 1.0
+    assert 0 < char_ngram_dice("Femur", "Femora") < 1
+    assert fuzzy_ratio("McBurney-Punkt", "mcburney punkt") > 0.9
+
+
+def test_leaderboard_tables(full: Release, references: list[dict[str, Any]]) -> None:
+    judges, models = leaderboard(references, view="core")
+    assert tuple(judges.columns) == JUDGE_COLUMNS and tuple(models.columns) == MODEL_COLUMNS
+    assert len(judges) == 9 + 1 + len(BASELINES) and len(models) == 5
+    assert (judges["kappa"].diff().dropna() <= 0).all()  # best first
+    physicians = judges[judges["source"] == "physicians"].iloc[0]
+    assert physicians["status"] == "reference" and pd.isna(physicians["rank"])
+    ranked = judges[judges["status"] == "verified"]
+    assert ranked["rank"].iloc[0] == 1 and ranked["rank"].notna().all()
+    full_judges, full_models = leaderboard(references, view="full")
+    assert "physicians" not in set(full_judges["source"]) and len(full_models) == 5
+    with pytest.raises(ValueError, match="view"):
+        leaderboard(references, view="all")
+
+
+def test_leaderboard_never_ranks_unverified_or_flagged(
+    full: Release, references: list[dict[str, Any]]
+) -> None:
+    k = full.roster.evaluator_ids.index("gpt-5.4-mini")
+    sub = parse_submission(codes_to_rows(full, full.evaluator_labels[k]).encode(), "j.csv", full)
+    mine = score(full, sub, {"name": "unverified run"}, resamples=50)
+    copy = parse_submission(codes_to_rows(full, full.consensus).encode(), "c.csv", full)
+    cheat = score(full, copy, {"name": "copy", "verified": True}, resamples=50)
+    judges, _ = leaderboard([*references, mine, mine, cheat])
+    assert list(judges["name"]).count("unverified run") == 1  # same id once
+    row = judges[judges["name"] == "unverified run"].iloc[0]
+    assert row["status"] == "unverified" and pd.isna(row["rank"])
+    top = judges.iloc[0]
+    assert top["name"] == "copy" and top["status"] == "above_physician_ceiling"
+    assert pd.isna(top["rank"])
+
+
+def test_rank_tiers_follow_ci_overlap() -> None:
+    keys = [0.9, 0.85, 0.7, 0.68, 0.5, 0.4]
+    lows = [0.86, 0.80, 0.65, 0.60, 0.45, 0.3]
+    highs = [0.94, 0.88, 0.75, 0.72, 0.55, 0.5]
+    ranked = [True, True, True, False, True, True]
+    # 0.85 overlaps 0.9 -> tier 1; 0.7 does not overlap 0.85 -> tier 2; unranked skipped;
+    # 0.5 vs 0.7 (the ranked row above) -> tier 3; 0.4 overlaps 0.5 -> tier 3
+    assert rank_tiers(keys, lows, highs, ranked) == [1, 1, 2, None, 3, 3]
+
+
+def test_csv_export_neutralises_formulas() -> None:
+    frame = pd.DataFrame({"name": ['=HYPERLINK("x")', "+1", "@SUM(A1)", "ok", "-x"], "k": range(5)})
+    text = csv_text(frame)
+    rows = text.splitlines()[1:]
+    assert rows[0].startswith("\"'=HYPERLINK") and rows[1].startswith("'+1")
+    assert rows[2].startswith("'@SUM") and rows[3].startswith("ok") and rows[4].startswith("'-x")
+    assert csv_cell(3) == 3 and csv_cell("Femur") == "Femur"
+
+
+def test_leaderboard_models_use_bounds_for_rank(
+    full: Release, references: list[dict[str, Any]]
+) -> None:
+    rng = np.random.default_rng(0)
+    answers = [
+        a if rng.random() < 0.6 else f"neu {i}" for i, a in enumerate(full.answer_text[:, 0])
+    ]
+    sub = parse_submission(answers_csv(full, answers).encode(), "a.csv", full)
+    rec = score(full, sub, {"name": "new", "verified": True}, resamples=0)
+    _, models = leaderboard([*references, rec])
+    row = models[models["name"] == "new"].iloc[0]
+    assert row["lower"] < row["accuracy"] < row["upper"]
+    assert row["coverage"] == pytest.approx(rec["accuracy_core"]["coverage"])
+    assert row["status"] == "verified" and not pd.isna(row["rank"])
+
+
+def test_prepare_fills_the_caches_without_changing_results(sample_dir: Path) -> None:
+    fresh = load_release(sample_dir)
+    text = codes_to_rows(fresh, fresh.consensus).encode()
+    before = score(fresh, parse_submission(text, "j.csv", fresh), resamples=30, clock=CLOCK)
+    context.clear(fresh)
+    prepare(fresh, resamples=30)
+    after = score(fresh, parse_submission(text, "j.csv", fresh), resamples=30, clock=CLOCK)
+    assert before == after
+
+
+def test_dummy_facts_are_loadable(tmp_path: Path) -> None:
+    facts = load_facts(write_dummy_facts(tmp_path / "facts", n=12))
+    assert len(facts) == 12 and all(len(f.phrasings) == 5 for f in facts)
