@@ -5,8 +5,12 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from medqade.release import Release
 
 # --- foundation: the sample raw release and its build ---------------------------------------
 
@@ -41,3 +45,32 @@ def built_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def hf_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A private ``datasets`` cache, so tests never write to the user's cache."""
     return tmp_path_factory.mktemp("hf-datasets-cache")
+
+
+# --- the full synthetic release (default seed, the project's facts), built once per session --
+
+
+@pytest.fixture(scope="session")
+def synthetic_raw(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The raw synthetic release of the default seed (read it; never modify it)."""
+    from medqade.release import DEFAULT_SEED
+    from medqade.synthetic import synthesize
+
+    return synthesize(tmp_path_factory.mktemp("synthetic") / "raw", seed=DEFAULT_SEED)
+
+
+@pytest.fixture(scope="session")
+def synthetic_build(synthetic_raw: Path) -> Path:
+    """The built 3,800-item synthetic release (read it; never modify it)."""
+    from medqade.build import build
+
+    out = synthetic_raw.parent / "build"
+    build(synthetic_raw, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def synthetic(synthetic_build: Path) -> Release:
+    from medqade.release import load_release
+
+    return load_release(synthetic_build)

@@ -28,10 +28,9 @@ def _load(name: str) -> ModuleType:
 
 
 @pytest.fixture(scope="session")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same build the analysis tests use (shared path: built once per session)."""
-    builder = _load("synthetic_release")
-    return Path(builder.build_release(tmp_path_factory.getbasetemp() / "analysis-release"))
+def data_dir(synthetic_build: Path) -> Path:
+    """The shared synthetic build (built once per session)."""
+    return synthetic_build
 
 
 def _run(data: Path, out: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> str:

@@ -10,17 +10,15 @@ import pytest
 from medqade.analyses.report import Report, reproduce
 from medqade.release import Release, load_release
 
-from .synthetic_release import build_release
-
 RESAMPLES = 100
 CONTRAST_RESAMPLES = 200
 SEED = 7
 
 
 @pytest.fixture(scope="session")
-def release_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A built 3,800-item synthetic release (read it; never modify it)."""
-    return build_release(tmp_path_factory.getbasetemp() / "analysis-release")
+def release_dir(synthetic_build: Path) -> Path:
+    """The shared built 3,800-item synthetic release (read it; never modify it)."""
+    return synthetic_build
 
 
 @pytest.fixture(scope="session")

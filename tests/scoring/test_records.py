@@ -32,9 +32,7 @@ from medqade.scoring import (
     score,
 )
 from medqade.scoring.normalize import char_ngram_dice, fuzzy_ratio, token_f1
-from medqade.synthetic import load_facts
 
-from .conftest import write_dummy_facts
 from .helpers import answers_csv, codes_to_rows
 
 CLOCK = lambda: datetime(2026, 5, 1, 12, 0, tzinfo=UTC)  # noqa: E731
@@ -215,8 +213,3 @@ def test_prepare_fills_the_caches_without_changing_results(sample_dir: Path) -> 
     prepare(fresh, resamples=30)
     after = score(fresh, parse_submission(text, "j.csv", fresh), resamples=30, clock=CLOCK)
     assert before == after
-
-
-def test_dummy_facts_are_loadable(tmp_path: Path) -> None:
-    facts = load_facts(write_dummy_facts(tmp_path / "facts", n=12))
-    assert len(facts) == 12 and all(len(f.phrasings) == 5 for f in facts)
