@@ -18,7 +18,7 @@ install-test: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[space,test]'
 
 run: install
-	$(BIN)/medqade show
+	$(BIN)/medqade space
 
 lint: install-test
 	$(BIN)/ruff check src tests bench evaluate.py $(wildcard space)

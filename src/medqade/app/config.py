@@ -1,0 +1,121 @@
+"""The Space's settings: one frozen dataclass, filled from flags or the environment."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+ENV_DATASET: Final = "MEDQADE_DATASET"
+ENV_RESULTS_REPO: Final = "MEDQADE_RESULTS_REPO"
+ENV_RESULTS_DIR: Final = "MEDQADE_RESULTS_DIR"
+ENV_RATE_LIMIT: Final = "MEDQADE_RATE_LIMIT"
+ENV_RATE_WINDOW_DAYS: Final = "MEDQADE_RATE_WINDOW_DAYS"
+ENV_MAX_UPLOAD_MB: Final = "MEDQADE_MAX_UPLOAD_MB"
+ENV_REQUIRE_LOGIN: Final = "MEDQADE_REQUIRE_LOGIN"
+ENV_RESAMPLES: Final = "MEDQADE_RESAMPLES"
+
+DEFAULT_RATE_LIMIT: Final = 5
+DEFAULT_RATE_WINDOW_DAYS: Final = 7.0
+DEFAULT_MAX_UPLOAD_MB: Final = 20.0
+REPO_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+
+
+def on_space(env: Mapping[str, str] | None = None) -> bool:
+    """Whether this process runs inside a Hugging Face Space (``SPACE_ID`` is set there)."""
+    return bool((os.environ if env is None else env).get("SPACE_ID"))
+
+
+def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``./results`` in a Space; locally ``results`` under the MedQADE user cache folder."""
+    env = os.environ if env is None else env
+    if env.get(ENV_RESULTS_DIR):
+        return Path(env[ENV_RESULTS_DIR])
+    if on_space(env):
+        return Path("results")
+    from medqade.release import cache_dir
+
+    return cache_dir() / "results"
+
+
+@dataclass(frozen=True)
+class SpaceConfig:
+    """Everything :func:`medqade.app.serve` needs; :meth:`from_env` reads the Space variables.
+
+    ``rate_limit`` submissions per account per ``rate_window_days`` (0 switches the limit off);
+    ``require_login`` makes the Submit tab ask for a Hugging Face login (on by default in a
+    Space, off locally, where submissions count against the account ``local``).
+    ``login_button`` (default: ``require_login``) shows ``gr.LoginButton``; outside a Space
+    Gradio mocks that login with the machine's Hugging Face token (needs ``gradio[oauth]``).
+    """
+
+    data: str | None = None
+    results_dir: Path = field(default_factory=default_results_dir)
+    results_repo: str | None = None
+    host: str | None = None
+    port: int | None = None
+    rate_limit: int = DEFAULT_RATE_LIMIT
+    rate_window_days: float = DEFAULT_RATE_WINDOW_DAYS
+    max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB
+    max_rows: int = 100_000
+    require_login: bool = False
+    login_button: bool | None = None
+    resamples: int = 1000
+    seed: int = 0
+    sync_every_minutes: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.rate_limit < 0:
+            raise ValueError(f"--rate-limit must be 0 (off) or more, got {self.rate_limit}")
+        if self.rate_window_days <= 0:
+            raise ValueError(f"--rate-window-days must be positive, got {self.rate_window_days}")
+        if self.max_upload_mb <= 0:
+            raise ValueError(f"--max-upload-mb must be positive, got {self.max_upload_mb}")
+        if self.max_rows < 1:
+            raise ValueError(f"--max-rows must be at least 1, got {self.max_rows}")
+        if self.resamples < 1:
+            raise ValueError(f"--resamples must be at least 1, got {self.resamples}")
+        if self.results_repo is not None and not REPO_ID.match(self.results_repo):
+            raise ValueError(
+                f"results repo {self.results_repo!r}: expected ORG/NAME, e.g. medqade/results"
+            )
+
+    @property
+    def show_login(self) -> bool:
+        return self.require_login if self.login_button is None else self.login_button
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> SpaceConfig:
+        """Settings from ``MEDQADE_*`` variables; keyword arguments win over the environment."""
+        env = os.environ if env is None else env
+
+        def number(name: str, kind: type[int] | type[float], default: float) -> Any:
+            raw = env.get(name, "").strip()
+            if not raw:
+                return default
+            try:
+                return kind(raw)
+            except ValueError:
+                raise ValueError(f"environment variable {name}={raw!r} is not a number") from None
+
+        login_raw = env.get(ENV_REQUIRE_LOGIN, "").strip().casefold()
+        require_login = on_space(env) if not login_raw else login_raw in {"1", "true", "yes"}
+        base = cls(
+            data=env.get(ENV_DATASET) or None,
+            results_dir=default_results_dir(env),
+            results_repo=env.get(ENV_RESULTS_REPO) or None,
+            rate_limit=number(ENV_RATE_LIMIT, int, DEFAULT_RATE_LIMIT),
+            rate_window_days=number(ENV_RATE_WINDOW_DAYS, float, DEFAULT_RATE_WINDOW_DAYS),
+            max_upload_mb=number(ENV_MAX_UPLOAD_MB, float, DEFAULT_MAX_UPLOAD_MB),
+            require_login=require_login,
+            resamples=number(ENV_RESAMPLES, int, 1000),
+        )
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return replace(base, **given)

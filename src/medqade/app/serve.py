@@ -1,0 +1,102 @@
+"""Start the Space: resolve the data, restore and mirror the results, build and launch.
+
+On the Hub (``MEDQADE_RESULTS_REPO`` set) the results folder is first filled from that dataset
+repo (``snapshot_download``), so a restarted Space loses nothing, and then mirrored back by a
+``huggingface_hub.CommitScheduler`` every few minutes. The scheduler's lock is held around
+every write into the folder, so a commit never sees half a submission. Tokens come from the
+environment (``HF_TOKEN``, a Space secret) and are never logged or stored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from medqade.app.config import ENV_DATASET, ENV_RESULTS_REPO, SpaceConfig
+from medqade.app.store import MIRROR_IGNORE, MIRROR_PATTERNS
+from medqade.release import open_release
+
+log = logging.getLogger(__name__)
+
+SPACE_CONFIG = "medqade_space.json"
+
+
+def pull_results(repo_id: str, folder: Path, token: str | None = None) -> Path:
+    """Download the results repo into ``folder`` (an empty or new repo is fine)."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        snapshot_download(
+            repo_id=repo_id,
+            repo_type="dataset",
+            local_dir=folder,
+            allow_patterns=list(MIRROR_PATTERNS),
+            token=token,
+        )
+    except (RepositoryNotFoundError, RevisionNotFoundError):
+        log.warning("results repo %s not found or empty; starting with no submissions", repo_id)
+    return folder
+
+
+def start_mirror(repo_id: str, folder: Path, every_minutes: float, token: str | None) -> Any:
+    """A CommitScheduler that pushes ``folder`` to the dataset repo ``repo_id``."""
+    from huggingface_hub import CommitScheduler
+
+    return CommitScheduler(
+        repo_id=repo_id,
+        repo_type="dataset",
+        folder_path=folder,
+        every=every_minutes,
+        allow_patterns=list(MIRROR_PATTERNS),
+        ignore_patterns=list(MIRROR_IGNORE),
+        private=True,
+        token=token,
+    )
+
+
+def prepare(config: SpaceConfig) -> Any:
+    """Build the app for ``config`` (pulling and mirroring results when a repo is set)."""
+    from medqade.app.ui import build_app
+
+    started = time.perf_counter()
+    release = open_release(config.data)
+    token = os.environ.get("HF_TOKEN") or None
+    write_lock = None
+    if config.results_repo:
+        pull_results(config.results_repo, config.results_dir, token)
+        scheduler = start_mirror(
+            config.results_repo, config.results_dir, config.sync_every_minutes, token
+        )
+        write_lock = scheduler.lock
+    demo = build_app(release, config.results_dir, config, write_lock=write_lock)
+    log.info("MedQADE Space ready in %.1f s", time.perf_counter() - started)
+    return demo
+
+
+def serve(config: SpaceConfig, *, block: bool = True) -> Any:
+    """Build and launch the Space; returns the Blocks (``block=False`` returns at once)."""
+    from medqade.app.ui import launch_kwargs
+
+    demo = prepare(config)
+    demo.queue(default_concurrency_limit=4)
+    demo.launch(prevent_thread_lock=not block, **launch_kwargs(config))
+    return demo
+
+
+def space_config(app_dir: Path, env: dict[str, str] | None = None) -> SpaceConfig:
+    """Settings inside a Space: the Space variables, else ``medqade_space.json`` beside app.py."""
+    env = dict(os.environ if env is None else env)
+    file = app_dir / SPACE_CONFIG
+    if file.is_file():
+        defaults = json.loads(file.read_text(encoding="utf-8"))
+        if defaults.get("dataset"):
+            env.setdefault(ENV_DATASET, str(defaults["dataset"]))
+        if defaults.get("results_repo"):
+            env.setdefault(ENV_RESULTS_REPO, str(defaults["results_repo"]))
+    return SpaceConfig.from_env(env)

@@ -1,0 +1,358 @@
+"""What the Space holds while it runs, and the calls behind every handler (no Gradio here).
+
+:class:`SpaceState` owns the release, the results store, the reference records (paper
+evaluators, physicians, baselines, students; cached on disk by data hash, resamples, seed and
+scorer version), the Browse index and the paper's analyses (:func:`medqade.analyses.reproduce`,
+computed in a background thread so start-up does not wait for it). The leaderboard tables are
+rebuilt from records only when the store changed, under a lock. Submissions go through
+:meth:`SpaceState.submit`: size check, :func:`medqade.scoring.parse_submission`, duplicate and
+rate checks, :func:`medqade.scoring.score`, then one atomic store write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import pandas as pd
+
+from medqade import atomic, scoring
+from medqade.app import views
+from medqade.app.browse import BrowseIndex
+from medqade.app.config import SpaceConfig
+from medqade.app.store import REFERENCE, RateLimit, ResultsStore, SubmissionRefused, upload_suffix
+from medqade.problems import InputError, Problem
+from medqade.release import Release
+
+if TYPE_CHECKING:
+    from medqade.analyses.report import Report
+
+log = logging.getLogger(__name__)
+
+LOCAL_ACCOUNT: Final = "local"
+ACCOUNT_SALT: Final = "medqade-space-account:"
+FAMILY_OTHER: Final = "other"
+
+
+def account_key(username: str) -> str:
+    """A salted hash of the account name (what the results folder stores, never the name)."""
+    return hashlib.sha256(f"{ACCOUNT_SALT}{username}".encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer to one submission: a message, and a record, a summary or problems."""
+
+    ok: bool
+    message: str
+    record: dict[str, Any] | None = None
+    summary: dict[str, Any] | None = None
+    problems: tuple[Problem, ...] = ()
+    warnings: tuple[str, ...] = field(default=())
+
+
+@dataclass
+class Boards:
+    """The leaderboard of one view: library frames (for export) and display frames."""
+
+    judges: pd.DataFrame
+    models: pd.DataFrame
+    judges_display: pd.DataFrame
+    models_display: pd.DataFrame
+
+
+def form_meta(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The submission form as :mod:`medqade.scoring.meta` keys (empty fields dropped)."""
+    keys = ("name", "model_id", "revision", "family", "organisation", "link", "prompt")
+    meta: dict[str, Any] = {}
+    for key in (*keys, "prompt_sha256", "decoding", "notes"):
+        value = fields.get(key)
+        if isinstance(value, str):
+            value = value.strip()
+        if value:
+            meta[key] = value
+    return meta
+
+
+class SpaceState:
+    """The running Space's data (see the module docstring)."""
+
+    def __init__(
+        self,
+        release: Release,
+        results_dir: Path,
+        config: SpaceConfig | None = None,
+        *,
+        write_lock: AbstractContextManager[Any] | None = None,
+        references: list[dict[str, Any]] | None = None,
+        background: bool = True,
+        analyses: bool = True,
+        on_report: Callable[[Report], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.release = release
+        self.config = config or SpaceConfig(results_dir=Path(results_dir))
+        self.results_dir = Path(results_dir)
+        self.clock = clock
+        self.store = ResultsStore(
+            self.results_dir,
+            RateLimit.per_days(self.config.rate_limit, self.config.rate_window_days),
+            write_lock=write_lock,
+            clock=clock,
+        )
+        self.limits = scoring.Limits(
+            max_bytes=self.config.max_upload_bytes, max_rows=self.config.max_rows
+        )
+        self.browse = BrowseIndex(release)
+        self._lock = threading.Lock()
+        self._boards: dict[tuple[str, int, bool], Boards] = {}
+        self._references: list[dict[str, Any]] | None = references
+        self._judges_loaded: set[str] = set()
+        self.report: Future[Report] = Future()
+        self._on_report = on_report
+        self.ready = threading.Event()
+        work = [self._load_references, self._load_submitted_judges]
+        if analyses:
+            work.append(self._reproduce)
+        else:
+            self.report.set_exception(RuntimeError("the analyses are switched off"))
+        if background:
+            self._thread = threading.Thread(
+                target=self._run, args=(work,), name="medqade-warmup", daemon=True
+            )
+            self._thread.start()
+        else:
+            self._run(work)
+
+    # --- start-up work --------------------------------------------------------------------
+
+    def _run(self, work: list[Callable[[], None]]) -> None:
+        try:
+            for step in work:
+                step()
+        finally:
+            self.ready.set()
+
+    def _reference_path(self) -> Path:
+        key = json.dumps(
+            [
+                self.release.data_hash,
+                self.config.resamples,
+                self.config.seed,
+                scoring.SCORER_VERSION,
+                self.release.n_items,
+            ]
+        )
+        digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+        return self.results_dir / REFERENCE / f"{digest}.json"
+
+    def _load_references(self) -> None:
+        if self._references is not None:
+            return
+        path = self._reference_path()
+        refs: list[dict[str, Any]] | None = None
+        if path.is_file():
+            try:
+                refs = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as exc:
+                log.warning("recomputing reference records: %s unreadable (%s)", path.name, exc)
+        if refs is None:
+            refs = scoring.reference_records(
+                self.release, resamples=self.config.resamples, seed=self.config.seed
+            )
+            atomic.write_text(path, json.dumps(refs, ensure_ascii=False) + "\n")
+        with self._lock:
+            self._references = refs
+            self._boards.clear()
+
+    def _load_submitted_judges(self) -> None:
+        for record in self.store.records():
+            self._register_judge(record, None)
+
+    def _register_judge(self, record: Mapping[str, Any], labels: Any) -> None:
+        rid = str(record.get("id"))
+        if record.get("kind") != "judge" or rid in self._judges_loaded:
+            return
+        if labels is None:
+            paths = self.store.upload_paths(dict(record))
+            if not paths:
+                return
+            try:
+                sub = scoring.parse_submission(
+                    paths[0].read_bytes(), f"stored{paths[0].suffix}", self.release, "judge"
+                )
+            except (InputError, ValueError) as exc:
+                log.warning("stored upload of record %s no longer parses: %s", rid[:16], exc)
+                return
+            labels = sub.labels
+        if labels is None:
+            return
+        name = str((record.get("meta") or {}).get("name") or rid[:12])
+        self.browse.add_judge(f"submitted: {name}", labels)
+        self._judges_loaded.add(rid)
+
+    def _reproduce(self) -> None:
+        from medqade.analyses.report import reproduce
+
+        try:
+            report = reproduce(self.release, resamples=self.config.resamples, seed=self.config.seed)
+            if self._on_report is not None:
+                self._on_report(report)  # e.g. draw the figures before the first visitor
+        except Exception as exc:  # the Analysis tab shows the error; the Space keeps running
+            log.exception("the analyses failed")
+            self.report.set_exception(exc)
+        else:
+            self.report.set_result(report)
+
+    # --- leaderboard ---------------------------------------------------------------------------
+
+    @property
+    def references_ready(self) -> bool:
+        return self._references is not None
+
+    def records(self) -> list[dict[str, Any]]:
+        """Reference records (when computed) followed by every stored submission."""
+        return [*(self._references or []), *self.store.records()]
+
+    def boards(self, view: str) -> Boards:
+        """The leaderboard tables of ``view``; rebuilt only when the records changed."""
+        with self._lock:
+            key = (view, self.store.version, self._references is not None)
+            cached = self._boards.get(key)
+            if cached is not None:
+                return cached
+            records = self.records()
+            judges, models = scoring.leaderboard(records, view=view)
+            by_id = {str(r.get("id")): r for r in records}
+            boards = Boards(
+                judges,
+                models,
+                views.judges_table(judges, by_id),
+                views.models_table(models, by_id, view),
+            )
+            self._boards = {k: v for k, v in self._boards.items() if k[1:] == key[1:]}
+            self._boards[key] = boards
+            return boards
+
+    def find_record(self, record_id: str) -> dict[str, Any] | None:
+        for r in self.records():
+            if str(r.get("id", "")).startswith(record_id) and record_id:
+                return r
+        return None
+
+    # --- submissions ---------------------------------------------------------------------------
+
+    def submit(
+        self,
+        path: str | os.PathLike[str] | None,
+        kind: str | None,
+        fields: Mapping[str, Any],
+        username: str | None,
+        *,
+        validate_only: bool = False,
+        labels_path: str | os.PathLike[str] | None = None,
+    ) -> Outcome:
+        """Check, score and store one upload (see the module docstring).
+
+        ``username`` is the Hugging Face account (``None``: not signed in; allowed only when
+        the Space does not require a login, and then counted as the account ``local``).
+        """
+        if username is None:
+            if self.config.require_login:
+                return Outcome(False, "Sign in with Hugging Face to submit.")
+            username = LOCAL_ACCOUNT
+        if path is None:
+            return Outcome(False, "Choose a file to upload.")
+        files: list[tuple[bytes, str]] = []
+        for p in (path, labels_path):
+            if p is None:
+                continue
+            size = os.path.getsize(p)
+            if size > self.limits.max_bytes:
+                return Outcome(
+                    False,
+                    f"The file has {size:,} bytes, more than the limit of "
+                    f"{self.limits.max_bytes:,} bytes.",
+                )
+            files.append((Path(p).read_bytes(), upload_suffix(os.fspath(p))))
+        for content, file_suffix in files:
+            lines = content.count(b"\n") + (0 if content.endswith(b"\n") else 1)
+            if file_suffix != ".parquet" and lines > self.limits.max_rows + 2:
+                return Outcome(
+                    False,
+                    f"The file has {lines:,} lines, more than the limit of "
+                    f"{self.limits.max_rows:,} rows; submit one judge or one model per file.",
+                )
+        data, suffix = files[0]
+        try:
+            sub = scoring.parse_submission(
+                data, f"submission{suffix}", self.release, kind or None, self.limits
+            )
+            if len(files) > 1:
+                sub = scoring.attach_labels(
+                    sub, files[1][0], f"labels{files[1][1]}", self.release, self.limits
+                )
+        except InputError as exc:
+            return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))
+        except ValueError as exc:
+            return Outcome(False, str(exc))
+        warnings = tuple(str(w) for w in sub.warnings)
+        key = sub.content_hash + (f"+{sub.answer_labels_hash}" if sub.answer_labels_hash else "")
+        account = account_key(username)
+        try:
+            self.store.check(account, key)
+        except SubmissionRefused as exc:
+            return Outcome(False, str(exc), summary=sub.summary(), warnings=warnings)
+        meta = form_meta(fields)
+        if validate_only:
+            try:  # check the form too, without the bootstrap
+                scoring.score(self.release, sub, meta, resamples=0, seed=self.config.seed)
+            except InputError as exc:
+                return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))
+            return Outcome(
+                True,
+                f"Valid {sub.kind} file: {sub.n_rows:,} rows, scope {sub.scope}. "
+                "Nothing was scored or stored (validate only).",
+                summary=sub.summary(),
+                warnings=warnings,
+            )
+        try:
+            record = scoring.score(
+                self.release, sub, meta, resamples=self.config.resamples, seed=self.config.seed
+            )
+        except InputError as exc:
+            return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))
+        record["space"] = {
+            "account": account,
+            "submitted_at": _iso(self.clock()),
+            "key": key,
+        }
+        uploads = {f"{sub.content_hash}{suffix}": data}
+        if len(files) > 1 and sub.answer_labels_hash:
+            uploads[f"{sub.answer_labels_hash}{files[1][1]}"] = files[1][0]
+        try:
+            self.store.add(record, uploads)
+        except SubmissionRefused as exc:
+            return Outcome(False, str(exc), summary=sub.summary(), warnings=warnings)
+        self._register_judge(record, sub.labels)
+        return Outcome(True, views.headline(record), record=record, warnings=warnings)
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+def _problems_message(exc: InputError) -> str:
+    n = len(exc.problems)
+    return f"{n} problem{'s' if n != 1 else ''} found in {exc.what}; nothing was scored."

@@ -1,0 +1,203 @@
+"""The results folder: one JSON record per accepted submission plus the uploaded file.
+
+Layout (the whole folder is what the Hub mirror uploads)::
+
+    records/<record id>.json     the result record of :func:`medqade.scoring.score`, plus a
+                                 ``space`` object: ``account`` (a salted hash of the submitting
+                                 account, never the name), ``submitted_at``, ``key`` (the
+                                 duplicate key) and ``uploads`` (stored file names)
+    uploads/<sha256><suffix>     the submitted file, named by its content hash
+    reference/<key>.json         cached reference records (paper evaluators, physicians, ...)
+
+Every write is atomic (:func:`medqade.atomic.write_bytes`: temp file, fsync, rename). The store
+keeps the records in memory behind one lock; :meth:`ResultsStore.add` re-checks the duplicate
+and rate rules under that lock, so concurrent submissions never overwrite each other and never
+slip past the limit. A user's file name is never used as a path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from medqade import atomic
+
+log = logging.getLogger(__name__)
+
+RECORDS: Final = "records"
+UPLOADS: Final = "uploads"
+SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+UPLOAD_SUFFIXES: Final = (".csv", ".jsonl", ".json", ".parquet", ".tsv")
+REFERENCE: Final = "reference"
+MIRROR_PATTERNS: Final = (f"{RECORDS}/*.json", f"{UPLOADS}/*", f"{REFERENCE}/*.json")
+MIRROR_IGNORE: Final = ("**/.*", ".*")
+UPLOAD_NAME: Final = re.compile(r"^[0-9a-f]{16,128}\.(csv|jsonl|json|parquet|tsv|bin)$")
+
+
+class SubmissionRefused(Exception):
+    """A submission breaks a rule of the store (duplicate, rate limit); the message says which."""
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """At most ``count`` submissions per account in ``window_s`` seconds; 0 switches it off."""
+
+    count: int
+    window_s: float
+
+    @classmethod
+    def per_days(cls, count: int, days: float) -> RateLimit:
+        return cls(count, days * 86_400.0)
+
+
+def upload_suffix(filename: str) -> str:
+    """The stored suffix for an upload: its own when it is a known table format, else ``.bin``."""
+    suffix = Path(filename).suffix.casefold()
+    return suffix if suffix in UPLOAD_SUFFIXES else ".bin"
+
+
+def _timestamp(value: object) -> float | None:
+    try:
+        return datetime.fromisoformat(str(value)).timestamp()
+    except ValueError:
+        return None
+
+
+class ResultsStore:
+    """The submissions in ``root``, loaded once and kept current under a lock."""
+
+    def __init__(
+        self,
+        root: Path,
+        rate_limit: RateLimit,
+        *,
+        write_lock: AbstractContextManager[Any] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.root = Path(root)
+        self.rate_limit = rate_limit
+        self.clock = clock
+        self._lock = threading.RLock()
+        self._write_lock: AbstractContextManager[Any] = write_lock or contextlib.nullcontext()
+        self._records: dict[str, dict[str, Any]] = {}
+        self._by_hash: dict[str, str] = {}
+        self.version = 0
+        self.reload()
+
+    @property
+    def records_dir(self) -> Path:
+        return self.root / RECORDS
+
+    @property
+    def uploads_dir(self) -> Path:
+        return self.root / UPLOADS
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        with self._lock:
+            yield
+
+    def reload(self) -> None:
+        """Read every record from disk (a malformed file is skipped with a log line)."""
+        records: dict[str, dict[str, Any]] = {}
+        for path in sorted(self.records_dir.glob("*.json")):
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                log.warning("skipping unreadable result record %s: %s", path.name, exc)
+                continue
+            if not isinstance(record, dict) or not isinstance(record.get("space"), dict):
+                log.warning("skipping result record %s: not a MedQADE Space result", path.name)
+                continue
+            records[path.stem] = record
+        with self._lock:
+            self._records = records
+            self._by_hash = {
+                str(r["space"]["key"]): rid for rid, r in records.items() if r["space"].get("key")
+            }
+            self.version += 1
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every stored record, oldest first."""
+        with self._lock:
+            rows = list(self._records.values())
+        return sorted(rows, key=lambda r: (str(r["space"].get("submitted_at", "")), str(r["id"])))
+
+    def get(self, record_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self._records.get(record_id)
+
+    def upload_paths(self, record: dict[str, Any]) -> list[Path]:
+        """The stored uploads of ``record`` (names that are not ours are ignored)."""
+        names = (record.get("space") or {}).get("uploads") or []
+        paths = [self.uploads_dir / str(n) for n in names if UPLOAD_NAME.match(str(n))]
+        return [p for p in paths if p.is_file()]
+
+    def check(self, account: str, key: str) -> None:
+        """Raise :class:`SubmissionRefused` if ``key`` is known or ``account`` is at its limit."""
+        with self._lock:
+            known = self._by_hash.get(key)
+            if known is not None:
+                raise SubmissionRefused(
+                    f"the same content was submitted before (record {known[:16]}); "
+                    "duplicates are not scored again"
+                )
+            limit = self.rate_limit
+            if limit.count <= 0:
+                return
+            since = self.clock() - limit.window_s
+            recent = [
+                ts
+                for r in self._records.values()
+                if r["space"].get("account") == account
+                and (ts := _timestamp(r["space"].get("submitted_at"))) is not None
+                and ts >= since
+            ]
+            if len(recent) >= limit.count:
+                days = limit.window_s / 86_400
+                again = datetime.fromtimestamp(min(recent) + limit.window_s, UTC)
+                raise SubmissionRefused(
+                    f"rate limit: {limit.count} submissions per {days:g} days per account; "
+                    f"the next one is possible after {again.isoformat(timespec='minutes')}"
+                )
+
+    def add(self, record: dict[str, Any], uploads: Mapping[str, bytes]) -> str:
+        """Store ``record`` and its uploads atomically; return the record id.
+
+        ``record["space"]`` must hold ``account``, ``key`` and ``submitted_at``; this method sets
+        ``uploads`` (the stored names, which must match :data:`UPLOAD_NAME`). The rules of
+        :meth:`check` are applied again here, under the lock, so racing submissions cannot both
+        pass; an existing record file is never replaced.
+        """
+        space = record["space"]
+        for name in uploads:
+            if not UPLOAD_NAME.match(name):
+                raise ValueError(f"upload name {name!r} is not <hex digest>.<known suffix>")
+        record_id = str(record.get("id", ""))
+        if not SAFE_ID.match(record_id):
+            raise ValueError(f"record id {record_id!r} cannot be a file name")
+        with self._lock:
+            self.check(str(space["account"]), str(space["key"]))
+            path = self.records_dir / f"{record_id}.json"
+            if record_id in self._records or path.exists():
+                raise SubmissionRefused(f"a record with id {record_id[:16]} exists already")
+            space["uploads"] = sorted(uploads)
+            body = json.dumps(record, ensure_ascii=False, indent=1, allow_nan=True)
+            with self._write_lock:
+                for name, data in uploads.items():
+                    atomic.write_bytes(self.uploads_dir / name, data)
+                atomic.write_text(path, body + "\n")
+            self._records[record_id] = record
+            self._by_hash[str(space["key"])] = record_id
+            self.version += 1
+        return record_id

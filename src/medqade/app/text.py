@@ -1,0 +1,132 @@
+"""The Space's fixed prose: banner, introduction and the About tab (English; data stays German)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from medqade import vocab
+
+TITLE: Final = "MedQADE leaderboard"
+
+SYNTHETIC_BANNER: Final = (
+    '<div class="mq-banner" role="alert"><strong>SYNTHETIC DATA.</strong> This Space runs on the '
+    "simulated MedQADE release (<code>medqade synthesize</code>): questions were written by the "
+    "project, answers and physician ratings were simulated. Its numbers exercise the pipeline; "
+    "they are not physician results and must not be cited as findings.</div>"
+)
+
+INTRO: Final = (
+    f"# {TITLE}\n"
+    "LLM judges and model answers scored against **physician consensus** on MedQADE, a German "
+    "open-response clinical benchmark (3,800 cloze question sets, five student answers each, "
+    "ten physicians). Agreement with physicians is not evidence of clinical safety."
+)
+
+LEADERBOARD_HELP: Final = (
+    "**Judges**: agreement with the physician consensus (Cohen's kappa, percent agreement PA, "
+    "PABAK; macro mean over the five answer slots, 95% bootstrap CIs). The physician "
+    "leave-one-out row is the ceiling: each physician against the consensus of the other nine. "
+    "**Models**: accuracy of the answers by physician consensus, with 95% Wilson intervals; "
+    "for new answers that match no physician-labelled answer, the anchored bounds (unmatched all "
+    "wrong / all right) and, if a judge labelled them, the judged estimate. *Rank* is a tier: "
+    "rows whose CIs overlap with the row above share its tier; only verified rows are ranked. "
+    "*core* = the 200 items every physician rated; *full* = all items (unresolved answers "
+    "excluded)."
+)
+
+SUBMIT_HELP: Final = (
+    "Upload **judge labels** (your LLM judge's verdict on the five answers of each item) or "
+    "**model answers** (your model's answer to each question). CSV (UTF-8, header row), JSON "
+    "Lines or Parquet; templates and formats are on the About tab. The file is checked first; "
+    "every problem is listed with its line. Tick *validate only* for a dry run. Accepted "
+    "submissions are stored and appear on the leaderboard as *self-reported* until a maintainer "
+    "verifies them. Identical content is scored once."
+)
+
+BROWSE_HELP: Final = (
+    "Every question set with its reference answer, the five student answers, each answer's "
+    "physician votes and consensus, and every judge's label. *blind* hides which model wrote "
+    "which answer (a fixed shuffle per item). Link to an item with `?item=ID`."
+)
+
+ANALYSIS_HELP: Final = (
+    "The paper's analyses recomputed on the loaded release (`medqade reproduce`): accuracy by "
+    "difficulty tier, evaluator bias, abstention, physician agreement and risk-coverage."
+)
+
+
+def about(synthetic: bool, max_upload_mb: float, rate_limit: int, window_days: float) -> str:
+    """The About tab (Markdown written by the project; no user text)."""
+    labels = " / ".join(f"`{x}`" for x in vocab.LABELS)
+    limit = (
+        f"{rate_limit} submissions per account per {window_days:g} days"
+        if rate_limit
+        else "no rate limit"
+    )
+    data_note = (
+        "\n> **This Space shows the synthetic release.** The physician archive is embargoed "
+        "until publication; every number here comes from simulated ratings.\n"
+        if synthetic
+        else ""
+    )
+    return f"""
+## What MedQADE is
+{data_note}
+MedQADE is a German open-response clinical benchmark with physician reference annotations:
+3,800 cloze questions (a 200-item core rated by all ten physicians, a 3,600-item extension
+rated by two physicians plus an adjudicator), each with a reference answer and short answers
+from five student LLMs. Physicians labelled every answer {labels} (abstain) and rated each
+question's difficulty, which defines four difficulty tiers (T1 easiest to T4 hardest). Nine
+LLM evaluators judged the same answers. This leaderboard compares new judges and new models with
+the physicians.
+
+## How to submit
+
+Sign in (on the Hub), open *Submit*, choose the kind and upload one file
+(at most {max_upload_mb:g} MiB; {limit}).
+
+**Judge labels**, one row per answer: `question_id,model,label` where `model` is the student
+whose answer is judged (id or name) and `label` is one of {labels} (or `correct` / `incorrect` /
+`abstain`); an empty label is *missing*. An optional `difficulty` column is checked, not scored.
+The output of `medqade judge` (one JSON object per question with `order` and `resp_1` ...
+`resp_5`) is accepted as is. Cover the core (1,000 answers) at least; a part is scored on what it
+covers and flagged.
+
+**Model answers**, one row per question: `question_id,answer` (the output of `medqade answer`).
+Answers that equal (after normalisation) an answer the physicians labelled take its consensus;
+the others are *unmatched*: the leaderboard shows bounds, and, if you also upload a judge's
+labels for them (`question_id,label[,answer]`), a judged estimate.
+
+JSON Lines files may start with `{{"meta": {{...}}}}` (name, model_id, family, ...); the form
+fields win over it.
+
+## Citation
+
+```bibtex
+@misc{{medqade,
+  title  = {{MedQADE: A German Open-Response Clinical Benchmark with Physician Reference
+            Annotations}},
+  author = {{{{MedQADE authors}}}},
+  year   = {{2026}},
+  doi    = {{10.5281/zenodo.21722212}},
+  note   = {{Data archive; CC BY-NC 4.0}}
+}}
+```
+
+## License
+
+The data: Creative Commons Attribution-NonCommercial 4.0 International (CC BY-NC 4.0);
+evaluation only, do not train on it. Submitted results are published under the same license.
+
+## Limitations
+
+- One German source (exam-style flashcards with a single cloze); results may not transfer to
+  other question styles, languages or clinical settings.
+- The sample is enriched for hard items (20:80 by lexical match), so accuracies describe this
+  sample, not the whole question pool.
+- Physicians agree only weakly on difficulty; tiers are coarse.
+- Judge results depend on model versions, providers, prompts and access dates; submissions are
+  self-reported until verified.
+- **Agreement with physicians is not evidence of clinical safety.** Do not use a ranking here to
+  justify clinical use of a model.
+"""

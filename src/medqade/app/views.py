@@ -1,0 +1,510 @@
+"""Display tables from library output: leaderboard frames and result records, formatted only.
+
+Every number here was computed by :mod:`medqade.scoring`; these functions pick columns, join a
+CI into one text cell, round for display (three decimals) and never compute a statistic. Text
+that came from a submitter (names, links, notes) stays plain text: it only ever reaches the
+page as a Dataframe cell or escaped HTML (:func:`plain`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+import pandas as pd
+
+from medqade import vocab
+
+DIGITS: Final = 3
+ABOVE_CEILING: Final = "above_physician_ceiling"
+PHYSICIAN_REFERENCE: Final = "physician_reference"
+
+JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
+    "kappa": ("kappa", "kappa 95% CI"),
+    "PA": ("PA", "PA 95% CI"),
+    "PABAK": ("PABAK", "PABAK 95% CI"),
+    "abstention": ("abstention",),
+    "coverage": ("coverage",),
+    "n": ("n",),
+    "verdict": ("verdict",),
+    "self-bias": ("self-bias", "self-bias 95% CI", "self-bias flag"),
+    "flags": ("flags",),
+    "id": ("id",),
+}
+MODEL_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
+    "accuracy": ("accuracy", "accuracy 95% CI"),
+    "bounds": ("lower", "upper", "bounds 95% CI"),
+    "judged": ("judged", "judged 95% CI", "judge"),
+    "by tier": tuple(f"T{t}" for t in vocab.TIERS),
+    "by stratum": ("exact match", "no match"),
+    "coverage": ("coverage",),
+    "n": ("n",),
+    "flags": ("flags",),
+    "id": ("id",),
+}
+DEFAULT_GROUPS: Final = (
+    "kappa",
+    "PA",
+    "PABAK",
+    "abstention",
+    "coverage",
+    "self-bias",
+    "accuracy",
+    "bounds",
+    "judged",
+    "by tier",
+    "by stratum",
+    "n",
+)
+COLUMN_GROUPS: Final = tuple(dict.fromkeys([*JUDGE_GROUPS, *MODEL_GROUPS]))
+IDENTITY: Final = ("rank", "name", "family", "source", "badge")
+SEARCHED: Final = ("name", "model_id", "family", "source", "badge", "organisation")
+
+
+def plain(value: object) -> str:
+    """``value`` as text that is safe inside HTML (every markup character escaped)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def number(x: object, digits: int = DIGITS) -> float:
+    """A finite number rounded for display, NaN for anything else (None, NaN, text)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return math.nan
+    value = float(x)
+    return round(value, digits) if math.isfinite(value) else math.nan
+
+
+def ci_text(low: object, high: object, digits: int = DIGITS) -> str:
+    """``"0.612 – 0.701"``, or an empty string when the interval is undefined."""
+    lo, hi = number(low, digits), number(high, digits)
+    if math.isnan(lo) or math.isnan(hi):
+        return ""
+    return f"{lo:.{digits}f} – {hi:.{digits}f}"
+
+
+def _pair(value: object) -> tuple[object, object]:
+    if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2:
+        return value[0], value[1]
+    return None, None
+
+
+def badge(record: Mapping[str, Any]) -> str:
+    """``physician ceiling``, ``verified`` or ``self-reported`` (plus ``partial``)."""
+    flags = set(record.get("flags") or ())
+    if PHYSICIAN_REFERENCE in flags:
+        return "physician ceiling"
+    meta = record.get("meta") or {}
+    text = "verified" if meta.get("verified") is True else "self-reported"
+    return f"{text}, partial" if "partial_coverage" in flags else text
+
+
+def self_bias(record: Mapping[str, Any]) -> tuple[float, str, str]:
+    """The record's own self-bias estimate, its CI text and ``yes`` when the CI excludes 0."""
+    targets = (record.get("bias") or {}).get("targets") or ()
+    for t in targets:
+        if t.get("kind") == "self":
+            low, high = _pair(t.get("bias_ci"))
+            lo, hi = number(low), number(high)
+            flagged = not math.isnan(lo) and (lo > 0 or hi < 0)
+            return number(t.get("bias")), ci_text(low, high), "yes" if flagged else ""
+    return math.nan, "", ""
+
+
+# --- leaderboard ----------------------------------------------------------------------------------
+
+
+def judges_table(frame: pd.DataFrame, records: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """The judges frame of :func:`medqade.scoring.leaderboard` as display columns."""
+    rows = []
+    for r in frame.to_dict("records"):
+        rec = records.get(str(r["id"]), {})
+        bias, bias_ci, bias_flag = self_bias(rec)
+        ceiling = PHYSICIAN_REFERENCE in set(rec.get("flags") or ())
+        rows.append(
+            {
+                "rank": _count(r["rank"]),
+                "name": f"{r['name']} — ceiling" if ceiling else str(r["name"]),
+                "family": _text(r["family"]),
+                "source": _text(r["source"]),
+                "badge": badge(rec) if rec else _text(r["status"]),
+                "kappa": number(r["kappa"]),
+                "kappa 95% CI": ci_text(r["kappa_low"], r["kappa_high"]),
+                "PA": number(r["pa"]),
+                "PA 95% CI": ci_text(r["pa_low"], r["pa_high"]),
+                "PABAK": number(r["pabak"]),
+                "PABAK 95% CI": ci_text(r["pabak_low"], r["pabak_high"]),
+                "abstention": number(r["abstention"], 4),
+                "coverage": number(r["coverage"]),
+                "n": _count(r["n"]),
+                "verdict": _text(r["verdict"]),
+                "above ceiling": "yes" if ABOVE_CEILING in str(r["flags"]).split(";") else "",
+                "self-bias": bias,
+                "self-bias 95% CI": bias_ci,
+                "self-bias flag": bias_flag,
+                "flags": _text(r["flags"]),
+                "id": _text(r["id"])[:16],
+                "model_id": _text(r["model_id"]),
+                "organisation": _text((rec.get("meta") or {}).get("organisation")),
+            }
+        )
+    return pd.DataFrame(rows, columns=_JUDGE_ALL)
+
+
+def models_table(
+    frame: pd.DataFrame, records: Mapping[str, Mapping[str, Any]], view: str
+) -> pd.DataFrame:
+    """The models frame of :func:`medqade.scoring.leaderboard` as display columns."""
+    rows = []
+    for r in frame.to_dict("records"):
+        rec = records.get(str(r["id"]), {})
+        block = (rec.get("accuracy_core") if view == "core" else rec.get("accuracy")) or {}
+        by_tier = list(block.get("by_tier") or [])
+        by_lex = block.get("by_lexical") or {}
+        row = {
+            "rank": _count(r["rank"]),
+            "name": str(r["name"]),
+            "family": _text(r["family"]),
+            "source": _text(r["source"]),
+            "badge": badge(rec) if rec else _text(r["status"]),
+            "accuracy": number(r["accuracy"]),
+            "accuracy 95% CI": ci_text(r["accuracy_low"], r["accuracy_high"]),
+            "lower": number(r["lower"]),
+            "upper": number(r["upper"]),
+            "bounds 95% CI": ci_text(r["lower_low"], r["upper_high"]),
+            "judged": number(r["judged"]),
+            "judged 95% CI": ci_text(r["judged_low"], r["judged_high"]),
+            "judge": _text(r["judge"]),
+            "coverage": number(r["coverage"]),
+            "n": _count(r["n"]),
+            "flags": _text(r["flags"]),
+            "id": _text(r["id"])[:16],
+            "model_id": _text(r["model_id"]),
+            "organisation": _text((rec.get("meta") or {}).get("organisation")),
+        }
+        for t in vocab.TIERS:
+            cell = by_tier[t - 1] if len(by_tier) >= t else None
+            row[f"T{t}"] = number((cell or {}).get("anchored"))
+        row["exact match"] = number((by_lex.get("exact_match") or {}).get("anchored"))
+        row["no match"] = number((by_lex.get("no_match") or {}).get("anchored"))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=_MODEL_ALL)
+
+
+def _count(value: object) -> float:
+    if value is None or isinstance(value, bool):
+        return math.nan
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+    return x if math.isfinite(x) else math.nan
+
+
+def _text(value: object) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if value is pd.NA:
+        return ""
+    return str(value)
+
+
+_JUDGE_ALL: Final = (
+    *IDENTITY,
+    *(c for g in JUDGE_GROUPS.values() for c in g),
+    "above ceiling",
+    "model_id",
+    "organisation",
+)
+_MODEL_ALL: Final = (
+    *IDENTITY,
+    *(c for g in MODEL_GROUPS.values() for c in g),
+    "model_id",
+    "organisation",
+)
+ALWAYS_JUDGE: Final = (*IDENTITY, "above ceiling")
+
+
+def select(
+    table: pd.DataFrame, groups: Mapping[str, tuple[str, ...]], chosen: Iterable[str], search: str
+) -> pd.DataFrame:
+    """Rows whose name, model id, family, source, badge or organisation contain ``search``
+    (case-insensitive), with the identity columns and the chosen column groups."""
+    needle = " ".join(search.split()).casefold()
+    if needle and len(table):
+        hay = table[list(SEARCHED)].astype(str).agg(" ".join, axis=1).str.casefold()
+        table = table[hay.str.contains(needle, regex=False)]
+    wanted = set(chosen)
+    columns = [c for c in IDENTITY if c in table.columns]
+    if "above ceiling" in table.columns:
+        columns.append("above ceiling")
+    for group, cols in groups.items():
+        if group in wanted:
+            columns.extend(cols)
+    return table.loc[:, columns].reset_index(drop=True)
+
+
+def datatypes(frame: pd.DataFrame) -> list[str]:
+    """Gradio column types: ``number`` for numeric columns (sortable), ``str`` otherwise."""
+    return ["number" if pd.api.types.is_numeric_dtype(frame[c]) else "str" for c in frame.columns]
+
+
+# --- one result record ----------------------------------------------------------------------------
+
+
+def _metric_rows(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, Any]]:
+    if not block:
+        return []
+    rows = []
+    for m, label in (("kappa", "kappa"), ("pa", "PA"), ("pabak", "PABAK")):
+        low, high = _pair(block.get(f"{m}_ci"))
+        rows.append(
+            {
+                "scope": scope,
+                "metric": label,
+                "value": number(block.get(m)),
+                "95% CI": ci_text(low, high),
+                "n": _count(block.get("n")),
+            }
+        )
+    return rows
+
+
+def _acc_row(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, Any]]:
+    if not block:
+        return []
+    out = []
+    for key, label, ci_key in (
+        ("anchored", "accuracy (anchored)", "ci"),
+        ("lower", "lower bound (unmatched wrong)", "lower_ci"),
+        ("upper", "upper bound (unmatched right)", "upper_ci"),
+    ):
+        low, high = _pair(block.get(ci_key))
+        out.append(
+            {
+                "scope": scope,
+                "metric": label,
+                "value": number(block.get(key)),
+                "95% CI": ci_text(low, high),
+                "n": _count(block.get("n_anchored")),
+            }
+        )
+    judged = block.get("judged") or {}
+    if judged:
+        low, high = _pair(judged.get("ci"))
+        out.append(
+            {
+                "scope": scope,
+                "metric": "accuracy (judged)",
+                "value": number(judged.get("estimate")),
+                "95% CI": ci_text(low, high),
+                "n": _count(judged.get("n")),
+            }
+        )
+    out.append(
+        {
+            "scope": scope,
+            "metric": "coverage (anchored share)",
+            "value": number(block.get("coverage")),
+            "95% CI": "",
+            "n": _count(block.get("n_answered")),
+        }
+    )
+    return out
+
+
+def summary_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Headline numbers of a record: agreement (judge) or accuracy (answers), with CIs."""
+    rows: list[dict[str, Any]] = []
+    if record.get("kind") == "judge":
+        rows += _metric_rows(record.get("core"), "core")
+        rows += _metric_rows(record.get("full"), "all items")
+        rows += _metric_rows(record.get("physician_reference"), "physicians (LOO ceiling)")
+        abst = record.get("abstention") or {}
+        rows.append(
+            {
+                "scope": str(abst.get("split", "")),
+                "metric": "abstention",
+                "value": number(abst.get("global"), 4),
+                "95% CI": "",
+                "n": _count(abst.get("n_slots")),
+            }
+        )
+    else:
+        rows += _acc_row(record.get("accuracy_core"), "core")
+        rows += _acc_row(record.get("accuracy"), "all items")
+    return pd.DataFrame(rows, columns=["scope", "metric", "value", "95% CI", "n"])
+
+
+def slots_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
+    """Per answer slot (student model) agreement on the core."""
+    slots = (record.get("core") or {}).get("slots") or {}
+    rows = []
+    for model_id, block in slots.items():
+        try:
+            name = roster.name(model_id)
+        except KeyError:
+            name = model_id
+        row: dict[str, Any] = {"slot": name}
+        for m, label in (("kappa", "kappa"), ("pa", "PA"), ("pabak", "PABAK")):
+            row[label] = number(block.get(m))
+            row[f"{label} 95% CI"] = ci_text(*_pair(block.get(f"{m}_ci")))
+        row["n"] = _count(block.get("n"))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def grouped_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Agreement (judge) or accuracy (answers) per difficulty tier and lexical stratum."""
+    rows: list[dict[str, Any]] = []
+    if record.get("kind") == "judge":
+        by_tier = record.get("by_tier") or {}
+        by_lex = record.get("by_lexical") or {}
+        groups = [(f"T{k}", v) for k, v in by_tier.items()] + [
+            (k.replace("_", " "), v) for k, v in by_lex.items()
+        ]
+        for name, block in groups:
+            block = block or {}
+            rows.append(
+                {
+                    "group": name,
+                    "kappa": number(block.get("kappa")),
+                    "kappa 95% CI": ci_text(*_pair(block.get("kappa_ci"))),
+                    "PA": number(block.get("pa")),
+                    "PA 95% CI": ci_text(*_pair(block.get("pa_ci"))),
+                    "n": _count(block.get("n")),
+                }
+            )
+        return pd.DataFrame(rows)
+    acc = record.get("accuracy") or record.get("accuracy_core") or {}
+    tiers = list(acc.get("by_tier") or [])
+    groups2 = [(f"T{k + 1}", v) for k, v in enumerate(tiers)] + [
+        (k.replace("_", " "), v) for k, v in (acc.get("by_lexical") or {}).items()
+    ]
+    for name, block in groups2:
+        block = block or {}
+        rows.append(
+            {
+                "group": name,
+                "accuracy": number(block.get("anchored")),
+                "95% CI": ci_text(*_pair(block.get("ci"))),
+                "coverage": number(block.get("coverage")),
+                "n": _count(block.get("n_anchored")),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def confusion_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Judge label (rows) x physician consensus (columns), core then all items."""
+    conf = record.get("confusion") or {}
+    rows = []
+    for scope in ("core", "all"):
+        matrix = conf.get(scope)
+        if not matrix:
+            continue
+        for judge_label, counts in matrix.items():
+            rows.append({"scope": scope, "judge label": judge_label} | dict(counts))
+    return pd.DataFrame(rows)
+
+
+def abstention_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Abstention share per difficulty tier (and overall)."""
+    abst = record.get("abstention") or {}
+    by_tier = list(abst.get("by_tier") or [])
+    rows = [{"tier": f"T{k + 1}", "abstention": number(v, 4)} for k, v in enumerate(by_tier)] + [
+        {"tier": "all", "abstention": number(abst.get("global"), 4)}
+    ]
+    return pd.DataFrame(rows) if abst else pd.DataFrame(columns=["tier", "abstention"])
+
+
+def bias_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
+    """Self and family bias against out-of-family evaluators (score points, with CIs)."""
+    bias = record.get("bias") or {}
+    rows = []
+    for t in bias.get("targets") or ():
+        try:
+            name = roster.name(str(t.get("student")))
+        except KeyError:
+            name = str(t.get("student"))
+        rows.append(
+            {
+                "kind": t.get("kind"),
+                "student": name,
+                "bias": number(t.get("bias")),
+                "95% CI": ci_text(*_pair(t.get("bias_ci"))),
+                "n": _count(t.get("n")),
+            }
+        )
+    return pd.DataFrame(rows, columns=["kind", "student", "bias", "95% CI", "n"])
+
+
+def ensembles_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Best majority-vote panel of each size with and without the submission (core)."""
+    ens = record.get("ensembles") or {}
+    rows = []
+    for panel in ens.get("panels") or ():
+        for side in ("with", "without"):
+            block = panel.get(side)
+            if not block:
+                continue
+            rows.append(
+                {
+                    "size": panel.get("size"),
+                    "panel": side,
+                    "members": ", ".join(str(m) for m in block.get("members") or ()),
+                    "kappa": number(block.get("kappa")),
+                    "kappa 95% CI": ci_text(*_pair(block.get("kappa_ci"))),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def disagreements_table(record: Mapping[str, Any], limit: int = 200) -> pd.DataFrame:
+    """Answer ids where the judge contradicts a unanimous physician panel (first ``limit``)."""
+    ids = list((record.get("disagreements") or {}).get("answer_ids") or ())[:limit]
+    rows = [
+        {"answer": a, "item": a.split("/", 1)[0], "link": "?item=" + a.split("/", 1)[0]}
+        for a in ids
+    ]
+    return pd.DataFrame(rows, columns=["answer", "item", "link"])
+
+
+def headline(record: Mapping[str, Any]) -> str:
+    """One Markdown-free line naming the result (the caller escapes it)."""
+    meta = record.get("meta") or {}
+    name = meta.get("name") or meta.get("model_id") or record.get("id", "")[:12]
+    if record.get("kind") == "judge":
+        core = record.get("core") or {}
+        low, high = _pair(core.get("kappa_ci"))
+        return (
+            f"{name}: core kappa {number(core.get('kappa')):.3f} "
+            f"(95% CI {ci_text(low, high) or 'n/a'}), verdict: {record.get('verdict') or 'n/a'}"
+        )
+    acc = record.get("accuracy_core") or record.get("accuracy") or {}
+    low, high = _pair(acc.get("ci"))
+    return (
+        f"{name}: accuracy {number(acc.get('anchored')):.3f} "
+        f"(95% CI {ci_text(low, high) or 'n/a'}), coverage {number(acc.get('coverage')):.3f}"
+    )
+
+
+def problems_table(problems: Iterable[Any]) -> pd.DataFrame:
+    """Row-level problems of an :class:`~medqade.problems.InputError` as a table."""
+    rows = [
+        {
+            "line": "" if p.row is None else f"{p.row_kind} {p.row}",
+            "column": p.column or "",
+            "value": "" if p.value is None else str(p.value),
+            "problem": p.message,
+            "fix": p.fix or "",
+        }
+        for p in problems
+    ]
+    return pd.DataFrame(rows, columns=["line", "column", "value", "problem", "fix"])
+
+
+def record_json(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, indent=1, allow_nan=True)

@@ -1,0 +1,74 @@
+"""Fixtures of the Space tests: the sample release, submission files and a launched app."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from medqade.app.config import SpaceConfig
+from medqade.release import Release, load_release
+
+from .helpers import Running, free_port, judge_frame
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def sample_release(built_sample: Path) -> Release:
+    return load_release(built_sample)
+
+
+@pytest.fixture
+def judge_csv(sample_release: Release, tmp_path: Path) -> Path:
+    path = tmp_path / "judge.csv"
+    judge_frame(sample_release).to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def answers_csv(sample_release: Release, tmp_path: Path) -> Path:
+    answers = sample_release.answers
+    frame = answers[answers["model"] == "gemma3:27b"][["question_id", "answer"]]
+    path = tmp_path / "answers.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def bad_judge_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "bad.csv"
+    path.write_text(
+        "question_id,model,label\nS-C01,gemini-2.5-flash,vielleicht\nNOPE,gpt-5-nano,Richtig\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture
+def launch(sample_release: Release, tmp_path: Path) -> Iterator[Callable[..., Running]]:
+    """Start the Space in-process on a free port; every app started is closed afterwards."""
+    from medqade.app.ui import build_app, launch_kwargs
+
+    started: list[Any] = []
+
+    def start(**overrides: Any) -> Running:
+        results = tmp_path / f"results{len(started)}"
+        base = SpaceConfig(results_dir=results, rate_limit=0, resamples=50)
+        config = replace(base, **overrides)
+        demo = build_app(sample_release, results, config, background=False, analyses=False)
+        port = free_port()
+        kwargs = launch_kwargs(replace(config, port=port, host="127.0.0.1"))
+        demo.queue(default_concurrency_limit=4)
+        demo.launch(prevent_thread_lock=True, quiet=True, **kwargs)
+        started.append(demo)
+        return Running(demo, f"http://127.0.0.1:{port}/", demo.medqade_state, results)
+
+    yield start
+    for demo in started:
+        demo.close()

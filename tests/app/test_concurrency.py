@@ -1,0 +1,45 @@
+"""Twenty submissions at once through gradio_client: all land, none overwritten."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from medqade.app.store import RateLimit, ResultsStore
+
+from .helpers import judge_variant, submit_args
+
+N = 20
+
+
+def test_twenty_concurrent_submissions_all_land(launch, sample_release, tmp_path: Path) -> None:
+    app = launch()
+    paths = []
+    for k in range(N):
+        path = tmp_path / f"judge{k}.csv"
+        judge_variant(sample_release, k).to_csv(path, index=False)
+        paths.append(path)
+    clients = [app.client() for _ in range(N)]
+
+    def send(k: int) -> tuple[str, dict]:
+        status, result, _ = clients[k].predict(
+            *submit_args(paths[k], name=f"Judge {k:02d}"), api_name="/submit"
+        )
+        return status, result
+
+    with ThreadPoolExecutor(N) as pool:
+        outcomes = list(pool.map(send, range(N)))
+
+    assert all(status.startswith("Accepted") for status, _ in outcomes), outcomes
+    ids = {result["record"]["id"] for _, result in outcomes}
+    assert len(ids) == N
+    files = sorted(p.stem for p in (app.results / "records").glob("*.json"))
+    assert sorted(ids) == files
+    assert len(list((app.results / "uploads").iterdir())) == N
+    assert not [p for p in app.results.rglob("*.tmp")]
+    # the in-memory store and a fresh read of the folder agree, and so does the leaderboard
+    fresh = ResultsStore(app.results, RateLimit(0, 1.0))
+    assert {r["id"] for r in fresh.records()} == ids
+    judges, _ = app.client().predict("core", "Judge", api_name="/leaderboard")
+    names = sorted(row[judges["headers"].index("name")] for row in judges["data"])
+    assert names == [f"Judge {k:02d}" for k in range(N)]

@@ -1,0 +1,92 @@
+"""Display formatting: rounding, CI text, badges, column choice and search."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+
+from medqade.app import views
+from medqade.app.config import SpaceConfig
+
+
+def test_number_rounds_and_maps_missing_to_nan() -> None:
+    assert views.number(0.123456) == 0.123
+    assert math.isnan(views.number(None)) and math.isnan(views.number("x"))
+    assert math.isnan(views.number(float("inf"))) and math.isnan(views.number(True))
+
+
+def test_ci_text() -> None:
+    assert views.ci_text(0.1, 0.23456) == "0.100 – 0.235"
+    assert views.ci_text(None, 0.2) == "" and views.ci_text(float("nan"), 1) == ""
+
+
+def test_badge() -> None:
+    assert views.badge({"flags": ["physician_reference"]}) == "physician ceiling"
+    assert views.badge({"meta": {"verified": True}}) == "verified"
+    assert views.badge({"meta": {}, "flags": ["partial_coverage"]}) == "self-reported, partial"
+
+
+def test_self_bias_flags_ci_excluding_zero() -> None:
+    rec = {"bias": {"targets": [{"kind": "self", "bias": 0.08, "bias_ci": [0.05, 0.11]}]}}
+    assert views.self_bias(rec) == (0.08, "0.050 – 0.110", "yes")
+    rec["bias"]["targets"][0]["bias_ci"] = [-0.01, 0.11]
+    assert views.self_bias(rec)[2] == ""
+    assert math.isnan(views.self_bias({"bias": None})[0])
+
+
+def test_select_search_and_column_groups() -> None:
+    table = pd.DataFrame(
+        {
+            "rank": [1.0, 2.0],
+            "name": ["Alpha", "Beta"],
+            "family": ["GPT", "Gemma"],
+            "source": ["paper", "submission"],
+            "badge": ["verified", "self-reported"],
+            "above ceiling": ["", ""],
+            "kappa": [0.7, 0.5],
+            "kappa 95% CI": ["", ""],
+            "PA": [0.9, 0.8],
+            "PA 95% CI": ["", ""],
+            "model_id": ["a", "b"],
+            "organisation": ["Org <b>", ""],
+        }
+    )
+    out = views.select(table, views.JUDGE_GROUPS, ["kappa"], "org <B")
+    assert out["name"].tolist() == ["Alpha"]
+    assert list(out.columns) == [*views.IDENTITY, "above ceiling", "kappa", "kappa 95% CI"]
+    assert views.datatypes(out)[:2] == ["number", "str"]
+
+
+def test_problems_table_lists_every_problem() -> None:
+    from medqade.problems import Problem
+
+    frame = views.problems_table(
+        [Problem("f.csv", 3, "bad label", column="label", value="x", fix="use Richtig")]
+    )
+    assert frame.to_dict("records") == [
+        {
+            "line": "line 3",
+            "column": "label",
+            "value": "x",
+            "problem": "bad label",
+            "fix": "use Richtig",
+        }
+    ]
+
+
+def test_synthetic_release_shows_banner(sample_release, tmp_path: Path) -> None:
+    from medqade.app.ui import build_app
+
+    synthetic = replace(sample_release, meta={**sample_release.meta, "synthetic": True})
+    config = SpaceConfig(results_dir=tmp_path, resamples=20)
+    demo = build_app(synthetic, tmp_path, config, background=False, analyses=False)
+    values = [c.get("props", {}).get("value") for c in demo.config["components"]]
+    assert any(isinstance(v, str) and "SYNTHETIC DATA" in v for v in values)
+    about = [v for v in values if isinstance(v, str) and "## What MedQADE is" in v]
+    assert about and "synthetic release" in about[0]
+    plain = build_app(sample_release, tmp_path, config, background=False, analyses=False)
+    values = [c.get("props", {}).get("value") for c in plain.config["components"]]
+    assert not any(isinstance(v, str) and "SYNTHETIC DATA" in v for v in values)
