@@ -9,6 +9,7 @@ from pathlib import Path
 from medqade import atomic
 from medqade.analyses.common import DEFAULT_SEED
 from medqade.analyses.report import reproduce
+from medqade.commands._args import add_data_argument, non_negative_int, positive_int
 from medqade.release import open_release
 
 NAME = "reproduce"
@@ -16,28 +17,8 @@ HELP = "Recompute Tables 1-4 and the figures of the paper from a release (defaul
 FORMATS = ("md", "json", "csv")
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", default=None, help="build folder, raw release folder or Hub repo id")
+    add_data_argument(p)
     p.add_argument(
         "--out", type=Path, default=Path("reproduce"), help="output folder (default ./reproduce)"
     )
@@ -49,18 +30,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--resamples",
-        type=_count,
+        type=positive_int,
         default=1000,
         help="question bootstrap resamples for the CIs (default 1000)",
     )
     p.add_argument(
         "--contrast-resamples",
-        type=_count,
+        type=positive_int,
         default=5000,
         help="resamples for the between-stratum differences of RQ2 (default 5000)",
     )
     p.add_argument(
-        "--seed", type=_seed, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})"
+        "--seed",
+        type=non_negative_int,
+        default=DEFAULT_SEED,
+        help=f"bootstrap seed (default {DEFAULT_SEED})",
     )
 
 

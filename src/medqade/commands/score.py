@@ -11,6 +11,7 @@ from typing import Any
 
 from medqade import atomic
 from medqade.analyses.common import DEFAULT_SEED
+from medqade.commands._args import add_data_argument, non_negative_int
 from medqade.release import open_release
 from medqade.scoring import Limits, attach_labels, parse_submission, score, validate_only
 from medqade.scoring.meta import PROMPTS
@@ -27,19 +28,9 @@ A JSONL file may start with a {"meta": {...}} line; flags override it.
 """
 
 
-def _nonneg(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", type=Path, help="submission file (.csv, .jsonl or .parquet)")
-    p.add_argument("--data", default=None, help="build folder, raw release folder or Hub repo id")
+    add_data_argument(p)
     p.add_argument("--kind", choices=("judge", "answers"), default=None, help="default: detect")
     p.add_argument("--json", action="store_true", help="print the result record as JSON")
     p.add_argument("--out", type=Path, default=None, help="also write the record to this file")
@@ -65,8 +56,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     judge.add_argument("--judge-family", help="the judge's family")
     judge.add_argument("--judge-kappa", type=float, help="the judge's own core kappa, if known")
     stats = p.add_argument_group("statistics")
-    stats.add_argument("--resamples", type=_nonneg, default=1000, help="bootstrap resamples")
-    stats.add_argument("--seed", type=_nonneg, default=DEFAULT_SEED, help="bootstrap seed")
+    stats.add_argument(
+        "--resamples", type=non_negative_int, default=1000, help="bootstrap resamples"
+    )
+    stats.add_argument("--seed", type=non_negative_int, default=DEFAULT_SEED, help="bootstrap seed")
     p.epilog = EPILOG
     p.formatter_class = argparse.RawDescriptionHelpFormatter
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from medqade.commands._args import add_data_argument
 from medqade.release import resolve_data
 from medqade.schema import CONFIGS
 
@@ -12,7 +13,7 @@ HELP = "Load a release with datasets.load_dataset and print its configs (default
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", default=None, help="build folder, raw release folder or Hub repo id")
+    add_data_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,17 +7,14 @@ import os
 from pathlib import Path
 
 from medqade.app.config import DEFAULT_MAX_UPLOAD_MB, DEFAULT_RATE_WINDOW_DAYS, SpaceConfig
+from medqade.commands._args import add_data_argument
 
 NAME = "space"
 HELP = "Run the leaderboard Space locally (`medqade space deploy` uploads it to the Hub)."
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--data",
-        default=None,
-        help="build folder, raw release folder or Hub dataset id (default: the synthetic release)",
-    )
+    add_data_argument(p)
     p.add_argument(
         "--results",
         type=Path,

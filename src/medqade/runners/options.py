@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from medqade.commands._args import add_data_argument
 from medqade.release import DEFAULT_SEED
 from medqade.runners.jobs import Job, Outcome, Parser, RunSummary
 from medqade.runners.settings import (
@@ -59,7 +60,7 @@ def add_run_arguments(p: argparse.ArgumentParser, default_concurrency: int = 8) 
         help=f"environment variable with the API key (default {DEFAULT_KEY_ENV}; "
         f"unset means {DUMMY_KEY!r}, fine for local vLLM/Ollama)",
     )
-    p.add_argument("--data", default=None, help="build folder, raw release folder or Hub repo id")
+    add_data_argument(p)
     p.add_argument("--split", choices=SPLIT_CHOICES, default="all", help="items to ask")
     p.add_argument("--out", type=Path, required=True, help="output file")
     p.add_argument("--prompt-file", type=Path, default=None, help="system prompt to use instead")

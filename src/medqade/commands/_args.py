@@ -1,0 +1,32 @@
+"""Argument types and options shared by several commands."""
+
+from __future__ import annotations
+
+import argparse
+
+DATA_HELP = "build folder, raw release folder or Hub repo id (default: the synthetic release)"
+
+
+def add_data_argument(p: argparse.ArgumentParser) -> None:
+    """``--data``: what :func:`medqade.release.resolve_data` accepts; omitted = the default."""
+    p.add_argument("--data", default=None, help=DATA_HELP)
+
+
+def _integer(text: str, minimum: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a {what} integer, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"expected a {what} integer, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (counts such as resamples)."""
+    return _integer(text, 1, "positive")
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0 (seeds)."""
+    return _integer(text, 0, "non-negative")
