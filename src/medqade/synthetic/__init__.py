@@ -1,6 +1,6 @@
 """The synthetic MedQADE release: the embedded default until the physician archive is public."""
 
 from medqade.synthetic.facts import Fact, load_facts
-from medqade.synthetic.simulate import simulate, synthesize
+from medqade.synthetic.simulate import fingerprint, simulate, synthesize
 
-__all__ = ["Fact", "load_facts", "simulate", "synthesize"]
+__all__ = ["Fact", "fingerprint", "load_facts", "simulate", "synthesize"]

@@ -43,6 +43,7 @@ Latent model
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,17 +99,17 @@ MERIT = {
 }
 
 EVALUATORS: dict[str, Evaluator] = {
-    "gemini-3-flash-preview": Evaluator(1.3, 1.15, 0.0, 0.0, (0, 0, 0, 0)),
+    "gemini-3-flash-preview": Evaluator(1.3, 1.25, 0.0, 0.0, (0, 0, 0, 0)),
     "gemini-2.5-flash": Evaluator(1.2, 1.4, 0.15, 0.9, (0.001, 0.002, 0.003, 0.005)),
     "gemini-2.5-flash-lite": Evaluator(1.2, 1.45, 0.1, 0.0, (0.002, 0.003, 0.004, 0.006)),
-    "gpt-5.4-mini": Evaluator(1.3, 1.15, -0.1, 0.0, (0, 0, 0, 0)),
+    "gpt-5.4-mini": Evaluator(1.3, 1.35, -0.1, 0.0, (0, 0, 0, 0)),
     "gpt-5.4-nano": Evaluator(1.1, 1.5, 0.0, 0.0, (0.001, 0.001, 0.002, 0.004)),
     "gpt-5-nano": Evaluator(1.1, 1.55, -0.1, 0.9, (0.0008, 0.0008, 0.0021, 0.0138)),
     "gemma3:27b": Evaluator(1.0, 1.7, 0.2, 1.0, (0.003, 0.004, 0.006, 0.01)),
     "gemma3:4b": Evaluator(0.6, 3.9, 0.3, 0.5, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
     "qwen3:4b": Evaluator(0.8, 3.1, -0.3, -0.5, (0.032, 0.043, 0.055, 0.07), invalid=0.002),
 }
-LLM_SHARED_NOISE = 1.15
+LLM_SHARED_NOISE = 1.1
 FAMILY_BIAS: dict[tuple[str, str], float] = {
     ("gemini-3-flash-preview", "gemini-2.5-flash"): 0.7,
     ("gemini-2.5-flash-lite", "gemini-2.5-flash"): -0.7,
@@ -422,7 +423,16 @@ def simulate(facts: tuple[Fact, ...], seed: int) -> dict[str, Any]:
     }
 
 
-def synthesize(out: Path, seed: int = 7, facts_path: Path | None = None) -> Path:
+def fingerprint(facts_path: Path | None = None) -> str:
+    """SHA-256 of the simulator's source and the facts: what a cached default build depends on."""
+    from medqade.synthetic.facts import default_facts_path
+
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(Path(facts_path or default_facts_path()).read_bytes())
+    return digest.hexdigest()
+
+
+def synthesize(out: Path, seed: int = 5, facts_path: Path | None = None) -> Path:
     """Write a synthetic raw release to ``out`` (atomically: all tables or nothing)."""
     tables = simulate(load_facts(facts_path), seed)
     roster = vocab.DEFAULT_ROSTER.to_dict() | {"synthetic": True}
