@@ -124,6 +124,10 @@ def _num(x: Any) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
+def _points(x: Any) -> str:
+    return "n/a" if x is None else f"{x:+.1f}"
+
+
 def _ci(pair: Any, fmt: Any = _num) -> str:
     if not pair or pair[0] is None:
         return ""
@@ -160,7 +164,7 @@ def summary(record: dict[str, Any]) -> str:
         for t in (record.get("bias") or {}).get("targets", []):
             lines.append(
                 f"{t['kind']} bias on {t['student']}: {100 * t['bias']:+.1f} points"
-                f"{_ci([100 * x if x is not None else None for x in t['bias_ci']], _num)}"
+                f"{_ci([100 * x if x is not None else None for x in t['bias_ci']], _points)}"
                 if t["bias"] is not None
                 else f"{t['kind']} bias on {t['student']}: n/a"
             )
