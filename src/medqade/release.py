@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -180,12 +181,37 @@ def load_release(folder: Path) -> Release:
             f"{folder}: no {RELEASE_JSON}; pass a folder written by `medqade build`"
         )
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    return _assemble(meta, lambda config: _read_config(folder, config))
+
+
+def load_hub_release(repo_id: str) -> Release:
+    """Load a published release from the Hub with ``datasets.load_dataset(repo_id, config)``.
+
+    The four configs come through ``load_dataset`` (so the card's YAML ``configs`` are what is
+    read); ``release.json`` (roster, hashes, synthetic flag) through ``hf_hub_download``.
+    """
+    from datasets import load_dataset
+    from huggingface_hub import hf_hub_download
+
+    meta_file = hf_hub_download(repo_id=repo_id, filename=RELEASE_JSON, repo_type="dataset")
+    meta = json.loads(Path(meta_file).read_text(encoding="utf-8"))
+
+    def read(config: str) -> pd.DataFrame:
+        dd = load_dataset(repo_id, config)
+        parts = [dd[split].to_pandas().assign(split=split) for split in vocab.SPLITS if split in dd]
+        return pd.DataFrame(pd.concat(parts, ignore_index=True))
+
+    return _assemble(meta, read)
+
+
+def _assemble(meta: dict[str, Any], read: Callable[[str], pd.DataFrame]) -> Release:
+    """Frames and dense arrays from the release metadata and a reader of the four configs."""
     roster = vocab.Roster.from_dict(meta["roster"])
-    nested = _read_config(folder, "questions")
+    nested = read("questions")
     questions = nested.drop(columns=["answers", "difficulty_ratings"])
-    answers = _read_config(folder, "answers")
-    ratings = _read_config(folder, "ratings")
-    judgments = _read_config(folder, "judgments")
+    answers = read("answers")
+    ratings = read("ratings")
+    judgments = read("judgments")
     ids = questions["question_id"].tolist()
     item_index = {q: i for i, q in enumerate(ids)}
     n = len(ids)
@@ -308,5 +334,8 @@ def resolve_data(data: str | Path | None) -> Path:
 
 
 def open_release(data: str | Path | None = None) -> Release:
-    """``load_release(resolve_data(data))``."""
+    """The release named by ``--data``: a Hub repo id through :func:`load_hub_release`,
+    anything else through ``load_release(resolve_data(data))``."""
+    if data is not None and HUB_ID.match(str(data)) and not Path(data).exists():
+        return load_hub_release(str(data))
     return load_release(resolve_data(data))

@@ -1,0 +1,62 @@
+"""Loading a release: from a build folder and, through ``load_dataset``, from the Hub."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import datasets
+import huggingface_hub
+import numpy as np
+import pandas as pd
+import pytest
+
+from medqade import release as release_module
+from medqade.release import load_release, open_release
+
+
+def test_load_hub_release_reads_configs_with_load_dataset(
+    built_sample: Path, hf_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[str, str]] = []
+    real_load = datasets.load_dataset
+
+    def fake_download(repo_id: str, filename: str, repo_type: str) -> str:
+        assert (repo_id, repo_type) == ("org/medqade", "dataset")
+        return str(built_sample / filename)
+
+    def fake_load(path: str, name: str, **kwargs: Any) -> Any:
+        calls.append((path, name))
+        assert path == "org/medqade"
+        return real_load(str(built_sample), name, cache_dir=str(hf_cache))
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
+    monkeypatch.setattr(datasets, "load_dataset", fake_load)
+    hub = open_release("org/medqade")
+    local = load_release(built_sample)
+    assert sorted(calls) == [
+        ("org/medqade", c) for c in ("answers", "judgments", "questions", "ratings")
+    ]
+    for name in ("physician_labels", "evaluator_labels", "consensus", "physician_difficulty"):
+        np.testing.assert_array_equal(getattr(hub, name), getattr(local, name))
+    pd.testing.assert_frame_equal(
+        hub.answers[local.answers.columns].reset_index(drop=True), local.answers, check_dtype=False
+    )
+    assert hub.data_hash == local.data_hash
+
+
+def test_open_release_prefers_an_existing_folder_over_a_hub_id(
+    built_sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(repo_id: str) -> None:
+        raise AssertionError("must not go to the Hub")
+
+    monkeypatch.setattr(release_module, "load_hub_release", fail)
+    assert open_release(built_sample).n_items == 6
+
+
+def test_resolve_data_names_what_it_cannot_use(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="neither a MedQADE build folder nor a raw release"):
+        release_module.resolve_data(tmp_path)
+    with pytest.raises(FileNotFoundError, match="not a Hub repo id"):
+        release_module.resolve_data("no/such/thing/here")
