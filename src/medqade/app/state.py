@@ -128,8 +128,10 @@ class SpaceState:
         else:
             self.report.set_exception(RuntimeError("the analyses are switched off"))
         if background:
+            # Not a daemon: a daemon thread still inside numpy/pyarrow when the interpreter
+            # shuts down aborts the process ("terminate called without an active exception").
             self._thread = threading.Thread(
-                target=self._run, args=(work,), name="medqade-warmup", daemon=True
+                target=self._run, args=(work,), name="medqade-warmup", daemon=False
             )
             self._thread.start()
         else:
