@@ -66,3 +66,17 @@ def test_main_build_arrow(
     ds = datasets.load_from_disk(str(arrow / "ratings"))
     assert isinstance(ds, datasets.DatasetDict)
     assert ds["core"].num_rows == 100
+
+
+def test_main_build_default_out_loads_by_bare_name(
+    tmp_path: Path, hf_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`medqade build` writes ./medqade, so `load_dataset("medqade")` works from that folder."""
+    from datasets import load_dataset
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["build", "--raw", str(SAMPLE)]) == 0
+    assert (tmp_path / "medqade" / "README.md").is_file()
+    dd = load_dataset("medqade", cache_dir=str(hf_cache))
+    assert set(dd) == {"core", "extension"}
+    assert (dd["core"].num_rows, dd["extension"].num_rows) == (2, 4)
