@@ -164,10 +164,12 @@ def calibration_table(rel: Release) -> list[Target]:
 
 
 def format_table(rows: list[Target]) -> str:
-    lines = [f"{'quantity':52} {'paper':>8} {'value':>8} {'tol':>6}  ok"]
+    """A plain-text table: quantity, the paper's figure, this release's value, tolerance, ok."""
+    width = max([len("quantity"), *(len(r.quantity) for r in rows)])
+    lines = [f"{'quantity':{width}} {'paper':>8} {'value':>8} {'tol':>6}  ok"]
     for r in rows:
         lines.append(
-            f"{r.quantity:52} {r.paper:8.4g} {r.value:8.4g} {r.tolerance:6.3g}  "
+            f"{r.quantity:{width}} {r.paper:8.4g} {r.value:8.4g} {r.tolerance:6.3g}  "
             + ("yes" if r.ok else "NO")
         )
     return "\n".join(lines)
