@@ -8,9 +8,10 @@ edges::
     record = score(release, sub, {"name": "My judge", "family": "GPT"})
     judges, models = leaderboard([*reference_records(release), record], view="core")
 
-Modules: :mod:`~medqade.scoring.submission` (formats, checks), :mod:`~.judge` and
-:mod:`~.answers` (metrics), :mod:`~.baselines` (judges without an LLM), :mod:`~.records`
-(result records), :mod:`~.leaderboard`, :mod:`~.meta` (metadata fields),
+Modules: :mod:`~medqade.scoring.submission` (formats, checks; helped by :mod:`~.kinds`,
+:mod:`~.rows`, :mod:`~.judge_rows`, :mod:`~.answer_rows` and :mod:`~.coverage`),
+:mod:`~.judge` and :mod:`~.answers` (metrics), :mod:`~.baselines` (judges without an LLM),
+:mod:`~.records` (result records), :mod:`~.leaderboard`, :mod:`~.meta` (metadata fields),
 :mod:`~.normalize` (answer normalisation) and :mod:`~.upload` (reading uploads, safe CSV out).
 """
 
