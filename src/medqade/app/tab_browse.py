@@ -1,0 +1,252 @@
+"""The Browse tab: filters over the question sets, one item opened, ``/browse`` and ``/item``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from medqade.app import text, views
+from medqade.app.browse import ALL, FLAGS
+from medqade.app.context import HIDDEN, READS, TabContext, Table, empty, frame
+
+
+@dataclass(frozen=True)
+class BrowseTab:
+    """The tab's components and handlers; :meth:`wire` adds its events once the tabs exist."""
+
+    tab: gr.Tab
+    split: gr.Dropdown
+    tier: gr.Dropdown
+    lexical: gr.Dropdown
+    specialty: gr.Dropdown
+    flags: gr.CheckboxGroup
+    judge: gr.Dropdown
+    search: gr.Textbox
+    count: gr.Markdown
+    results: gr.Dataframe
+    item_id: gr.Textbox
+    blind: gr.Checkbox
+    open_button: gr.Button
+    header: gr.HTML
+    answers: gr.Dataframe
+    labels: gr.Dataframe
+    browse_items: Callable[..., tuple[str, Table]]
+    item: Callable[[str, bool], tuple[str, Table, Table]]
+    item_ui: Callable[[str, bool], tuple[Any, ...]]
+    open_selected: Callable[..., tuple[Any, ...]]
+    open_disagreement: Callable[..., tuple[Any, ...]]
+    judge_choices: Callable[[], Any]
+    deep_link: Callable[..., tuple[Any, ...]]
+
+    @property
+    def inputs(self) -> list[Any]:
+        """What :attr:`browse_items` reads, in the order of its parameters."""
+        return [
+            self.split,
+            self.tier,
+            self.lexical,
+            self.specialty,
+            self.flags,
+            self.judge,
+            self.search,
+        ]
+
+    @property
+    def item_outputs(self) -> list[Any]:
+        """What :attr:`item` fills: header, answers and labels."""
+        return [self.header, self.answers, self.labels]
+
+    def wire(self, tabs: gr.Tabs, disagreements: gr.Dataframe) -> None:
+        """Filter and open events, the public ``/browse`` and ``/item``; a row selected in
+        ``disagreements`` (Submit tab) opens that item here."""
+        gr.on(
+            [
+                self.split.change,
+                self.tier.change,
+                self.lexical.change,
+                self.specialty.change,
+                self.flags.change,
+                self.judge.change,
+                self.search.submit,
+                self.tab.select,
+            ],
+            self.browse_items,
+            self.inputs,
+            [self.count, self.results],
+            **HIDDEN,
+        )
+        browse_api = gr.Button(visible=False)
+        browse_api.click(
+            self.browse_items,
+            self.inputs,
+            [self.count, self.results],
+            api_name="browse",
+            api_description=self.browse_items.__doc__,
+            api_visibility="public",
+            **READS,
+        )
+        gr.on(
+            [self.open_button.click, self.item_id.submit, self.blind.change],
+            self.item_ui,
+            [self.item_id, self.blind],
+            self.item_outputs,
+            **HIDDEN,
+        )
+        item_api = gr.Button(visible=False)
+        item_api.click(
+            self.item,
+            [self.item_id, self.blind],
+            self.item_outputs,
+            api_name="item",
+            api_description=self.item.__doc__,
+            api_visibility="public",
+            **READS,
+        )
+        self.results.select(
+            self.open_selected, [self.blind], [self.item_id, *self.item_outputs], **HIDDEN
+        )
+        disagreements.select(
+            self.open_disagreement,
+            [self.blind],
+            [tabs, self.item_id, *self.item_outputs],
+            **HIDDEN,
+        )
+
+    def load(self, demo: gr.Blocks, tabs: gr.Tabs) -> None:
+        """Fill the list when the page loads, and open the item of a ``?item=`` link."""
+        demo.load(
+            self.browse_items, self.inputs, [self.count, self.results], api_visibility="private"
+        )
+        demo.load(
+            self.deep_link,
+            [self.blind],
+            [tabs, self.item_id, *self.item_outputs],
+            api_visibility="private",
+        )
+
+
+def add_browse_tab(ctx: TabContext) -> BrowseTab:
+    """Lay out the Browse tab (inside ``gr.Tabs``) over the state in ``ctx``."""
+    release, browse = ctx.release, ctx.state.browse
+
+    def browse_items(
+        split: str,
+        tier: str,
+        lexical: str,
+        specialty: str,
+        filters: list[str],
+        judge: str | None,
+        search: str,
+    ) -> tuple[str, Table]:
+        """Question sets that pass every filter: `split` (core/extension/all), `tier`
+        (T1-T4/all), `lexical` (exact match/no match/all), `specialty`, `filters` (any of
+        "physicians split", "unresolved", "chosen judge disagrees with consensus", "all judges
+        wrong", "physicians abstained"), `judge` (for the judge filter) and a free-text
+        `search`. Returns a count line and the first 500 matching items."""
+        try:
+            keep = browse.mask(split, tier, lexical, specialty, filters or [], judge, search or "")
+        except ValueError as exc:
+            return str(exc), empty()
+        rows, total = browse.results(keep)
+        shown = f" (showing the first {len(rows)})" if total > len(rows) else ""
+        return f"{total:,} of {release.n_items:,} question sets{shown}", rows
+
+    def item(item_id: str, blind: bool) -> tuple[str, Table, Table]:
+        """One question set by id: its header (question, reference, split, tier, link), the
+        five answers with consensus and votes, and every physician's and judge's label.
+        With `blind` the models are hidden and the answers shuffled (fixed per item)."""
+        try:
+            view = browse.view(item_id or "", bool(blind))
+        except KeyError:
+            return (
+                f"<p>No question set with id <code>{views.plain(item_id)}</code>.</p>",
+                (empty()),
+                empty(),
+            )
+        return view.header_html, view.answers, view.labels
+
+    def item_ui(item_id: str, blind: bool) -> tuple[Any, ...]:
+        header, answers, labels = item(item_id, blind)
+        return header, frame(answers), frame(labels)
+
+    def open_selected(evt: gr.SelectData, blind: bool) -> tuple[Any, ...]:
+        row = evt.row_value if isinstance(evt.row_value, list) else []
+        item_id = str(row[0]) if row else ""
+        return (item_id, *item_ui(item_id, blind))
+
+    def open_disagreement(evt: gr.SelectData, blind: bool) -> tuple[Any, ...]:
+        row = evt.row_value if isinstance(evt.row_value, list) else []
+        item_id = str(row[1]) if len(row) > 1 else ""
+        return (gr.update(selected="browse"), item_id, *item_ui(item_id, blind))
+
+    def judge_choices() -> Any:
+        return gr.update(choices=browse.judge_choices())
+
+    def deep_link(request: gr.Request, blind: bool) -> tuple[Any, ...]:
+        item_id = str(request.query_params.get("item", "") or "") if request else ""
+        if not item_id:
+            return (gr.update(), gr.update(), gr.update(), gr.update(), gr.update())
+        return (gr.update(selected="browse"), item_id, *item_ui(item_id, blind))
+
+    with gr.Tab("Browse", id="browse") as tab:
+        gr.Markdown(text.BROWSE_HELP)
+        with gr.Row():
+            b_split = gr.Dropdown(browse.split_choices(), value=ALL, label="Split")
+            b_tier = gr.Dropdown(browse.tier_choices(), value=ALL, label="Tier")
+            b_lexical = gr.Dropdown(browse.lexical_choices(), value=ALL, label="Lexical")
+            b_specialty = gr.Dropdown(
+                browse.specialty_choices(),
+                value=ALL,
+                label="Specialty",
+                visible=browse.has_specialty,
+            )
+        with gr.Row():
+            b_flags = gr.CheckboxGroup(list(FLAGS), label="Filters", scale=3)
+            b_judge = gr.Dropdown(
+                browse.judge_choices(), value=None, label="Judge (for its filter)", scale=1
+            )
+        b_search = gr.Textbox(label="Search text", placeholder="question, answer or id")
+        b_count = gr.Markdown(elem_id="mq-count")
+        b_results = gr.Dataframe(
+            label="Question sets (select a row to open it)",
+            interactive=False,
+            max_height=400,
+            pinned_columns=1,
+            elem_id="mq-items",
+        )
+        with gr.Row():
+            b_item = gr.Textbox(label="Item id", scale=2)
+            b_blind = gr.Checkbox(label="blind (hide models, shuffle)", scale=1)
+            b_open = gr.Button("Open", scale=1)
+        b_header = gr.HTML(elem_id="mq-item")
+        b_answers = gr.Dataframe(label="Answers", interactive=False, wrap=True)
+        b_labels = gr.Dataframe(label="Labels", interactive=False, pinned_columns=1)
+
+    return BrowseTab(
+        tab=tab,
+        split=b_split,
+        tier=b_tier,
+        lexical=b_lexical,
+        specialty=b_specialty,
+        flags=b_flags,
+        judge=b_judge,
+        search=b_search,
+        count=b_count,
+        results=b_results,
+        item_id=b_item,
+        blind=b_blind,
+        open_button=b_open,
+        header=b_header,
+        answers=b_answers,
+        labels=b_labels,
+        browse_items=browse_items,
+        item=item,
+        item_ui=item_ui,
+        open_selected=open_selected,
+        open_disagreement=open_disagreement,
+        judge_choices=judge_choices,
+        deep_link=deep_link,
+    )

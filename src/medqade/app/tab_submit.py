@@ -1,0 +1,280 @@
+"""The Submit tab: the upload form, ``/submit`` and the scored result's tables and downloads."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+import gradio as gr
+import pandas as pd
+
+from medqade import scoring
+from medqade.app import text, views
+from medqade.app.context import TabContext, Table, empty, frame
+from medqade.app.state import FAMILY_OTHER, Outcome
+
+if TYPE_CHECKING:
+    from medqade.app.tab_browse import BrowseTab
+    from medqade.app.tab_leaderboard import LeaderboardTab
+
+UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet"]
+KIND_CHOICES: Final = [("judge labels", "judge"), ("model answers", "answers")]
+PROMPT_CHOICES: Final = [("not stated", ""), ("the official prompt", "official"), ("own", "own")]
+SUBMIT_CONCURRENCY: Final = 4
+
+
+@dataclass(frozen=True)
+class SubmitTab:
+    """The tab's components and handlers; :meth:`wire` adds its events once the tabs exist."""
+
+    form: list[Any]
+    """The inputs of ``/submit``, in the order of its parameters."""
+    button: gr.Button
+    status: gr.Textbox
+    result_json: gr.JSON
+    problems: gr.Dataframe
+    result_outputs: list[Any]
+    """What :attr:`render_result` fills: the result box, its tables, downloads and warnings."""
+    disagreements: gr.Dataframe
+    submit: Callable[..., tuple[str, dict[str, Any], Table]]
+    render_result: Callable[[dict[str, Any] | None, Any], tuple[Any, ...]]
+
+    def wire(self, leaderboard: LeaderboardTab, browse: BrowseTab) -> None:
+        """The public ``/submit``, then the result shown, the leaderboard and judge list renewed."""
+        self.button.click(
+            self.submit,
+            self.form,
+            [self.status, self.result_json, self.problems],
+            api_name="submit",
+            api_description=self.submit.__doc__,
+            api_visibility="public",
+            concurrency_limit=SUBMIT_CONCURRENCY,
+            concurrency_id="submit",
+        ).then(
+            self.render_result,
+            [self.result_json, self.problems],
+            self.result_outputs,
+            api_visibility="private",
+        ).then(
+            leaderboard.leaderboard_ui,
+            leaderboard.inputs,
+            leaderboard.outputs,
+            api_visibility="private",
+        ).then(browse.judge_choices, None, browse.judge, api_visibility="private")
+
+
+def add_submit_tab(ctx: TabContext) -> SubmitTab:
+    """Lay out the Submit tab (inside ``gr.Tabs``) over the state in ``ctx``."""
+    release, config, st, exports = ctx.release, ctx.config, ctx.state, ctx.exports
+    families = [*release.roster.families, FAMILY_OTHER]
+
+    def submit(
+        file: str | None,
+        kind: str,
+        name: str,
+        model_id: str,
+        revision: str,
+        family: str | None,
+        organisation: str,
+        link: str,
+        prompt: str | None,
+        prompt_sha256: str,
+        decoding: str,
+        notes: str,
+        validate_only: bool,
+        labels_file: str | None,
+        profile: gr.OAuthProfile | None,
+    ) -> tuple[str, dict[str, Any], Table]:
+        """Check and score one submission file. `kind` is "judge" (labels for the answers) or
+        "answers" (one answer per question); the metadata fields describe the run; with
+        `validate_only` the file is only checked. `labels_file` (optional, model answers only)
+        holds a judge's labels for answers that match no physician-labelled answer. Returns a
+        status line, the result (record or summary) and a table of row-level problems."""
+        username = None if profile is None else str(profile.username)
+        fields = {
+            "name": name,
+            "model_id": model_id,
+            "revision": revision,
+            "family": family,
+            "organisation": organisation,
+            "link": link,
+            "prompt": prompt,
+            "prompt_sha256": prompt_sha256,
+            "decoding": decoding,
+            "notes": notes,
+        }
+        outcome = st.submit(
+            file,
+            kind if kind in scoring.KINDS else None,
+            fields,
+            username,
+            validate_only=bool(validate_only),
+            labels_path=labels_file or None,
+        )
+        return _outcome(outcome)
+
+    def render_result(result: dict[str, Any] | None, problems: Any) -> tuple[Any, ...]:
+        # the record is looked up in the store by id: what the browser sends back is not trusted
+        sent = (result or {}).get("record") or {}
+        record = st.store.get(str(sent.get("id", ""))) if isinstance(sent, dict) else None
+        table = problems if isinstance(problems, pd.DataFrame) else pd.DataFrame(problems)
+        digest = hashlib.sha256(table.to_json().encode("utf-8")).hexdigest()[:16]
+        problems_file = (
+            exports.write(f"medqade-problems-{digest}.csv", scoring.csv_text(table))
+            if len(table)
+            else None
+        )
+        warnings = "\n".join((result or {}).get("warnings") or [])
+        show_problems = gr.update(visible=bool(len(table)))
+        if not record:
+            return (
+                gr.update(visible=False),
+                *(empty() for _ in range(8)),
+                None,
+                gr.update(value=problems_file, visible=problems_file is not None),
+                warnings,
+                show_problems,
+            )
+        roster = release.roster
+        record_file = exports.write(
+            f"medqade-result-{str(record['id'])[:16]}.json", views.record_json(record)
+        )
+        return (
+            gr.update(visible=True),
+            frame(views.summary_table(record)),
+            frame(views.slots_table(record, roster)),
+            frame(views.grouped_table(record)),
+            frame(views.confusion_table(record)),
+            frame(views.abstention_table(record)),
+            frame(views.bias_table(record, roster)),
+            frame(views.ensembles_table(record)),
+            frame(views.disagreements_table(record)),
+            record_file,
+            gr.update(value=None, visible=False),
+            warnings,
+            show_problems,
+        )
+
+    with gr.Tab("Submit", id="submit"):
+        gr.Markdown(text.SUBMIT_HELP)
+        if config.show_login:
+            gr.LoginButton()
+        with gr.Row():
+            with gr.Column(scale=2):
+                upload = gr.File(
+                    label=f"Submission file (at most {config.max_upload_mb:g} MiB)",
+                    file_types=UPLOAD_TYPES,
+                    type="filepath",
+                    elem_id="mq-upload",
+                )
+                kind = gr.Radio(KIND_CHOICES, value="judge", label="Kind")
+                labels_upload = gr.File(
+                    label="Optional, model answers only: a judge's labels for unmatched answers",
+                    file_types=UPLOAD_TYPES,
+                    type="filepath",
+                )
+            with gr.Column(scale=3):
+                with gr.Row():
+                    f_name = gr.Textbox(label="Display name", max_length=300)
+                    f_model = gr.Textbox(label="Model id", max_length=300)
+                    f_revision = gr.Textbox(label="Revision / access date", max_length=300)
+                with gr.Row():
+                    f_family = gr.Dropdown(families, value=None, label="Family")
+                    f_org = gr.Textbox(label="Organisation", max_length=300)
+                    f_link = gr.Textbox(label="Link (https://...)", max_length=300)
+                with gr.Row():
+                    f_prompt = gr.Dropdown(PROMPT_CHOICES, value="", label="Prompt")
+                    f_prompt_sha = gr.Textbox(label="Prompt SHA-256", max_length=64)
+                f_decoding = gr.Textbox(
+                    label="Decoding settings", placeholder="temperature 0", max_length=300
+                )
+                f_notes = gr.Textbox(label="Notes", lines=2, max_length=2000)
+        with gr.Row():
+            validate = gr.Checkbox(label="validate only (dry run, nothing stored)")
+            submit_btn = gr.Button("Check and score", variant="primary")
+        status = gr.Textbox(label="Status", interactive=False, elem_id="mq-status", lines=2)
+        warnings_box = gr.Textbox(label="Warnings", interactive=False, lines=2)
+        result_json = gr.JSON(label="Result record", visible=False)
+        problems = gr.Dataframe(
+            label="Problems", interactive=False, elem_id="mq-problems", visible=False
+        )
+        problems_file = gr.DownloadButton("Problems CSV", visible=False, size="sm")
+        with gr.Column(visible=False) as result_box:
+            summary = gr.Dataframe(label="Summary", interactive=False, elem_id="mq-summary")
+            slots = gr.Dataframe(label="Per answer slot (core)", interactive=False)
+            grouped = gr.Dataframe(
+                label="By difficulty tier and lexical stratum", interactive=False
+            )
+            confusion = gr.Dataframe(
+                label="Confusion matrix (judge label x consensus)", interactive=False
+            )
+            abstention = gr.Dataframe(label="Abstention by tier", interactive=False)
+            bias = gr.Dataframe(
+                label="Self and family bias (vs out-of-family evaluators)",
+                interactive=False,
+            )
+            ensembles = gr.Dataframe(
+                label="Majority-vote panels with and without the submission (core)",
+                interactive=False,
+            )
+            disagreements = gr.Dataframe(
+                label="Answers where the judge contradicts a unanimous physician panel",
+                interactive=False,
+            )
+            record_file = gr.DownloadButton("Result record (JSON)", size="sm")
+
+    return SubmitTab(
+        form=[
+            upload,
+            kind,
+            f_name,
+            f_model,
+            f_revision,
+            f_family,
+            f_org,
+            f_link,
+            f_prompt,
+            f_prompt_sha,
+            f_decoding,
+            f_notes,
+            validate,
+            labels_upload,
+        ],
+        button=submit_btn,
+        status=status,
+        result_json=result_json,
+        problems=problems,
+        result_outputs=[
+            result_box,
+            summary,
+            slots,
+            grouped,
+            confusion,
+            abstention,
+            bias,
+            ensembles,
+            disagreements,
+            record_file,
+            problems_file,
+            warnings_box,
+            problems,
+        ],
+        disagreements=disagreements,
+        submit=submit,
+        render_result=render_result,
+    )
+
+
+def _outcome(outcome: Outcome) -> tuple[str, dict[str, Any], Table]:
+    """The status line, result JSON and problems table of one submission's outcome."""
+    result = {
+        "ok": outcome.ok,
+        "message": outcome.message,
+        "record": outcome.record,
+        "summary": outcome.summary,
+        "warnings": list(outcome.warnings),
+    }
+    prefix = "Accepted" if outcome.ok else "Not accepted"
+    return f"{prefix}: {outcome.message}", result, views.problems_table(outcome.problems)
