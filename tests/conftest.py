@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +11,17 @@ import pytest
 
 if TYPE_CHECKING:
     from medqade.release import Release
+
+# --- hermetic caches: no test writes to the user's cache folders -----------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_medqade_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Builds made on the fly (``--data`` omitted or a raw folder) go to a session tmp folder."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MEDQADE_CACHE", str(tmp_path_factory.mktemp("medqade-cache")))
+        yield
+
 
 # --- foundation: the sample raw release and its build ---------------------------------------
 
