@@ -104,15 +104,15 @@ EVALUATORS: dict[str, Evaluator] = {
     "gemini-2.5-flash-lite": Evaluator(1.2, 1.45, 0.1, 0.0, (0.002, 0.003, 0.004, 0.006)),
     "gpt-5.4-mini": Evaluator(1.3, 1.35, -0.1, 0.0, (0, 0, 0, 0)),
     "gpt-5.4-nano": Evaluator(1.1, 1.5, 0.0, 0.0, (0.001, 0.001, 0.002, 0.004)),
-    "gpt-5-nano": Evaluator(1.1, 1.55, -0.1, 0.9, (0.0008, 0.0008, 0.0021, 0.0138)),
+    "gpt-5-nano": Evaluator(1.1, 1.55, -0.1, 1.3, (0.0008, 0.0008, 0.0021, 0.0138)),
     "gemma3:27b": Evaluator(1.0, 1.7, 0.2, 1.0, (0.003, 0.004, 0.006, 0.01)),
-    "gemma3:4b": Evaluator(0.6, 3.9, 0.3, 0.5, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
-    "qwen3:4b": Evaluator(0.8, 3.1, -0.3, -0.5, (0.032, 0.043, 0.055, 0.07), invalid=0.002),
+    "gemma3:4b": Evaluator(0.6, 3.9, 0.3, 0.0, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
+    "qwen3:4b": Evaluator(0.8, 3.1, -0.3, -0.8, (0.032, 0.043, 0.055, 0.07), invalid=0.002),
 }
 LLM_SHARED_NOISE = 1.1
 FAMILY_BIAS: dict[tuple[str, str], float] = {
     ("gemini-3-flash-preview", "gemini-2.5-flash"): 0.7,
-    ("gemini-2.5-flash-lite", "gemini-2.5-flash"): -0.7,
+    ("gemini-2.5-flash-lite", "gemini-2.5-flash"): -1.2,
     ("gemma3:27b", "gemma3:4b"): 0.6,
     ("gemma3:4b", "gemma3:27b"): 0.4,
     ("gpt-5.4-nano", "gpt-5-nano"): 0.9,
