@@ -65,6 +65,11 @@ class FileEntry:
     size: int
     sha256: str
 
+    @classmethod
+    def of(cls, path: str, data: bytes) -> FileEntry:
+        """The entry for ``data`` uploaded as ``path``."""
+        return cls(path, len(data), hashlib.sha256(data).hexdigest())
+
 
 @dataclass(frozen=True)
 class PublishResult:
@@ -110,11 +115,7 @@ def plan(folder: Path) -> list[FileEntry]:
     links = [r for p, r in zip(paths, rel, strict=True) if p.is_symlink() or not p.is_file()]
     if links:
         raise ValueError(f"{folder} holds links or special files ({', '.join(links)}); remove them")
-    entries = []
-    for path, name in zip(paths, rel, strict=True):
-        data = path.read_bytes()
-        entries.append(FileEntry(name, len(data), hashlib.sha256(data).hexdigest()))
-    return entries
+    return [FileEntry.of(name, path.read_bytes()) for path, name in zip(paths, rel, strict=True)]
 
 
 def format_plan(entries: list[FileEntry]) -> str:

@@ -11,7 +11,6 @@ over it). :func:`plan` lists every file with size and SHA-256 and touches no net
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable
@@ -60,10 +59,7 @@ class SpaceBundle:
     files: dict[str, bytes]
 
     def entries(self) -> list[FileEntry]:
-        return [
-            FileEntry(path, len(data), hashlib.sha256(data).hexdigest())
-            for path, data in sorted(self.files.items())
-        ]
+        return [FileEntry.of(path, data) for path, data in sorted(self.files.items())]
 
 
 @dataclass(frozen=True)
