@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from medqade.build import build
-from medqade.release import DEFAULT_SEED
+from medqade.release import SYNTHETIC_SEED
 from medqade.synthetic import synthesize
 
 
@@ -30,7 +30,7 @@ def main() -> int:
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
-            synthesize(Path(tmp) / "raw", seed=DEFAULT_SEED)
+            synthesize(Path(tmp) / "raw", seed=SYNTHETIC_SEED)
             t1 = time.perf_counter()
             build(Path(tmp) / "raw", Path(tmp) / "build")
             t2 = time.perf_counter()

@@ -39,12 +39,12 @@ from typing import Any
 import numpy as np
 
 from medqade import stats
-from medqade.analyses.alignment import question_weights, substantive
-from medqade.analyses.common import DEFAULT_SEED
 from medqade.analyses.report import reproduce
 from medqade.analyses.rq1 import slot_statistics
 from medqade.analyses.rq3 import macro_agreement
 from medqade.consensus import majority_of_codes
+from medqade.measures.agreement import substantive
+from medqade.measures.seeds import BOOTSTRAP_SEED, question_weights
 from medqade.release import Release, load_release, open_release
 
 
@@ -142,7 +142,7 @@ def main() -> int:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--contrast-resamples", type=int, default=5000)
     parser.add_argument("--reference-resamples", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--seed", type=int, default=BOOTSTRAP_SEED)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 

@@ -37,7 +37,9 @@ from medqade.schema import answer_id
 
 Codes = npt.NDArray[np.int8]
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-DEFAULT_SEED = 5
+SYNTHETIC_SEED = 5
+"""Seed of the embedded synthetic release (the simulated data; bootstraps use
+:data:`medqade.measures.seeds.BOOTSTRAP_SEED`)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -295,13 +297,13 @@ def default_build() -> Path:
     from medqade.build import build
     from medqade.synthetic import fingerprint, synthesize
 
-    key = f"seed{DEFAULT_SEED}-v{__version__}-{fingerprint()[:12]}"
+    key = f"seed{SYNTHETIC_SEED}-v{__version__}-{fingerprint()[:12]}"
     target = cache_dir() / f"synthetic-{key}"
     if is_build(target):
         return target
     raw = cache_dir() / f"synthetic-raw-{key}"
     if not is_raw(raw):
-        synthesize(raw, seed=DEFAULT_SEED)
+        synthesize(raw, seed=SYNTHETIC_SEED)
     build(raw, target)
     return target
 

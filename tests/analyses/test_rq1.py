@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from medqade.analyses.alignment import question_weights
+from medqade.measures.seeds import question_weights
 from medqade.analyses.report import Report
 from medqade.analyses.rq1 import difficulty_alpha, physician_reliability, slot_statistics
 from medqade.release import Release

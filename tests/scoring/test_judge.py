@@ -11,11 +11,13 @@ import pandas as pd
 import pytest
 
 from medqade import vocab
-from medqade.analyses import alignment, common, rq3, rq4
+from medqade.analyses import rq3, rq4
 from medqade.cli import main
+from medqade.measures import agreement as alignment
+from medqade.measures import paired, seeds
 from medqade.release import Release
 from medqade.scoring import leaderboard, parse_submission, score, score_file
-from medqade.scoring.judge import ABOVE, BELOW, WITHIN, abstention, grouped_agreement, verdict
+from medqade.scoring.judge import abstention
 
 from .conftest import RESAMPLES
 from .helpers import codes_to_rows, judge_rows
@@ -27,7 +29,7 @@ EVALUATOR = "gpt-5.4-mini"
 def _core_reference(full: Release, evaluator: str, seed: int = SEED) -> alignment.Agreement:
     core = full.is_core
     k = full.roster.evaluator_ids.index(evaluator)
-    weights = alignment.question_weights(int(core.sum()), RESAMPLES, seed)
+    weights = seeds.question_weights(int(core.sum()), RESAMPLES, seed)
     return alignment.agreement(
         full.evaluator_labels[k][core], full.consensus[core], full.roster.student_ids, weights
     )
@@ -55,7 +57,8 @@ def test_score_cli_equals_alignment_to_the_last_digit(
     assert core["pabak_ci"] == list(ref.pabak.ci)
     assert core["n"] == ref.n
     for slot, values in ref.slots.items():
-        assert core["slots"][slot]["kappa"] == values["kappa"]
+        assert core["slots"][slot]["kappa"] == values.kappa.value
+        assert core["slots"][slot]["kappa_ci"] == list(values.kappa.ci)
 
 
 def test_score_per_question_run_output_equals_rq3(full: Release, full_raw: Path) -> None:
@@ -68,7 +71,7 @@ def test_score_per_question_run_output_equals_rq3(full: Release, full_raw: Path)
     sub = parse_submission(("\n".join(lines) + "\n").encode(), "run.jsonl", full)
     assert sub.format == "per_question" and sub.scope == "full"
     record = score(full, sub, {"name": "rerun"}, resamples=RESAMPLES, seed=SEED)
-    weights = alignment.question_weights(int(full.is_core.sum()), RESAMPLES, SEED)
+    weights = seeds.question_weights(int(full.is_core.sum()), RESAMPLES, SEED)
     table3 = rq3.evaluator_alignment(full, weights)
     expected = table3.evaluators["gemma3:4b"]
     assert record["core"]["kappa"] == expected.kappa.value
@@ -81,7 +84,9 @@ def test_score_full_set_matches_alignment(full: Release) -> None:
     k = full.roster.evaluator_ids.index(EVALUATOR)
     text = codes_to_rows(full, full.evaluator_labels[k])
     record = score(full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES)
-    weights = alignment.question_weights(full.n_items, RESAMPLES, common.DEFAULT_SEED)
+    weights = seeds.question_weights(
+        full.n_items, RESAMPLES, seeds.BOOTSTRAP_SEED, seeds.STREAM_ALL
+    )
     expected = alignment.agreement(
         full.evaluator_labels[k], full.consensus, full.roster.student_ids, weights
     )
@@ -99,7 +104,7 @@ def test_score_consensus_copy_is_above_ceiling(full: Release) -> None:
     sub = parse_submission(text.encode(), "copy.csv", full)
     record = score(full, sub, {"name": "copy", "verified": True}, resamples=RESAMPLES)
     assert record["core"]["kappa"] == 1.0
-    assert record["verdict"] == ABOVE
+    assert record["verdict"] == paired.ABOVE
     assert "above_physician_ceiling" in record["flags"]
     judges, _ = leaderboard([record])
     row = judges.iloc[0]
@@ -116,7 +121,8 @@ def test_score_partial_coverage_and_core_only(full: Release) -> None:
     assert record["full"] is None
     assert "partial_coverage" not in record["flags"]
     assert (
-        record["core"]["kappa"] == _core_reference(full, EVALUATOR, common.DEFAULT_SEED).kappa.value
+        record["core"]["kappa"]
+        == _core_reference(full, EVALUATOR, seeds.BOOTSTRAP_SEED).kappa.value
     )
     half = core_items[:100]
     text = codes_to_rows(full, full.evaluator_labels[k], half)
@@ -170,8 +176,8 @@ def test_score_bias_for_a_family_judge(full: Release) -> None:
     text = codes_to_rows(full, full.evaluator_labels[k])
     meta = {"family": "gemma", "model_id": evaluator}
     record = score(full, parse_submission(text.encode(), "j.csv", full), meta, resamples=RESAMPLES)
-    weights = common.weights_from(
-        common.stream_rng(common.DEFAULT_SEED, common.STREAM_BIAS), full.n_items, RESAMPLES
+    weights = seeds.question_weights(
+        full.n_items, RESAMPLES, seeds.BOOTSTRAP_SEED, seeds.STREAM_BIAS
     )
     expected = rq4.evaluator_bias(full, weights)
     targets = {t["student"]: t for t in record["bias"]["targets"]}
@@ -230,17 +236,19 @@ def test_grouped_agreement_replicates_equal_alignment(full: Release) -> None:
     core = full.is_core
     k = full.roster.evaluator_ids.index("qwen3:4b")
     labels, ref = full.evaluator_labels[k][core], full.consensus[core]
-    weights = alignment.question_weights(int(core.sum()), 50, 3)
+    weights = seeds.question_weights(int(core.sum()), 50, 3)
     mask = full.tier[core] <= 2
-    out = grouped_agreement(labels, ref, {"t12": mask}, weights.astype(float))["t12"]
+    slots = full.roster.student_ids
+    out = alignment.grouped_agreement(labels, ref, {"t12": mask}, slots, weights)["t12"]
     assert out is not None
     # a subgroup bootstrapped by resampling all questions: zero weight outside the group
     expected = alignment.agreement(
         labels[mask], ref[mask], full.roster.student_ids, weights[:, mask]
     )
-    assert out["kappa"] == pytest.approx(expected.kappa.value, abs=1e-12)
-    assert out["kappa_ci"] == pytest.approx(list(expected.kappa.ci), abs=1e-12)
-    assert out["pa_ci"] == pytest.approx(list(expected.pa.ci), abs=1e-12)
+    assert out.kappa.value == pytest.approx(expected.kappa.value, abs=1e-12)
+    assert list(out.kappa.ci) == pytest.approx(list(expected.kappa.ci), abs=1e-12)
+    assert list(out.pa.ci) == pytest.approx(list(expected.pa.ci), abs=1e-12)
+    assert out.n_items == int(mask.sum())
 
 
 def test_score_ensembles_with_and_without_the_judge(full: Release) -> None:
@@ -270,12 +278,38 @@ def test_score_ensembles_with_and_without_the_judge(full: Release) -> None:
     assert set(pool) < set(full.roster.ensemble_pool)
 
 
-def test_verdict_uses_ci_overlap() -> None:
-    ref = {"kappa": 0.70, "kappa_ci": [0.66, 0.74]}
-    assert verdict({"kappa": 0.60, "kappa_ci": [0.55, 0.67]}, ref) == WITHIN
-    assert verdict({"kappa": 0.55, "kappa_ci": [0.50, 0.60]}, ref) == BELOW
-    assert verdict({"kappa": 1.0, "kappa_ci": [1.0, 1.0]}, ref) == ABOVE
-    assert verdict({"kappa": 0.80, "kappa_ci": [float("nan")] * 2}, ref) == ABOVE
+def test_score_verdict_is_the_paired_difference_with_physicians(full: Release) -> None:
+    """The verdict reads judge minus physicians on the same core resamples, not CI overlap."""
+    k = full.roster.evaluator_ids.index(EVALUATOR)
+    text = codes_to_rows(full, full.evaluator_labels[k])
+    record = score(full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES)
+    core = full.is_core
+    w = seeds.question_weights(int(core.sum()), RESAMPLES, seeds.BOOTSTRAP_SEED)
+    judge = alignment.agreement(
+        full.evaluator_labels[k][core], full.consensus[core], full.roster.student_ids, w
+    )
+    loo = alignment.leave_one_out(full.physician_labels[:, core], full.roster.student_ids, w)
+    diff = record["physician_difference"]
+    assert diff["kappa"] == judge.kappa.value - loo.kappa.value
+    assert judge.kappa.replicates is not None and loo.kappa.replicates is not None
+    expected = np.percentile(judge.kappa.replicates - loo.kappa.replicates, [2.5, 97.5])
+    assert diff["kappa_ci"] == pytest.approx(list(expected), abs=1e-15)
+    assert diff["margin"] == paired.DEFAULT_MARGIN
+    low, high = diff["kappa_ci"]
+    if low > 0:
+        want = paired.ABOVE
+    elif low > -0.05:
+        want = paired.NON_INFERIOR
+    elif high < -0.05:
+        want = paired.INFERIOR
+    else:
+        want = paired.INCONCLUSIVE
+    assert record["verdict"] == want
+    wide = score(
+        full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES, margin=1.0
+    )
+    assert wide["verdict"] == paired.NON_INFERIOR  # any judge is within a margin of 1
+    assert wide["settings"]["margin"] == 1.0
 
 
 def test_score_file_same_input_same_record(

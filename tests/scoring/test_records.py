@@ -26,9 +26,9 @@ from medqade.scoring import (
     normalise,
     parse_submission,
     prepare,
-    rank_tiers,
     record_id,
     reference_records,
+    replicates,
     score,
 )
 from medqade.scoring.normalize import char_ngram_dice, fuzzy_ratio, token_f1
@@ -148,7 +148,8 @@ def test_leaderboard_tables(full: Release, references: list[dict[str, Any]]) -> 
     ranked = judges[judges["status"] == "verified"]
     assert ranked["rank"].iloc[0] == 1 and ranked["rank"].notna().all()
     full_judges, full_models = leaderboard(references, view="full")
-    assert "physicians" not in set(full_judges["source"]) and len(full_models) == 5
+    ceiling = full_judges[full_judges["source"] == "physicians"]
+    assert list(ceiling["scope"]) == ["core"] and len(full_models) == 5
     with pytest.raises(ValueError, match="view"):
         leaderboard(references, view="all")
 
@@ -170,14 +171,56 @@ def test_leaderboard_never_ranks_unverified_or_flagged(
     assert pd.isna(top["rank"])
 
 
-def test_rank_tiers_follow_ci_overlap() -> None:
-    keys = [0.9, 0.85, 0.7, 0.68, 0.5, 0.4]
-    lows = [0.86, 0.80, 0.65, 0.60, 0.45, 0.3]
-    highs = [0.94, 0.88, 0.75, 0.72, 0.55, 0.5]
-    ranked = [True, True, True, False, True, True]
-    # 0.85 overlaps 0.9 -> tier 1; 0.7 does not overlap 0.85 -> tier 2; unranked skipped;
-    # 0.5 vs 0.7 (the ranked row above) -> tier 3; 0.4 overlaps 0.5 -> tier 3
-    assert rank_tiers(keys, lows, highs, ranked) == [1, 1, 2, None, 3, 3]
+def _paired_low_high(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    d = a - b
+    d = d[~np.isnan(d)]
+    low, high = np.percentile(d, [2.5, 97.5])
+    return float(low), float(high)
+
+
+@pytest.mark.parametrize("metric", ["kappa", "pa"])
+def test_leaderboard_rank_is_one_plus_rows_significantly_better(
+    references: list[dict[str, Any]], metric: str
+) -> None:
+    """Done when: each rank = 1 + the ranked rows whose paired difference lies above 0."""
+    judges, models = leaderboard(references, metric=metric)
+    by_id = {r["id"]: r for r in references}
+    for frame, view_metric in ((judges, metric), (models, "accuracy")):
+        ranked = frame[frame["rank"].notna()]
+        assert len(ranked) >= 5
+        reps = {rid: replicates.of_record(by_id[rid], "core", view_metric) for rid in ranked["id"]}
+        for rid, rank in zip(ranked["id"], ranked["rank"], strict=True):
+            better = sum(
+                1
+                for other in ranked["id"]
+                if other != rid and _paired_low_high(reps[other], reps[rid])[0] > 0
+            )
+            assert rank == 1 + better
+    # the paper judges do not all share rank 1 (they did with overlap tiers)
+    paper = judges[judges["source"] == "paper"]
+    assert paper["rank"].nunique() > 1
+    # the physician reference is shown, never ranked, and the verdict comes from the library
+    ceiling = judges[judges["status"] == "reference"].iloc[0]
+    assert pd.isna(ceiling["rank"]) and pd.isna(ceiling["verdict"])
+
+
+def test_leaderboard_full_view_keeps_the_core_ceiling(references: list[dict[str, Any]]) -> None:
+    judges, _ = leaderboard(references, view="full")
+    ceiling = judges[judges["status"] == "reference"]
+    assert len(ceiling) == 1 and ceiling.iloc[0]["scope"] == "core"
+    paper = judges[judges["source"] == "paper"]
+    assert set(paper["scope"]) == {"full"}
+    assert paper["verdict"].notna().all()  # the core verdict is shown in the full view too
+
+
+def test_leaderboard_margin_changes_only_the_verdict(references: list[dict[str, Any]]) -> None:
+    strict, _ = leaderboard(references, margin=0.0)
+    loose, _ = leaderboard(references, margin=1.0)
+    assert list(strict["rank"].fillna(-1)) == list(loose["rank"].fillna(-1))
+    judged = loose[loose["source"] == "paper"]
+    assert set(judged["verdict"]) == {"non-inferior"}
+    with pytest.raises(ValueError, match="margin"):
+        leaderboard(references, margin=-0.1)
 
 
 def test_csv_export_neutralises_formulas() -> None:
@@ -197,7 +240,14 @@ def test_leaderboard_models_use_bounds_for_rank(
         a if rng.random() < 0.6 else f"neu {i}" for i, a in enumerate(full.answer_text[:, 0])
     ]
     sub = parse_submission(answers_csv(full, answers).encode(), "a.csv", full)
-    rec = score(full, sub, {"name": "new", "verified": True}, resamples=0)
+    settings = references[0]["settings"]
+    rec = score(
+        full,
+        sub,
+        {"name": "new", "verified": True},
+        resamples=settings["resamples"],
+        seed=settings["seed"],
+    )
     _, models = leaderboard([*references, rec])
     row = models[models["name"] == "new"].iloc[0]
     assert row["lower"] < row["accuracy"] < row["upper"]

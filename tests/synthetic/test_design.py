@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from medqade.build import build
-from medqade.release import DEFAULT_SEED, Release
+from medqade.release import SYNTHETIC_SEED, Release
 from medqade.synthetic import load_facts, synthesize
 from medqade.synthetic.simulate import _extension_pairs
 
@@ -119,12 +119,12 @@ def _digest(folder: Path) -> dict[str, str]:
 def test_same_seed_gives_byte_identical_release(
     tmp_path: Path, synthetic_raw: Path, synthetic_build: Path
 ) -> None:
-    raw = synthesize(tmp_path / "raw", seed=DEFAULT_SEED)
+    raw = synthesize(tmp_path / "raw", seed=SYNTHETIC_SEED)
     assert _digest(raw) == _digest(synthetic_raw)
     build(raw, tmp_path / "build")
     assert _digest(tmp_path / "build") == _digest(synthetic_build)
 
 
 def test_other_seed_gives_other_release(tmp_path: Path, synthetic_raw: Path) -> None:
-    raw = synthesize(tmp_path / "raw", seed=DEFAULT_SEED + 1)
+    raw = synthesize(tmp_path / "raw", seed=SYNTHETIC_SEED + 1)
     assert (raw / "answers.csv").read_bytes() != (synthetic_raw / "answers.csv").read_bytes()

@@ -1,9 +1,8 @@
-"""Pieces shared by the RQ modules: tiers, seeded resamples, proportions and JSON values.
+"""Pieces shared by the RQ modules: tiers, proportions and JSON values.
 
-Every analysis takes its randomness from an explicit seed: core-item resamples (RQ1, RQ3) come
-from :func:`medqade.analyses.alignment.question_weights` so that the scorer and the paper tables
-use the same index matrix; every other bootstrap draws from its own stream
-``numpy.random.default_rng([seed, stream])`` (:func:`stream_rng`).
+Every analysis takes its randomness from an explicit seed through
+:mod:`medqade.measures.seeds` (one bootstrap seed, one named stream per analysis), so that the
+scorer and the paper tables use the same resamples.
 """
 
 from __future__ import annotations
@@ -11,33 +10,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from medqade import stats, vocab
+from medqade.measures.bias import ratio, substantive_scores
 
 Codes = npt.NDArray[np.int8]
 FloatArray = npt.NDArray[np.float64]
 Weights = npt.NDArray[np.int64]
 
-DEFAULT_SEED: Final = 20260101
-"""Seed of the bootstrap resamples when none is given."""
-
-STREAM_LEXICAL: Final = 2
-STREAM_TIER: Final = 3
-STREAM_BIAS: Final = 4
-
-
-def stream_rng(seed: int, stream: int) -> np.random.Generator:
-    """An independent generator for one analysis: ``default_rng([seed, stream])``."""
-    return np.random.default_rng([int(seed), int(stream)])
-
-
-def weights_from(rng: np.random.Generator, n_items: int, n_resamples: int) -> Weights:
-    """Question bootstrap count weights (R, items) drawn from ``rng``."""
-    return stats.resample_weights(stats.bootstrap_indices(n_items, n_resamples, rng), n_items)
+__all__ = ["Proportion", "json_ready", "physician_tiers", "ratio", "substantive_scores"]
 
 
 def physician_tiers(difficulty: Codes) -> npt.NDArray[np.int8]:
@@ -53,24 +38,6 @@ def physician_tiers(difficulty: Codes) -> npt.NDArray[np.int8]:
     mean = np.full(d.shape[1], np.nan)
     np.divide(total, count, out=mean, where=count > 0)
     return vocab.tier_of(mean)
-
-
-def substantive_scores(codes: npt.ArrayLike) -> FloatArray:
-    """Richtig 1.0, Falsch 0.0, everything else (abstention, missing) NaN."""
-    c = np.asarray(codes)
-    out = np.full(c.shape, np.nan)
-    out[c == vocab.RICHTIG_CODE] = 1.0
-    out[c == vocab.FALSCH_CODE] = 0.0
-    return out
-
-
-def ratio(numerator: npt.ArrayLike, denominator: npt.ArrayLike) -> FloatArray:
-    """``numerator / denominator`` with NaN (no warning) where the denominator is 0."""
-    num = np.asarray(numerator, dtype=np.float64)
-    den = np.asarray(denominator, dtype=np.float64)
-    out = np.full(np.broadcast_shapes(num.shape, den.shape), np.nan)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ Markdown and a CSV form) and ``to_markdown()``. The same release, resamples and 
 same numbers, and ``to_json()`` the same bytes.
 
 Randomness: the core-item resamples of RQ1 and RQ3 are one index matrix
-(:func:`~medqade.analyses.alignment.question_weights` with ``seed``), shared by every pair, slot,
-evaluator and ensemble; RQ2's two contrasts and RQ4 draw from their own streams of ``seed``.
+(:func:`~medqade.measures.seeds.question_weights` with ``seed``, the core stream), shared by
+every pair, slot, evaluator and ensemble, and by judge scoring of submissions; RQ2's two
+contrasts and RQ4 draw from their own streams of ``seed``.
 """
 
 from __future__ import annotations
@@ -22,21 +23,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from medqade import __version__, vocab
-from medqade.analyses.alignment import Estimate, question_weights
-from medqade.analyses.common import (
-    DEFAULT_SEED,
-    STREAM_BIAS,
-    Proportion,
-    json_ready,
-    stream_rng,
-    weights_from,
-)
+from medqade.analyses.common import Proportion, json_ready
 from medqade.analyses.rq1 import PhysicianReliability, physician_reliability
 from medqade.analyses.rq2 import StudentAccuracy, student_accuracy
 from medqade.analyses.rq3 import EvaluatorAlignment, evaluator_alignment
 from medqade.analyses.rq4 import EvaluatorBias, evaluator_bias
 from medqade.analyses.rq5 import Abstention, abstention
 from medqade.analyses.supplementary import Supplementary, supplementary
+from medqade.measures.estimate import Estimate
+from medqade.measures.seeds import BOOTSTRAP_SEED, STREAM_BIAS, check_seed, question_weights
 from medqade.release import Release
 
 SYNTHETIC_BANNER = (
@@ -445,7 +440,7 @@ def _positive(value: int, name: str) -> int:
 def reproduce(
     release: Release,
     resamples: int = 1000,
-    seed: int = DEFAULT_SEED,
+    seed: int = BOOTSTRAP_SEED,
     contrast_resamples: int = 5000,
 ) -> Report:
     """Run every analysis of the paper on ``release`` (see the module docstring).
@@ -455,13 +450,12 @@ def reproduce(
     """
     _positive(resamples, "resamples")
     _positive(contrast_resamples, "contrast_resamples")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    check_seed(seed)
     n_core = int(release.is_core.sum())
     if n_core == 0:
         raise ValueError("the release has no core items; RQ1 and RQ3 need them")
     core_weights = question_weights(n_core, resamples, seed)
-    bias_weights = weights_from(stream_rng(seed, STREAM_BIAS), release.n_items, resamples)
+    bias_weights = question_weights(release.n_items, resamples, seed, STREAM_BIAS)
     return Report(
         roster=release.roster,
         rq1=physician_reliability(release, core_weights),

@@ -22,13 +22,11 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats, vocab
-from medqade.analyses.alignment import Estimate, substantive
-from medqade.analyses.common import FloatArray, Weights
+from medqade.analyses.common import FloatArray
+from medqade.measures.agreement import substantive
+from medqade.measures.estimate import Estimate, pabak_of
+from medqade.measures.seeds import Weights
 from medqade.release import Release
-
-
-def _linear_pabak(pa: Estimate) -> Estimate:
-    return Estimate(2 * pa.value - 1, 2 * pa.low - 1, 2 * pa.high - 1)
 
 
 def _mean(values: list[float]) -> float:
@@ -86,7 +84,7 @@ class SlotReliability:
 
     @property
     def pabak(self) -> Estimate:
-        return _linear_pabak(self.pa)
+        return pabak_of(self.pa)
 
     def to_dict(self) -> dict[str, Any]:
         return {

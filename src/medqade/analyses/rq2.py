@@ -21,17 +21,9 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats, vocab
-from medqade.analyses.alignment import Estimate
-from medqade.analyses.common import (
-    DEFAULT_SEED,
-    STREAM_LEXICAL,
-    STREAM_TIER,
-    FloatArray,
-    Proportion,
-    physician_tiers,
-    ratio,
-    stream_rng,
-)
+from medqade.analyses.common import FloatArray, Proportion, physician_tiers, ratio
+from medqade.measures.estimate import Estimate
+from medqade.measures.seeds import BOOTSTRAP_SEED, STREAM_LEXICAL, STREAM_TIER, generator
 from medqade.release import Release
 
 BLOCK: Final = 500
@@ -205,15 +197,15 @@ def _contrasts(
 
 
 def student_accuracy(
-    release: Release, contrast_resamples: int = 5000, seed: int = DEFAULT_SEED
+    release: Release, contrast_resamples: int = 5000, seed: int = BOOTSTRAP_SEED
 ) -> StudentAccuracy:
     """RQ2 on all items of ``release``.
 
     The lexical and the tier contrast draw from their own streams of ``seed``
-    (:func:`~medqade.analyses.common.stream_rng`), so either can be recomputed alone.
+    (:func:`~medqade.measures.seeds.generator`), so either can be recomputed alone.
     """
-    rng_lexical = stream_rng(seed, STREAM_LEXICAL)
-    rng_tier = stream_rng(seed, STREAM_TIER)
+    rng_lexical = generator(seed, STREAM_LEXICAL)
+    rng_tier = generator(seed, STREAM_TIER)
     models = release.roster.student_ids
     consensus = release.consensus
     resolved = consensus >= 0

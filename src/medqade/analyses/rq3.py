@@ -1,11 +1,11 @@
 """RQ3: evaluator alignment with the physician consensus on the core items (Table 3).
 
 Each evaluator and the leave-one-out physician reference go through
-:mod:`medqade.analyses.alignment` (per-slot PA, kappa and PABAK against the reference, unweighted
+:mod:`medqade.measures.agreement` (per-slot PA, kappa and PABAK against the reference, unweighted
 mean over slots, question bootstrap CIs with all five slots of a question together).
 
 The ensemble search (exploratory, in-sample) votes every subset of size 1, 3, 5 and 7 of the
-roster's ensemble pool with :func:`~medqade.analyses.alignment.ensemble_vote` (majority after
+roster's ensemble pool with :func:`~medqade.measures.agreement.ensemble_vote` (majority after
 removing abstentions, all abstain = missing, tie = Falsch) and scores each against the
 consensus like a single evaluator. The best subset is chosen separately for kappa, PA and PABAK
 (ties: the first subset in search order, i.e. smaller subsets first, then pool order). Its
@@ -16,7 +16,6 @@ taken.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -25,58 +24,20 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from medqade import stats
-from medqade.analyses.alignment import (
+from medqade.analyses.common import FloatArray
+from medqade.measures.agreement import (
     Agreement,
-    Estimate,
     agreement,
     ensemble_vote,
-    leave_one_out,
-    substantive,
+    macro_agreement,
+    quiet_leave_one_out,
 )
-from medqade.analyses.common import FloatArray, Weights
+from medqade.measures.estimate import Estimate
+from medqade.measures.seeds import Weights
 from medqade.release import Release
 
 ENSEMBLE_SIZES: Final = (1, 3, 5, 7)
 METRICS: Final = ("kappa", "pa", "pabak")
-
-
-def _nanmean_last(x: FloatArray) -> FloatArray:
-    valid = ~np.isnan(x)
-    total = np.where(valid, x, 0.0).sum(axis=-1)
-    count = valid.sum(axis=-1)
-    out = np.full(total.shape, np.nan)
-    np.divide(total, count, out=out, where=count > 0)
-    return out
-
-
-def macro_agreement(
-    labels: npt.ArrayLike, reference: npt.ArrayLike, weights: Weights | None = None
-) -> tuple[FloatArray, FloatArray]:
-    """Macro PA and kappa of several labellers against one reference.
-
-    Parameters
-    ----------
-    labels : array_like of int, shape (labellers, items, slots)
-        Label codes; abstentions and missing are excluded pairwise.
-    reference : array_like of int, shape (items, slots)
-        Reference codes, ``-1`` unresolved.
-    weights : ndarray, shape (R, items), optional
-        Question bootstrap weights.
-
-    Returns
-    -------
-    pa, kappa : ndarray of float64, shape (labellers,) or (R, labellers)
-        Unweighted means over slots of the per-slot values (undefined slots ignored).
-    """
-    lab = substantive(labels)
-    ref = substantive(reference)
-    pa, kappa = [], []
-    for s in range(lab.shape[2]):
-        res = stats.compare_to_reference(lab[:, :, s], ref[:, s], k=2, weights=weights)
-        pa.append(res.pa)
-        kappa.append(res.kappa)
-    return _nanmean_last(np.stack(pa, axis=-1)), _nanmean_last(np.stack(kappa, axis=-1))
 
 
 @dataclass(frozen=True)
@@ -219,11 +180,7 @@ def evaluator_alignment(release: Release, weights: Weights | None = None) -> Eva
         e: agreement(labels[i], reference, slots, weights)
         for i, e in enumerate(roster.evaluator_ids)
     }
-    with warnings.catch_warnings():
-        # alignment's per-slot summary takes np.nanmean over physicians; a slot where every
-        # LOO kappa is undefined (tiny releases) is NaN by design, not worth a warning
-        warnings.filterwarnings("ignore", "Mean of empty slice", RuntimeWarning)
-        loo = leave_one_out(release.physician_labels[:, core], slots, weights)
+    loo = quiet_leave_one_out(release.physician_labels[:, core], slots, weights)
     pool = tuple(roster.ensemble_pool)
     pool_idx = [roster.evaluator_ids.index(e) for e in pool]
     subsets, voted, cands = ensemble_candidates(labels[pool_idx], reference, pool)

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from medqade import stats, vocab
-from medqade.analyses.alignment import substantive
 from medqade.analyses.common import FloatArray, ratio
+from medqade.measures.agreement import substantive
 from medqade.release import Release
 
 

@@ -30,3 +30,27 @@ def positive_int(text: str) -> int:
 def non_negative_int(text: str) -> int:
     """argparse type: an integer >= 0 (seeds)."""
     return _integer(text, 0, "non-negative")
+
+
+def margin(text: str) -> float:
+    """argparse type: a non-inferiority margin, a number in [0, 1]."""
+    from medqade.measures.paired import check_margin
+
+    try:
+        return check_margin(float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a margin between 0 and 1 (e.g. 0.05), got {text!r}"
+        ) from None
+
+
+def add_margin_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--margin``: the non-inferiority margin of the verdict against physicians."""
+    from medqade.measures.paired import DEFAULT_MARGIN
+
+    p.add_argument(
+        "--margin",
+        type=margin,
+        default=DEFAULT_MARGIN,
+        help=f"non-inferiority margin of the verdict against physicians (default {DEFAULT_MARGIN})",
+    )

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from medqade import atomic
-from medqade.analyses.common import DEFAULT_SEED
 from medqade.analyses.report import reproduce
 from medqade.commands._args import add_data_argument, non_negative_int, positive_int
+from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.release import open_release
 
 NAME = "reproduce"
@@ -43,8 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--seed",
         type=non_negative_int,
-        default=DEFAULT_SEED,
-        help=f"bootstrap seed (default {DEFAULT_SEED})",
+        default=BOOTSTRAP_SEED,
+        help=f"bootstrap seed (default {BOOTSTRAP_SEED})",
     )
 
 

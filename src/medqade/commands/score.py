@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from medqade import atomic
-from medqade.analyses.common import DEFAULT_SEED
-from medqade.commands._args import add_data_argument, non_negative_int
+from medqade.commands._args import add_data_argument, add_margin_argument, non_negative_int
+from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.release import open_release
 from medqade.scoring import Limits, attach_labels, parse_submission, score, validate_only
 from medqade.scoring.meta import PROMPTS
@@ -59,7 +59,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     stats.add_argument(
         "--resamples", type=non_negative_int, default=1000, help="bootstrap resamples"
     )
-    stats.add_argument("--seed", type=non_negative_int, default=DEFAULT_SEED, help="bootstrap seed")
+    stats.add_argument(
+        "--seed", type=non_negative_int, default=BOOTSTRAP_SEED, help="bootstrap seed"
+    )
+    add_margin_argument(stats)
     p.epilog = EPILOG
     p.formatter_class = argparse.RawDescriptionHelpFormatter
 
@@ -124,6 +127,10 @@ def _num(x: Any) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
+def _signed(x: Any) -> str:
+    return "n/a" if x is None else f"{x:+.3f}"
+
+
 def _points(x: Any) -> str:
     return "n/a" if x is None else f"{x:+.1f}"
 
@@ -155,9 +162,15 @@ def summary(record: dict[str, Any]) -> str:
                 )
         ref = record["physician_reference"]
         lines.append(
-            f"physicians (leave-one-out): kappa {_num(ref['kappa'])}{_ci(ref['kappa_ci'])}; "
-            f"verdict: {record.get('verdict') or 'n/a'}"
+            f"physicians (leave-one-out): kappa {_num(ref['kappa'])}{_ci(ref['kappa_ci'])}"
         )
+        diff = record.get("physician_difference")
+        if diff:
+            lines.append(
+                f"judge - physicians (paired, core): kappa {_signed(diff['kappa'])}"
+                f"{_ci(diff['kappa_ci'], _signed)}; verdict (margin {diff['margin']:g}): "
+                f"{record.get('verdict') or 'n/a'}"
+            )
         a = record["abstention"]
         tiers = ", ".join(_pct(x) for x in a["by_tier"])
         lines.append(f"abstention: {_pct(a['global'])} (tiers 1-4: {tiers})")
@@ -218,7 +231,9 @@ def run(args: argparse.Namespace) -> int:
     sub = parse_submission(path.read_bytes(), path.name, release, args.kind, limits)
     if args.labels is not None:
         sub = attach_labels(sub, args.labels.read_bytes(), args.labels.name, release, limits)
-    record = score(release, sub, meta_from_args(args), args.resamples, args.seed)
+    record = score(
+        release, sub, meta_from_args(args), args.resamples, args.seed, margin=args.margin
+    )
     text = json.dumps(record, ensure_ascii=False, indent=2)
     if args.out is not None:
         atomic.write_text(args.out, text + "\n")

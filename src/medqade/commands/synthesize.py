@@ -6,7 +6,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from medqade.release import DEFAULT_SEED
+from medqade.release import SYNTHETIC_SEED
 
 NAME = "synthesize"
 HELP = "Write a synthetic raw release with the paper's design (not physician data)."
@@ -14,7 +14,9 @@ HELP = "Write a synthetic raw release with the paper's design (not physician dat
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, required=True, help="raw release folder to write")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed (default {DEFAULT_SEED})")
+    p.add_argument(
+        "--seed", type=int, default=SYNTHETIC_SEED, help=f"seed (default {SYNTHETIC_SEED})"
+    )
     p.add_argument("--facts", type=Path, default=None, help="facts JSONL (default: bundled)")
     p.add_argument(
         "--check",

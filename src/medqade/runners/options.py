@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from medqade.commands._args import add_data_argument
-from medqade.release import DEFAULT_SEED
 from medqade.runners.jobs import Job, Outcome, Parser, RunSummary
 from medqade.runners.settings import (
     DEFAULT_KEY_ENV,
@@ -22,6 +21,9 @@ from medqade.runners.settings import (
     default_cache_dir,
 )
 from medqade.runners.student import SPLIT_CHOICES
+
+ORDER_SEED = 5
+"""Seed of the order in which a runner shows the five answers to a judge (recorded per item)."""
 
 
 def _temperature(text: str) -> float | None:
@@ -107,7 +109,10 @@ def add_run_arguments(p: argparse.ArgumentParser, default_concurrency: int = 8) 
     )
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default 120)")
     p.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
+        "--seed",
+        type=int,
+        default=ORDER_SEED,
+        help=f"seed of the shuffled answer order (default {ORDER_SEED})",
     )
     p.add_argument("--limit", type=int, default=None, help="only the first N items (trial run)")
     p.add_argument(

@@ -17,7 +17,7 @@ Modules: :mod:`~medqade.scoring.submission` (formats, checks; helped by :mod:`~.
 
 from medqade.scoring.baselines import BASELINES, Baseline, baseline_labels
 from medqade.scoring.context import prepare
-from medqade.scoring.leaderboard import JUDGE_COLUMNS, MODEL_COLUMNS, leaderboard, rank_tiers
+from medqade.scoring.leaderboard import JUDGE_COLUMNS, MODEL_COLUMNS, leaderboard
 from medqade.scoring.meta import META_KEYS
 from medqade.scoring.normalize import normalise
 from medqade.scoring.records import (
@@ -57,7 +57,6 @@ __all__ = [
     "normalise",
     "parse_submission",
     "prepare",
-    "rank_tiers",
     "record_id",
     "reference_records",
     "score",

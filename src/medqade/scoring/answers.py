@@ -33,7 +33,9 @@ import numpy.typing as npt
 
 from medqade import stats, vocab
 from medqade.consensus import majority
-from medqade.scoring import context
+from medqade.measures.estimate import Estimate, proportion
+from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.scoring import context, replicates
 from medqade.scoring.normalize import normalise
 
 if TYPE_CHECKING:
@@ -222,6 +224,16 @@ def judge_info(
     return info, [SAME_FAMILY] if same else []
 
 
+def accuracy_estimate(
+    anchors: Anchors, items: npt.NDArray[np.bool_], weights: npt.ArrayLike | None
+) -> Estimate:
+    """Anchored accuracy over ``items`` with question-bootstrap replicates (the weights run
+    over ``items``): what a model row is ranked on, paired with every other row."""
+    resolved = anchors.answered & anchors.matched & (anchors.code != vocab.MISSING_CODE)
+    correct = resolved & (anchors.code == vocab.RICHTIG_CODE)
+    return proportion(correct[items], resolved[items], weights)
+
+
 def answer_metrics(
     release: Release,
     answers: Sequence[str | None],
@@ -229,18 +241,35 @@ def answer_metrics(
     judge: Mapping[str, Any] | None = None,
     family: str | None = None,
     model_id: str | None = None,
+    resamples: int = 1000,
+    seed: int = BOOTSTRAP_SEED,
 ) -> dict[str, Any]:
-    """Record keys ``accuracy`` (all submitted items), ``accuracy_core``, ``judge``, ``flags``
-    and ``warnings`` for one model's answers (one per item, ``None`` = no answer)."""
+    """Record keys ``accuracy`` (all submitted items), ``accuracy_core``, ``judge``,
+    ``replicates``, ``flags`` and ``warnings`` for one model's answers (one per item,
+    ``None`` = no answer)."""
     students = release.roster.student_ids
     own_slot = students.index(model_id) if model_id in students else None
     anchors = anchor(release, answers, own_slot)
     core = context.mask(release, context.CORE)
+    everything = context.mask(release, context.ALL)
     info, flags = judge_info(release, judge, family, anchors, judge_labels)
+    kept = {
+        "core": {
+            "accuracy": accuracy_estimate(
+                anchors, core, context.weights(release, context.CORE, resamples, seed)
+            )
+        },
+        "full": {
+            "accuracy": accuracy_estimate(
+                anchors, everything, context.weights(release, context.ALL, resamples, seed)
+            )
+        },
+    }
     return {
-        "accuracy": accuracy(release, anchors, judge_labels, np.ones(release.n_items, bool)),
+        "accuracy": accuracy(release, anchors, judge_labels, everything),
         "accuracy_core": accuracy(release, anchors, judge_labels, core),
         "judge": info,
+        "replicates": replicates.section(kept, resamples, seed),
         "flags": flags,
         "warnings": [SAME_FAMILY_WARNING] if flags else [],
     }

@@ -9,7 +9,6 @@ entry and a dropped release frees its entry.
 
 from __future__ import annotations
 
-import warnings
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,7 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.analyses import alignment, common
+from medqade.measures import agreement as measured
+from medqade.measures import seeds
 from medqade.scoring.normalize import normalise
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ ALL = "all"
 @dataclass
 class _Entry:
     weights: dict[tuple[str, int, int], Weights] = field(default_factory=dict)
-    loo: dict[tuple[int, int], alignment.Agreement] = field(default_factory=dict)
+    loo: dict[tuple[int, int], measured.Agreement] = field(default_factory=dict)
     derived: dict[str, Any] = field(default_factory=dict)
 
 
@@ -64,14 +64,16 @@ def mask(release: Release, scope: str) -> npt.NDArray[np.bool_]:
 
 def weights(release: Release, scope: str, resamples: int, seed: int) -> Weights | None:
     """Question bootstrap weights (R, items of ``scope``), exactly
-    ``alignment.question_weights(n, resamples, seed)``; ``None`` when ``resamples == 0``."""
+    ``seeds.question_weights(n, resamples, seed, stream)`` with the core stream for ``core``
+    and the all-items stream for ``all``; ``None`` when ``resamples == 0``."""
     if resamples == 0:
         return None
     entry = _entry(release)
     key = (scope, resamples, seed)
     if key not in entry.weights:
         n = int(mask(release, scope).sum())
-        w = alignment.question_weights(n, resamples, seed)
+        stream = seeds.STREAM_CORE if scope == CORE else seeds.STREAM_ALL
+        w = seeds.question_weights(n, resamples, seed, stream)
         w.setflags(write=False)
         entry.weights[key] = w
     return entry.weights[key]
@@ -96,30 +98,28 @@ def bias_weights(release: Release, resamples: int, seed: int) -> npt.NDArray[np.
         return None
 
     def compute() -> npt.NDArray[np.float64]:
-        rng = common.stream_rng(seed, common.STREAM_BIAS)
-        return common.weights_from(rng, release.n_items, resamples).astype(np.float64)
+        w = seeds.question_weights(release.n_items, resamples, seed, seeds.STREAM_BIAS)
+        return w.astype(np.float64)
 
     value: npt.NDArray[np.float64] = memo(release, f"bias-weights:{resamples}:{seed}", compute)
     return value
 
 
-def physician_reference(release: Release, resamples: int, seed: int) -> alignment.Agreement:
+def physician_reference(release: Release, resamples: int, seed: int) -> measured.Agreement:
     """The leave-one-out physician reference on the core, with the core weights."""
     entry = _entry(release)
     key = (resamples, seed)
     if key not in entry.loo:
         core = mask(release, CORE)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a slot no physician pair rated
-            entry.loo[key] = alignment.leave_one_out(
-                release.physician_labels[:, core],
-                release.roster.student_ids,
-                weights(release, CORE, resamples, seed),
-            )
+        entry.loo[key] = measured.quiet_leave_one_out(
+            release.physician_labels[:, core],
+            release.roster.student_ids,
+            weights(release, CORE, resamples, seed),
+        )
     return entry.loo[key]
 
 
-def prepare(release: Release, resamples: int = 1000, seed: int = common.DEFAULT_SEED) -> None:
+def prepare(release: Release, resamples: int = 1000, seed: int = seeds.BOOTSTRAP_SEED) -> None:
     """Compute the per-release values now (e.g. when a Space starts), so that the first
     submission is as fast as the later ones."""
     for scope in (CORE, ALL):
@@ -153,7 +153,7 @@ def derived(release: Release, name: str) -> Any:
     elif name == "evaluator_core_kappa":
         core = mask(release, CORE)
         value = {
-            e: alignment.agreement(
+            e: measured.agreement(
                 release.evaluator_labels[k][core],
                 release.consensus[core],
                 release.roster.student_ids,

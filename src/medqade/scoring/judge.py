@@ -2,24 +2,26 @@
 
 Headline (``core``): per slot PA, Cohen's kappa and PABAK against the ten-physician consensus
 on the 200 core questions, macro mean over the five slots, 95% percentile CIs from question
-bootstrap weights. This is :func:`medqade.analyses.alignment.agreement` with
-``question_weights(200, resamples, seed)``, so a judge's numbers equal ``medqade reproduce``
-(RQ3) to the last digit. ``full`` is the same on all items (unresolved slots excluded).
+bootstrap weights. This is :func:`medqade.measures.agreement.agreement` with the core
+question weights of :mod:`medqade.measures.seeds`, so a judge's numbers equal ``medqade
+reproduce`` (RQ3) to the last digit. ``full`` is the same on all items (unresolved slots excluded).
 
 Around it, on the items the submission covers (all items when it covers any extension item,
 else the core), with the same weights (a subgroup statistic is bootstrapped by resampling all
 questions and recomputing it in the subgroup, so its CI is paired with the headline):
 
-- verdict against the leave-one-out physician reference: ``within physician CI`` when the two
-  95% CIs overlap, ``below`` or ``above (check for leakage)`` otherwise; a kappa above the
-  physicians' CI raises the flag ``above_physician_ceiling``;
+- the paired difference judge minus the leave-one-out physician reference on the core (same
+  question resamples for both) for kappa, PA and PABAK, and the verdict with a non-inferiority
+  margin (:func:`medqade.measures.paired.verdict`): ``above physicians (check for leakage)``,
+  ``non-inferior``, ``inconclusive`` or ``inferior``; a kappa verdict ``above physicians``
+  raises the flag ``above_physician_ceiling``;
 - abstention, globally and per difficulty tier (denominator: the slots the submission has a
   row for, missing labels included, as in RQ5), coverage, and agreement on the rest;
 - self and family bias (RQ4) when the judge's family is a student family: per response the
   judge's score (Richtig 1, Falsch 0) minus the mean score of the reference evaluators outside
   that family, averaged over the responses of its own model (self) or of each sibling student
   (family), with a question-bootstrap CI on RQ4's own resample stream (so a reference
-  evaluator's numbers equal RQ4's);
+  evaluator's numbers equal RQ4's) and whether that CI excludes 0;
 - confusion matrix, per-tier and per-stratum agreement, and the answer ids where the judge
   contradicts a unanimous physician panel (at least two non-abstaining physicians, all
   agreeing);
@@ -31,16 +33,19 @@ questions and recomputing it in the subgroup, so its CI is paired with the headl
 from __future__ import annotations
 
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
-from medqade import stats, vocab
-from medqade.analyses import alignment, common, rq3, rq4
-from medqade.analyses.common import DEFAULT_SEED
+from medqade import vocab
+from medqade.measures import agreement as measured
+from medqade.measures import bias as measured_bias
+from medqade.measures import paired
+from medqade.measures.estimate import Estimate
+from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.schema import answer_id
-from medqade.scoring import context
+from medqade.scoring import context, replicates
 
 if TYPE_CHECKING:
     from medqade.release import Release
@@ -48,43 +53,41 @@ if TYPE_CHECKING:
 Codes = npt.NDArray[np.int8]
 Weights = npt.NDArray[np.int64]
 
-WITHIN: Final = "within physician CI"
-BELOW: Final = "below"
-ABOVE: Final = "above (check for leakage)"
 ABOVE_CEILING: Final = "above_physician_ceiling"
 PARTIAL: Final = "partial_coverage"
 NO_CORE: Final = "no_core"
 ENSEMBLE_SIZES: Final = (3, 5, 7)
 SUBMISSION_MEMBER: Final = "submission"
-_METRICS: Final = ("kappa", "pa", "pabak")
+_METRICS: Final = measured.METRICS
+RANKED_METRICS: Final = ("kappa", "pa")
+"""Metrics whose replicates a record keeps (PABAK = 2 PA - 1 ranks as PA does)."""
 
 
-def _interval(block: dict[str, Any], metric: str) -> tuple[float, float]:
-    value = float(block[metric])
-    low, high = (float(x) for x in block[f"{metric}_ci"])
-    if np.isnan(low) or np.isnan(high):
-        return value, value
-    return low, high
-
-
-def verdict(block: dict[str, Any], reference: dict[str, Any], metric: str = "kappa") -> str | None:
-    """``within physician CI``, ``below`` or ``above (check for leakage)`` (CI overlap)."""
-    if block is None or np.isnan(float(block[metric])):
-        return None
-    low, high = _interval(block, metric)
-    ref_low, ref_high = _interval(reference, metric)
-    if low > ref_high:
-        return ABOVE
-    if high < ref_low:
-        return BELOW
-    return WITHIN
-
-
-def _block(agr: alignment.Agreement, present: npt.NDArray[np.bool_]) -> dict[str, Any]:
+def _block(agr: measured.Agreement, present: npt.NDArray[np.bool_]) -> dict[str, Any]:
     out = agr.to_dict()
     out["coverage"] = float(present.mean()) if present.size else float("nan")
     out["n_items"] = int(present.any(axis=1).sum())
     return out
+
+
+def _macro(agr: measured.Agreement | None) -> dict[str, Any] | None:
+    """A group's macro values without per-slot detail (records stay small)."""
+    if agr is None:
+        return None
+    out = agr.to_dict()
+    out.pop("slots", None)
+    return out
+
+
+def physician_difference(
+    judge: measured.Agreement, reference: measured.Agreement, margin: float
+) -> tuple[dict[str, Any], dict[str, str | None]]:
+    """Paired differences judge minus physicians for every metric, and their verdicts."""
+    diffs = {m: paired.difference(judge.metric(m), reference.metric(m)) for m in _METRICS}
+    block: dict[str, Any] = {"margin": margin}
+    for m, d in diffs.items():
+        block |= d.to_dict(m)
+    return block, {m: paired.verdict(d, margin) for m, d in diffs.items()}
 
 
 def _rate(num: npt.NDArray[np.bool_], den: npt.NDArray[np.bool_]) -> float:
@@ -165,92 +168,6 @@ def disagreements(
     }
 
 
-def _pa_kappa(counts: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], ...]:
-    """PA and kappa from 2x2 cell counts (..., 4) ordered (judge, reference) = 00, 01, 10, 11,
-    with the conventions of :mod:`medqade.stats.agreement` (NaN for n = 0; kappa NaN for
-    n < 2 or chance agreement 1)."""
-    n = counts.sum(axis=-1)
-    agree = counts[..., 0] + counts[..., 3]
-    a0, a1 = counts[..., 0] + counts[..., 1], counts[..., 2] + counts[..., 3]
-    b0, b1 = counts[..., 0] + counts[..., 2], counts[..., 1] + counts[..., 3]
-    chance = a0 * b0 + a1 * b1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pa = np.where(n > 0, agree / np.where(n > 0, n, 1), np.nan)
-        den = np.where(n >= 2, n * n - chance, 0.0)
-        kappa = np.where(den != 0, (n * agree - chance) / np.where(den != 0, den, 1), np.nan)
-    return pa, kappa, n
-
-
-def _slot_mean(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    valid = ~np.isnan(x)
-    total = np.where(valid, x, 0.0).sum(axis=-1)
-    count = valid.sum(axis=-1)
-    return np.where(count > 0, total / np.maximum(count, 1), np.nan)
-
-
-def _grouped(
-    labels: Codes,
-    reference: Codes,
-    groups: dict[str, npt.NDArray[np.bool_]],
-    w: npt.NDArray[np.float64] | None,
-) -> tuple[dict[str, dict[str, Any] | None], dict[str, npt.NDArray[np.float64]]]:
-    names = [g for g, m in groups.items() if m.any()]
-    lab = alignment.substantive(labels)
-    ref = alignment.substantive(reference)
-    n_items, n_slots = lab.shape
-    ok = (lab != stats.MISSING) & (ref != stats.MISSING)
-    cell = np.where(ok, lab * 2 + ref, 0)
-    x = np.zeros((n_items, len(names), n_slots, 4))
-    for g, name in enumerate(names):
-        i, s = np.nonzero(ok & groups[name][:, None])
-        x[i, g, s, cell[i, s]] = 1.0
-    flat = x.reshape(n_items, -1)
-    pa, kappa, n = _pa_kappa(flat.sum(axis=0).reshape(len(names), n_slots, 4))
-    reps = None
-    if w is not None:
-        rp, rk, _ = _pa_kappa((w @ flat).reshape(-1, len(names), n_slots, 4))
-        reps = (_slot_mean(rp), _slot_mean(rk))
-    out: dict[str, dict[str, Any] | None] = {name: None for name in groups}
-    kappa_reps: dict[str, npt.NDArray[np.float64]] = {}
-    for g, name in enumerate(names):
-        pa_est = alignment.Estimate.from_replicates(
-            float(_slot_mean(pa[g])), None if reps is None else reps[0][:, g]
-        )
-        kappa_est = alignment.Estimate.from_replicates(
-            float(_slot_mean(kappa[g])), None if reps is None else reps[1][:, g]
-        )
-        if reps is not None:
-            kappa_reps[name] = reps[1][:, g]
-        out[name] = {
-            "kappa": kappa_est.value,
-            "kappa_ci": list(kappa_est.ci),
-            "pa": pa_est.value,
-            "pa_ci": list(pa_est.ci),
-            "pabak": 2 * pa_est.value - 1,
-            "pabak_ci": [2 * pa_est.low - 1, 2 * pa_est.high - 1],
-            "n": int(n[g].sum()),
-            "n_items": int(groups[name].sum()),
-        }
-    return out, kappa_reps
-
-
-def grouped_agreement(
-    labels: Codes,
-    reference: Codes,
-    groups: dict[str, npt.NDArray[np.bool_]],
-    w: npt.NDArray[np.float64] | None,
-) -> dict[str, dict[str, Any] | None]:
-    """Macro PA, kappa and PABAK with CIs in several item groups at once.
-
-    ``labels`` and ``reference`` are (items, slots) codes, each group an (items,) mask, ``w``
-    (R, items) bootstrap weights. The same statistic as :func:`alignment.agreement` restricted
-    to the group's items (abstentions and missing excluded pairwise), computed from one
-    matrix product of the weights with the one-hot cells of every (group, slot) instead of one
-    call per group and slot. Groups without items map to ``None``.
-    """
-    return _grouped(labels, reference, groups, w)[0]
-
-
 def _family_key(family: str | None) -> str | None:
     return None if not family else family.casefold()
 
@@ -264,8 +181,9 @@ def bias(
 ) -> dict[str, Any] | None:
     """Self and family bias (RQ4) of a judge of ``family``, or ``None`` when no student is
     of that family. The judge is added as a tenth evaluator row and scored by
-    :func:`medqade.analyses.rq4.bias_terms`; ``w`` (R, items) are the RQ4 bias weights, so a
-    reference evaluator gets exactly the numbers of ``medqade reproduce``."""
+    :func:`medqade.measures.bias.biases`; ``w`` (R, items) are the RQ4 bias weights, so a
+    reference evaluator gets exactly the numbers of ``medqade reproduce`` (the added row is of
+    the judge's own family, so it never enters a peer mean)."""
     roster = release.roster
     fam = _family_key(family)
     families = tuple(m.family for m in roster.evaluators)
@@ -275,8 +193,8 @@ def bias(
     stacked = np.concatenate([release.evaluator_labels, labels[None]], axis=0)
     row = len(families)
     targets = tuple(
-        rq4.Target(
-            rq4.SELF if student.id == model_id else rq4.FAMILY,
+        measured_bias.Target(
+            measured_bias.SELF if student.id == model_id else measured_bias.FAMILY,
             SUBMISSION_MEMBER,
             student.id,
             row,
@@ -285,56 +203,17 @@ def bias(
         for s, student in enumerate(roster.students)
         if student.family == own
     )
-    d, v = rq4.bias_terms(stacked, (*families, own), targets)
-    point = common.ratio(d.sum(axis=0), v.sum(axis=0))
-    reps = None if w is None else rq4.bias_replicates(d, v, cast("Weights", w))
-    rows = []
-    for j, t in enumerate(targets):
-        est = alignment.Estimate.from_replicates(
-            float(point[j]), None if reps is None else reps[:, j]
-        )
-        rows.append(
-            {
-                "student": t.student,
-                "kind": t.kind,
-                "bias": est.value,
-                "bias_ci": list(est.ci),
-                "n": int(v[:, j].sum()),
-            }
-        )
+    found = measured_bias.biases(stacked, (*families, own), targets, w)
     return {
         "family": own,
         "peers": [m.id for m in roster.evaluators if m.family != own],
-        "targets": rows,
-    }
-
-
-def reference_bias(
-    release: Release,
-    evaluator: str,
-    w: npt.NDArray[np.float64] | None,
-    resamples: int,
-    seed: int,
-) -> dict[str, Any] | None:
-    """The bias block of a reference evaluator, from :func:`rq4.evaluator_bias` (cached)."""
-    result: rq4.EvaluatorBias = context.memo(
-        release,
-        f"rq4:{resamples}:{seed}",
-        lambda: rq4.evaluator_bias(release, _counts(w)),
-    )
-    found = [b for b in (*result.self_bias.values(), *result.family) if b.evaluator == evaluator]
-    if not found:
-        return None
-    own = release.roster.family(evaluator)
-    return {
-        "family": own,
-        "peers": [m.id for m in release.roster.evaluators if m.family != own],
         "targets": [
             {
                 "student": b.student,
                 "kind": b.kind,
                 "bias": b.delta.value,
                 "bias_ci": list(b.delta.ci),
+                "significant": b.significant,
                 "n": b.n,
             }
             for b in found
@@ -363,9 +242,9 @@ def _best_panel(
     subsets = list(combinations(range(n_pool), k))
     extra = [] if judge is None else [judge]
     voted = np.stack(
-        [alignment.ensemble_vote(np.stack([*extra, *pool_labels[list(c)]])) for c in subsets]
+        [measured.ensemble_vote(np.stack([*extra, *pool_labels[list(c)]])) for c in subsets]
     )
-    _, kappa = rq3.macro_agreement(voted, reference)
+    _, kappa = measured.macro_agreement(voted, reference)
     best = _best_index(kappa)
     return None if best < 0 else (subsets[best], voted[best])
 
@@ -399,17 +278,15 @@ def ensembles(
         sides = {"with": best_with, "without": without}
         chosen = {k: v for k, v in sides.items() if v is not None}
         voted = np.stack([v[1] for v in chosen.values()])
-        pa, kappa = rq3.macro_agreement(voted, reference)
-        reps = None if w is None else rq3.macro_agreement(voted, reference, _counts(w))
+        pa, kappa = measured.macro_agreement(voted, reference)
+        reps = None if w is None else measured.macro_agreement(voted, reference, w)
         entry: dict[str, Any] = {"size": size, "with": None, "without": None}
         for j, (side, (members, _)) in enumerate(chosen.items()):
             names = [pool[m] for m in members]
-            k_est = alignment.Estimate.from_replicates(
+            k_est = Estimate.from_replicates(
                 float(kappa[j]), None if reps is None else reps[1][:, j]
             )
-            p_est = alignment.Estimate.from_replicates(
-                float(pa[j]), None if reps is None else reps[0][:, j]
-            )
+            p_est = Estimate.from_replicates(float(pa[j]), None if reps is None else reps[0][:, j])
             entry[side] = {
                 "members": [SUBMISSION_MEMBER, *names] if side == "with" else names,
                 "kappa": k_est.value,
@@ -420,7 +297,7 @@ def ensembles(
                 "pabak_ci": [2 * p_est.low - 1, 2 * p_est.high - 1],
             }
         if len(chosen) == 2:
-            gain = alignment.Estimate.from_replicates(
+            gain = Estimate.from_replicates(
                 float(kappa[0] - kappa[1]),
                 None if reps is None else reps[1][:, 0] - reps[1][:, 1],
             )
@@ -440,13 +317,6 @@ def ensembles(
 # --- the whole judge block ---------------------------------------------------------------------
 
 
-def _counts(w: npt.NDArray[np.float64] | None) -> Weights | None:
-    """The float copy of the bootstrap counts, passed where count weights are typed: the
-    statistics convert counts to float64 on every call, so the values (and results) are the
-    same and the conversion is saved."""
-    return cast("Weights | None", w)
-
-
 def judge_metrics(
     release: Release,
     labels: Codes,
@@ -455,20 +325,21 @@ def judge_metrics(
     family: str | None = None,
     model_id: str | None = None,
     exclude_evaluator: str | None = None,
-    release_row: bool = False,
     resamples: int = 1000,
-    seed: int = DEFAULT_SEED,
+    seed: int = BOOTSTRAP_SEED,
+    margin: float = paired.DEFAULT_MARGIN,
 ) -> dict[str, Any]:
     """All judge metrics for ``labels`` (items, 5) with rows ``present`` (items, 5).
 
     ``exclude_evaluator`` leaves a reference evaluator (the judge itself) out of the ensemble
-    pool; ``release_row`` says that ``labels`` are that evaluator's labels in the release, so
-    its bias is taken from RQ4 itself.
+    pool; ``margin`` is the non-inferiority margin of the verdicts.
 
-    Returns the record keys ``core``, ``full``, ``physician_reference``, ``verdict``,
-    ``verdicts``, ``abstention``, ``bias``, ``confusion``, ``by_tier``, ``by_lexical``,
-    ``disagreements``, ``ensembles`` and ``flags`` (values may be ``None`` or NaN).
+    Returns the record keys ``core``, ``full``, ``physician_reference``,
+    ``physician_difference``, ``verdict``, ``verdicts``, ``abstention``, ``bias``,
+    ``confusion``, ``by_tier``, ``by_lexical``, ``disagreements``, ``ensembles``,
+    ``replicates`` and ``flags`` (values may be ``None`` or NaN).
     """
+    margin = paired.check_margin(margin)
     students = release.roster.student_ids
     core = context.mask(release, context.CORE)
     consensus = release.consensus
@@ -478,26 +349,26 @@ def judge_metrics(
     w_all = context.float_weights(release, context.ALL, resamples, seed) if has_ext else None
     flags: list[str] = []
 
-    ref = _block(context.physician_reference(release, resamples, seed), present[core])
-    ref.pop("coverage")
-    ref.pop("n_items")
-    core_block = None
+    reference = context.physician_reference(release, resamples, seed)
+    core_agr = full_agr = None
+    core_block = full_block = None
     if has_core:
-        agr = alignment.agreement(labels[core], consensus[core], students, _counts(w_core))
-        core_block = _block(agr, present[core])
+        core_agr = measured.agreement(labels[core], consensus[core], students, w_core)
+        core_block = _block(core_agr, present[core])
     else:
         flags.append(NO_CORE)
-    full_block = None
     if has_ext:
-        agr = alignment.agreement(labels, consensus, students, _counts(w_all))
-        full_block = _block(agr, present)
+        full_agr = measured.agreement(labels, consensus, students, w_all)
+        full_block = _block(full_agr, present)
 
-    verdicts = {m: verdict(core_block, ref, m) if core_block else None for m in _METRICS}
-    if verdicts["kappa"] == ABOVE:
+    difference: dict[str, Any] | None = None
+    verdicts: dict[str, str | None] = {m: None for m in _METRICS}
+    if core_agr is not None:
+        difference, verdicts = physician_difference(core_agr, reference, margin)
+    if verdicts["kappa"] == paired.ABOVE:
         flags.append(ABOVE_CEILING)
     items = context.mask(release, context.ALL if has_ext else context.CORE)
     w_items = w_all if has_ext else w_core
-    w_bias = context.bias_weights(release, resamples, seed)
     lab = labels[items]
     pres = present[items]
     cons = consensus[items]
@@ -507,7 +378,7 @@ def judge_metrics(
     abst = abstention(lab, pres, tiers)
     groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
     groups |= {"exact_match": lexical, "no_match": ~lexical}
-    strata = grouped_agreement(lab, cons, groups, w_items)
+    strata = measured.grouped_agreement(lab, cons, groups, students, w_items)
     abst["split"] = "all" if has_ext else "core"
     abst["agreement_non_abstained"] = (
         None
@@ -516,30 +387,32 @@ def judge_metrics(
     )
     conf = {"core": confusion(labels[core], present[core], consensus[core]) if has_core else None}
     conf["all"] = confusion(labels, present, consensus) if has_ext else None
+    kept = {
+        view: None if agr is None else {m: agr.metric(m) for m in RANKED_METRICS}
+        for view, agr in (("core", core_agr), ("full", full_agr))
+    }
     return {
         "core": core_block,
         "full": full_block,
-        "physician_reference": ref,
+        "physician_reference": reference.to_dict(),
+        "physician_difference": difference,
         "verdict": verdicts["kappa"],
         "verdicts": verdicts,
         "abstention": abst,
-        "bias": (
-            reference_bias(release, exclude_evaluator, w_bias, resamples, seed)
-            if release_row and exclude_evaluator
-            else bias(
-                release,
-                np.where(present, labels, vocab.MISSING_CODE).astype(np.int8),
-                w_bias,
-                family,
-                model_id,
-            )
+        "bias": bias(
+            release,
+            np.where(present, labels, vocab.MISSING_CODE).astype(np.int8),
+            context.bias_weights(release, resamples, seed),
+            family,
+            model_id,
         ),
         "confusion": conf,
-        "by_tier": {str(t): strata[f"tier{t}"] for t in vocab.TIERS},
-        "by_lexical": {k: strata[k] for k in ("exact_match", "no_match")},
+        "by_tier": {str(t): _macro(strata[f"tier{t}"]) for t in vocab.TIERS},
+        "by_lexical": {k: _macro(strata[k]) for k in ("exact_match", "no_match")},
         "disagreements": disagreements(release, labels, present, items),
         "ensembles": (
             ensembles(release, labels[core], w_core, exclude_evaluator) if has_core else None
         ),
+        "replicates": replicates.section(kept, resamples, seed),
         "flags": flags,
     }

@@ -1,39 +1,53 @@
-"""Leaderboard tables from result records, with CI-aware rank tiers.
+"""Leaderboard tables from result records, ranked by paired tests.
 
-:func:`leaderboard` returns two frames, judges and models, sorted best first.
+:func:`leaderboard` returns two frames, judges and models, sorted best first on the view's
+metric. Every row was scored on the same question resamples (the record keeps the replicates
+of its ranking metrics, :mod:`medqade.scoring.replicates`), so rows are compared pairwise
+(:mod:`medqade.measures.paired`): a row's **rank** is 1 + the number of ranked rows whose
+paired difference against it has a 95% interval entirely above 0. Ties share a rank. Only
+*verified* rows scored with the board's resamples and seed are ranked; unverified, partial and
+flagged rows and the physician reference are shown without a rank.
+
+The **verdict** of a judge compares it with the physicians' leave-one-out reference on the
+core: the paired difference ``d`` = judge minus physicians and the non-inferiority margin ``m``
+give ``above physicians (check for leakage)``, ``non-inferior``, ``inconclusive`` or
+``inferior`` (:func:`medqade.measures.paired.verdict`). It is a core quantity and is shown in
+both views.
 
 Judges (``view="core"``: the ``core`` block; ``"full"``: the ``full`` block, rows without one
-are left out):
+are left out, except the physician reference, which exists only on the core and is kept with
+``scope`` ``core``):
 
 =========== ====================================================================================
-rank        rank tier (1 = best) among *verified* rows; a row shares the tier of the ranked row
-            above it when their kappa CIs overlap, else opens the next tier; empty (``<NA>``)
-            for every row that is not verified
+rank        see above; ``<NA>`` for rows that are not ranked
 name        display name; model_id, family, source (paper, baseline, physicians, submission)
 status      ``verified``, ``unverified`` (submitted, not checked by a maintainer), ``partial``
             (partial coverage), ``above_physician_ceiling`` (flagged, never ranked) or
             ``reference`` (the physician leave-one-out row, shown for comparison)
+scope       the items the row's numbers come from: ``core`` or ``full``
 kappa, kappa_low, kappa_high, pa, pa_low, pa_high, pabak, pabak_low, pabak_high
             macro-mean agreement with the physician consensus and its 95% bootstrap CI
 n           pairable (judge, consensus) answer slots
 coverage    share of the view's answer slots the judge has a row for
-verdict     against the physicians' leave-one-out CI (core only)
-abstention  share of abstentions over the judge's slots
+d_physicians, d_physicians_low, d_physicians_high
+            paired difference judge minus physicians on the core, on the view's metric
+verdict     from that difference and the margin, on the view's metric
+abstention  share of abstentions over the judge's slots (NaN when it has none)
+self_bias, self_bias_low, self_bias_high, self_bias_significant
+            the judge's self bias (own student model) and whether its CI excludes 0
 flags       the record's flags, ``;``-separated; id = record id
 =========== ====================================================================================
 
 Models (``view="core"``: ``accuracy_core``; ``"full"``: ``accuracy`` of submissions with any
-extension answer):
+extension answer), ranked on anchored accuracy by the same paired rule:
 
 =========== ====================================================================================
-rank        rank tier among verified rows; the interval is ``[lower_low, upper_high]`` (the
-            Wilson CI of the lower bound to that of the upper bound), which is the anchored
-            Wilson CI when every answer anchors
 accuracy, accuracy_low, accuracy_high   anchored accuracy with its Wilson CI
 lower, upper, lower_low, upper_high     accuracy bounds (unmatched answers all wrong / right)
 coverage    share of answers anchored to a physician-labelled answer
 judged, judged_low, judged_high, judge  judged estimate with its Wilson CI, and the judge's name
-n           answers anchored to a resolved consensus; status, flags, id as for judges
+n           answers anchored to a resolved consensus; verdict is empty (physicians do not
+            answer the questions); status, flags, id as for judges
 =========== ====================================================================================
 
 Export with :func:`medqade.scoring.upload.csv_text`, which neutralises spreadsheet formulas.
@@ -41,13 +55,20 @@ Export with :func:`medqade.scoring.upload.csv_text`, which neutralises spreadshe
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-import numpy as np
 import pandas as pd
 
+from medqade.measures import paired
+from medqade.scoring import replicates
+
 VIEWS: Final = ("core", "full")
+JUDGE_METRICS: Final = ("kappa", "pa", "pabak")
+MODEL_METRICS: Final = ("accuracy",)
+PHYSICIAN_FLAG: Final = "physician_reference"
 JUDGE_COLUMNS: Final = (
     "rank",
     "name",
@@ -55,6 +76,7 @@ JUDGE_COLUMNS: Final = (
     "family",
     "source",
     "status",
+    "scope",
     "kappa",
     "kappa_low",
     "kappa_high",
@@ -66,8 +88,15 @@ JUDGE_COLUMNS: Final = (
     "pabak_high",
     "n",
     "coverage",
+    "d_physicians",
+    "d_physicians_low",
+    "d_physicians_high",
     "verdict",
     "abstention",
+    "self_bias",
+    "self_bias_low",
+    "self_bias_high",
+    "self_bias_significant",
     "flags",
     "id",
 )
@@ -78,6 +107,7 @@ MODEL_COLUMNS: Final = (
     "family",
     "source",
     "status",
+    "scope",
     "accuracy",
     "accuracy_low",
     "accuracy_high",
@@ -91,20 +121,32 @@ MODEL_COLUMNS: Final = (
     "judged_high",
     "judge",
     "n",
+    "verdict",
     "flags",
     "id",
 )
 
 
 def _num(x: Any) -> float:
-    return float("nan") if x is None else float(x)
+    if x is None or isinstance(x, bool):
+        return math.nan
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _bounds(value: Any) -> tuple[float, float]:
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return _num(value[0]), _num(value[1])
+    return math.nan, math.nan
 
 
 def status(record: Mapping[str, Any]) -> str:
     """``reference``, ``above_physician_ceiling``, ``partial``, ``unverified`` or
     ``verified``."""
     flags = set(record.get("flags", ()))
-    if "physician_reference" in flags:
+    if PHYSICIAN_FLAG in flags:
         return "reference"
     if "above_physician_ceiling" in flags:
         return "above_physician_ceiling"
@@ -113,7 +155,16 @@ def status(record: Mapping[str, Any]) -> str:
     return "verified" if record.get("meta", {}).get("verified") is True else "unverified"
 
 
-def _common(record: Mapping[str, Any]) -> dict[str, Any]:
+def settings_of(record: Mapping[str, Any]) -> tuple[int, int] | None:
+    """``(resamples, seed)`` of the record's bootstrap, ``None`` without one."""
+    s = record.get("settings") or {}
+    resamples, seed = s.get("resamples"), s.get("seed")
+    if not isinstance(resamples, int) or not isinstance(seed, int) or resamples < 1:
+        return None
+    return resamples, seed
+
+
+def _common(record: Mapping[str, Any], view: str) -> dict[str, Any]:
     meta = record.get("meta", {})
     return {
         "name": meta.get("name") or meta.get("model_id") or str(record.get("id", ""))[:12],
@@ -121,29 +172,58 @@ def _common(record: Mapping[str, Any]) -> dict[str, Any]:
         "family": meta.get("family"),
         "source": meta.get("source", "submission"),
         "status": status(record),
+        "scope": view,
         "flags": ";".join(record.get("flags", ())),
         "id": record.get("id"),
     }
 
 
-def _judge_row(record: Mapping[str, Any], view: str) -> dict[str, Any] | None:
+def _self_bias(record: Mapping[str, Any]) -> dict[str, Any]:
+    for t in (record.get("bias") or {}).get("targets") or ():
+        if t.get("kind") == "self":
+            low, high = _bounds(t.get("bias_ci"))
+            return {
+                "self_bias": _num(t.get("bias")),
+                "self_bias_low": low,
+                "self_bias_high": high,
+                "self_bias_significant": bool(t.get("significant")),
+            }
+    return {
+        "self_bias": math.nan,
+        "self_bias_low": math.nan,
+        "self_bias_high": math.nan,
+        "self_bias_significant": False,
+    }
+
+
+def _judge_row(
+    record: Mapping[str, Any], view: str, metric: str, margin: float
+) -> dict[str, Any] | None:
+    scope = view
     block = record.get(view)
+    if not block and view == "full" and PHYSICIAN_FLAG in set(record.get("flags", ())):
+        block, scope = record.get("core"), "core"  # the ceiling exists only on the core
     if not block:
         return None
-    row = _common(record)
-    for m in ("kappa", "pa", "pabak"):
-        low, high = block.get(f"{m}_ci") or (None, None)
-        row[m], row[f"{m}_low"], row[f"{m}_high"] = _num(block.get(m)), _num(low), _num(high)
+    row = _common(record, scope)
+    for m in JUDGE_METRICS:
+        row[m] = _num(block.get(m))
+        row[f"{m}_low"], row[f"{m}_high"] = _bounds(block.get(f"{m}_ci"))
+    diff = record.get("physician_difference") or {}
+    d_low, d_high = _bounds(diff.get(f"{metric}_ci"))
     abst = record.get("abstention") or {}
     row.update(
         {
             "n": block.get("n"),
             "coverage": _num(block.get("coverage")),
-            "verdict": record.get("verdict") if view == "core" else None,
+            "d_physicians": _num(diff.get(metric)),
+            "d_physicians_low": d_low,
+            "d_physicians_high": d_high,
+            "verdict": paired.verdict_of_bounds(d_low, d_high, margin) if diff else None,
             "abstention": _num(abst.get("global")),
-            "_key": row["kappa"],
-            "_low": row["kappa_low"],
-            "_high": row["kappa_high"],
+            **_self_bias(record),
+            "_key": row[metric],
+            "_reps": replicates.of_record(record, scope, "pa" if metric == "pabak" else metric),
         }
     )
     return row
@@ -157,93 +237,116 @@ def _model_row(record: Mapping[str, Any], view: str) -> dict[str, Any] | None:
         block = record.get("accuracy") if (coverage.get("extension") or 0) > 0 else None
     if not block:
         return None
-    row = _common(record)
-    ci = block.get("ci") or (None, None)
+    row = _common(record, view)
+    low, high = _bounds(block.get("ci"))
     judged = block.get("judged") or {}
-    jci = judged.get("ci") or (None, None)
+    j_low, j_high = _bounds(judged.get("ci"))
     judge = record.get("judge") or {}
     row.update(
         {
             "accuracy": _num(block.get("anchored")),
-            "accuracy_low": _num(ci[0]),
-            "accuracy_high": _num(ci[1]),
+            "accuracy_low": low,
+            "accuracy_high": high,
             "lower": _num(block.get("lower")),
-            "lower_low": _num((block.get("lower_ci") or (None, None))[0]),
+            "lower_low": _bounds(block.get("lower_ci"))[0],
             "upper": _num(block.get("upper")),
-            "upper_high": _num((block.get("upper_ci") or (None, None))[1]),
+            "upper_high": _bounds(block.get("upper_ci"))[1],
             "coverage": _num(block.get("coverage")),
             "judged": _num(judged.get("estimate")),
-            "judged_low": _num(jci[0]),
-            "judged_high": _num(jci[1]),
+            "judged_low": j_low,
+            "judged_high": j_high,
             "judge": judge.get("name") or judge.get("model_id"),
             "n": block.get("n_anchored"),
+            "verdict": None,
         }
     )
     row["_key"] = row["accuracy"]
-    row["_low"] = row["lower_low"]
-    row["_high"] = row["upper_high"]
+    row["_reps"] = replicates.of_record(record, view, "accuracy")
     return row
 
 
-def rank_tiers(
-    keys: Iterable[float], lows: Iterable[float], highs: Iterable[float], ranked: Iterable[bool]
-) -> list[int | None]:
-    """Tiers for rows sorted best first: the first ranked row is tier 1; each next ranked row
-    shares the tier of the ranked row above it when their intervals overlap, else opens the
-    next tier. Unranked rows (and rows without an estimate) get ``None``."""
-    out: list[int | None] = []
-    tier = 0
-    prev: tuple[float, float] | None = None
-    for key, low, high, ok in zip(keys, lows, highs, ranked, strict=True):
-        if not ok or np.isnan(key):
-            out.append(None)
-            continue
-        lo = key if np.isnan(low) else low
-        hi = key if np.isnan(high) else high
-        if prev is None or not (lo <= prev[1] and prev[0] <= hi):
-            tier += 1
-        prev = (lo, hi)
-        out.append(tier)
-    return out
-
-
-def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame:
+def _frame(
+    rows: list[dict[str, Any]],
+    columns: tuple[str, ...],
+    ranker: paired.Ranker,
+    tag: tuple[str, str],
+    settings: tuple[int, int] | None,
+) -> pd.DataFrame:
     if not rows:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    ranked = [
+        i
+        for i, r in enumerate(rows)
+        if r["status"] == "verified"
+        and not math.isnan(r["_key"])
+        and r["_reps"] is not None
+        and settings is not None
+        and r["_settings"] == settings
+        and r["_reps"].shape == (settings[0],)
+    ]
+    ranks = ranker.rank([((rows[i]["id"], *tag), rows[i]["_reps"]) for i in ranked])
+    rank_of = dict(zip(ranked, ranks, strict=True))
+    for i, r in enumerate(rows):
+        r["rank"] = rank_of.get(i)
     frame = pd.DataFrame(rows)
     frame = frame.sort_values(
         ["_key", "name"], ascending=[False, True], na_position="last", kind="mergesort"
     ).reset_index(drop=True)
-    tiers = rank_tiers(
-        frame["_key"].to_numpy(float),
-        frame["_low"].to_numpy(float),
-        frame["_high"].to_numpy(float),
-        (frame["status"] == "verified").to_numpy(),
-    )
-    frame["rank"] = pd.array(tiers, dtype="Int64")
+    frame["rank"] = pd.array(frame["rank"].tolist(), dtype="Int64")
     return frame.loc[:, list(columns)]
 
 
+def board_settings(records: Iterable[Mapping[str, Any]]) -> tuple[int, int] | None:
+    """The ``(resamples, seed)`` a board ranks with: the physician reference's when present,
+    else the most common among the records (rows scored otherwise cannot be paired)."""
+    found = [(settings_of(r), PHYSICIAN_FLAG in set(r.get("flags", ()))) for r in records]
+    for s, is_reference in found:
+        if is_reference and s is not None:
+            return s
+    counts = Counter(s for s, _ in found if s is not None)
+    return counts.most_common(1)[0][0] if counts else None
+
+
 def leaderboard(
-    records: Iterable[Mapping[str, Any]], view: str = "core"
+    records: Iterable[Mapping[str, Any]],
+    view: str = "core",
+    metric: str = "kappa",
+    margin: float = paired.DEFAULT_MARGIN,
+    ranker: paired.Ranker | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(judges, models)`` tables of ``records`` for ``view`` (``core`` or ``full``);
-    columns in the module docstring. Records with the same id appear once."""
+    """``(judges, models)`` tables of ``records`` for ``view`` (``core`` or ``full``), judges
+    ranked and sorted on ``metric`` (``kappa``, ``pa`` or ``pabak``), verdicts with ``margin``;
+    columns in the module docstring. Records with the same id appear once. Pass one
+    ``ranker`` to successive calls to reuse the paired tests already done."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
+    if metric not in JUDGE_METRICS:
+        raise ValueError(f"metric must be one of {', '.join(JUDGE_METRICS)}, got {metric!r}")
+    margin = paired.check_margin(margin)
+    ranker = ranker if ranker is not None else paired.Ranker()
     seen: set[Any] = set()
-    judges, models = [], []
+    unique = []
     for rec in records:
         rid = rec.get("id")
         if rid is not None and rid in seen:
             continue
         seen.add(rid)
+        unique.append(rec)
+    settings = board_settings(unique)
+    judges: list[dict[str, Any]] = []
+    models: list[dict[str, Any]] = []
+    for rec in unique:
+        row = None
         if rec.get("kind") == "judge":
-            row = _judge_row(rec, view)
-            if row is not None:
-                judges.append(row)
+            row = _judge_row(rec, view, metric, margin)
+            target = judges
         elif rec.get("kind") == "answers":
             row = _model_row(rec, view)
-            if row is not None:
-                models.append(row)
-    return _frame(judges, JUDGE_COLUMNS), _frame(models, MODEL_COLUMNS)
+            target = models
+        if row is not None:
+            row["_settings"] = settings_of(rec)
+            target.append(row)
+    return (
+        _frame(judges, JUDGE_COLUMNS, ranker, (view, metric), settings),
+        _frame(models, MODEL_COLUMNS, ranker, (view, "accuracy"), settings),
+    )

@@ -35,12 +35,14 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from medqade import __version__, vocab
-from medqade.analyses.common import DEFAULT_SEED
+from medqade.measures.paired import DEFAULT_MARGIN
+from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.problems import InputError, Problem
-from medqade.scoring import context
+from medqade.scoring import context, replicates
 from medqade.scoring.answers import answer_metrics
 from medqade.scoring.baselines import BASELINES, baseline_labels
-from medqade.scoring.judge import PARTIAL, judge_metrics
+from medqade.scoring.duplicates import reference_match
+from medqade.scoring.judge import PARTIAL, RANKED_METRICS, judge_metrics
 from medqade.scoring.meta import clean_meta, merge_meta
 from medqade.scoring.submission import (
     ANSWERS,
@@ -147,12 +149,13 @@ def judge_record(
     seed: int,
     clock: Clock | None,
     exclude_evaluator: str | None = None,
-    release_row: bool = False,
     extra_flags: tuple[str, ...] = (),
     warnings: tuple[str, ...] = (),
+    margin: float = DEFAULT_MARGIN,
 ) -> dict[str, Any]:
     """A judge record from label codes (items, 5) and rows ``present`` (items, 5)."""
     record = _base(release, JUDGE, meta, resamples, seed)
+    record["settings"]["margin"] = margin
     record["submission"] = dict(submission)
     metrics = judge_metrics(
         release,
@@ -161,9 +164,9 @@ def judge_record(
         family=meta.get("family"),
         model_id=meta.get("model_id"),
         exclude_evaluator=exclude_evaluator,
-        release_row=release_row,
         resamples=resamples,
         seed=seed,
+        margin=margin,
     )
     record["flags"] += metrics.pop("flags") + list(extra_flags)
     if submission.get("scope") == "partial":
@@ -178,15 +181,17 @@ def score(
     submission: Submission,
     meta: Mapping[str, Any] | None = None,
     resamples: int = 1000,
-    seed: int = DEFAULT_SEED,
+    seed: int = BOOTSTRAP_SEED,
     clock: Clock | None = None,
+    margin: float = DEFAULT_MARGIN,
 ) -> dict[str, Any]:
     """Score a parsed :class:`Submission`; return its result record (module docstring).
 
     ``meta`` (flags or form fields; keys in :mod:`medqade.scoring.meta`, plus ``source`` and
     ``verified``) overrides the file's header metadata key by key. ``resamples=0`` skips the
     bootstrap (CIs are null). The default ``seed`` is that of ``medqade reproduce``, so a
-    reference evaluator's labels score exactly as in its Table 3. Raises
+    reference evaluator's labels score exactly as in its Table 3. ``margin`` is the
+    non-inferiority margin of the verdict against physicians. Raises
     :class:`InputError` for bad metadata.
     """
     _check_resamples(resamples)
@@ -199,6 +204,11 @@ def score(
         "coverage": dict(submission.coverage),
     }
     notes = tuple(_note(w) for w in submission.warnings)
+    copy = reference_match(release, submission)  # a copy of a paper row is flagged, named
+    copy_flags = () if copy is None else (copy.flag,)
+    if copy is not None:
+        info.update(copy.info())
+        notes += (copy.note(),)
     if submission.kind == JUDGE:
         if submission.labels is None:
             raise ValueError("a judge submission without labels")
@@ -213,7 +223,9 @@ def score(
             seed,
             clock,
             exclude_evaluator=exclude if exclude in release.roster.evaluator_ids else None,
+            extra_flags=copy_flags,
             warnings=notes,
+            margin=margin,
         )
     if submission.answers is None:
         raise ValueError("an answers submission without answers")
@@ -227,6 +239,7 @@ def score(
         seed,
         clock,
         judge_labels=submission.answer_labels,
+        extra_flags=copy_flags,
         warnings=notes,
     )
 
@@ -241,6 +254,7 @@ def answers_record(
     clock: Clock | None,
     judge_labels: np.ndarray[Any, Any] | None = None,
     warnings: tuple[str, ...] = (),
+    extra_flags: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """A model-answer record from one answer per item (``None`` = not answered)."""
     record = _base(release, ANSWERS, meta, resamples, seed)
@@ -252,8 +266,10 @@ def answers_record(
         judge=meta.get("judge"),
         family=meta.get("family"),
         model_id=meta.get("model_id"),
+        resamples=resamples,
+        seed=seed,
     )
-    record["flags"] += metrics.pop("flags")
+    record["flags"] += metrics.pop("flags") + list(extra_flags)
     if submission.get("scope") == "partial":
         record["flags"].append(PARTIAL)
     record["warnings"] += list(warnings) + metrics.pop("warnings")
@@ -271,9 +287,10 @@ def score_file(
     meta: Mapping[str, Any] | None = None,
     labels: Path | str | None = None,
     resamples: int = 1000,
-    seed: int = DEFAULT_SEED,
+    seed: int = BOOTSTRAP_SEED,
     clock: Clock | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    margin: float = DEFAULT_MARGIN,
 ) -> dict[str, Any]:
     """Read, check and score a submission file (and optional labels for model answers)."""
     path = Path(path)
@@ -281,7 +298,7 @@ def score_file(
     if labels is not None:
         lpath = Path(labels)
         sub = attach_labels(sub, lpath.read_bytes(), lpath.name, release, limits)
-    return score(release, sub, meta, resamples, seed, clock)
+    return score(release, sub, meta, resamples, seed, clock, margin)
 
 
 # --- reference rows ------------------------------------------------------------------------------
@@ -312,7 +329,8 @@ def _physician_record(
         seed,
     )
     core = context.mask(release, context.CORE)
-    loo = context.physician_reference(release, resamples, seed).to_dict()
+    reference = context.physician_reference(release, resamples, seed)
+    loo = reference.to_dict()
     p = release.physician_labels
     rated = p != vocab.MISSING_CODE
     abstained = p == vocab.ABSTAIN_CODE
@@ -323,8 +341,12 @@ def _physician_record(
             "core": loo | {"coverage": 1.0, "n_items": int(core.sum())},
             "full": None,
             "physician_reference": loo,
+            "physician_difference": None,
             "verdict": None,
             "verdicts": None,
+            "replicates": replicates.section(
+                {"core": {m: reference.metric(m) for m in RANKED_METRICS}}, resamples, seed
+            ),
             "abstention": {
                 "global": _share(abstained, rated),
                 "by_tier": [
@@ -339,7 +361,11 @@ def _physician_record(
 
 
 def reference_records(
-    release: Release, resamples: int = 1000, seed: int = DEFAULT_SEED, clock: Clock | None = None
+    release: Release,
+    resamples: int = 1000,
+    seed: int = BOOTSTRAP_SEED,
+    clock: Clock | None = None,
+    margin: float = DEFAULT_MARGIN,
 ) -> list[dict[str, Any]]:
     """Records of the paper's nine evaluators (``source`` paper), the physician
     leave-one-out row (``physicians``, flag ``physician_reference``), the baseline judges
@@ -376,7 +402,7 @@ def reference_records(
                 seed,
                 clock,
                 exclude_evaluator=ev.id,
-                release_row=True,
+                margin=margin,
             )
         )
     out.append(_physician_record(release, resamples, seed, clock))
@@ -396,7 +422,11 @@ def reference_records(
             "scope": "full",
             "coverage": {"core": 1.0, "extension": 1.0, "all": 1.0},
         }
-        out.append(judge_record(release, labels, present, meta, info, resamples, seed, clock))
+        out.append(
+            judge_record(
+                release, labels, present, meta, info, resamples, seed, clock, margin=margin
+            )
+        )
     for s, student in enumerate(roster.students):
         texts = [a if isinstance(a, str) and a.strip() else None for a in release.answer_text[:, s]]
         meta = {

@@ -1,0 +1,71 @@
+"""What MedQADE measures, between the statistics (:mod:`medqade.stats`) and their two users.
+
+:mod:`medqade.analyses` (the paper's tables) and :mod:`medqade.scoring` (submissions) both
+compute their numbers here and never import each other:
+
+- :mod:`~.seeds`: the one bootstrap seed and its named streams; question count weights;
+- :mod:`~.estimate`: :class:`Estimate`, a value with its interval and replicates;
+- :mod:`~.agreement`: agreement with a reference per slot and macro, the leave-one-out
+  physician reference, item groups, several labellers at once, ensemble votes;
+- :mod:`~.bias`: self and family bias terms;
+- :mod:`~.paired`: paired differences, the verdict against physicians, ranks;
+- :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel.
+
+Significance, "undefined" and verdicts are decided here on unrounded values. (The function
+``agreement`` lives in :mod:`~.agreement`; the package name ``agreement`` is that module.)
+"""
+
+from medqade.measures.agreement import (
+    METRICS,
+    Agreement,
+    SlotAgreement,
+    ensemble_vote,
+    grouped_agreement,
+    grouped_leave_one_out,
+    leave_one_out,
+    macro_agreement,
+    substantive,
+)
+from medqade.measures.estimate import Estimate, pabak_of
+from medqade.measures.paired import (
+    ABOVE,
+    DEFAULT_MARGIN,
+    INCONCLUSIVE,
+    INFERIOR,
+    NON_INFERIOR,
+    VERDICTS,
+    Ranker,
+    difference,
+    ranks,
+    verdict,
+    verdict_of_bounds,
+)
+from medqade.measures.seeds import BOOTSTRAP_SEED, generator, question_weights
+
+__all__ = [
+    "ABOVE",
+    "BOOTSTRAP_SEED",
+    "DEFAULT_MARGIN",
+    "INCONCLUSIVE",
+    "INFERIOR",
+    "METRICS",
+    "NON_INFERIOR",
+    "VERDICTS",
+    "Agreement",
+    "Estimate",
+    "Ranker",
+    "SlotAgreement",
+    "difference",
+    "ensemble_vote",
+    "generator",
+    "grouped_agreement",
+    "grouped_leave_one_out",
+    "leave_one_out",
+    "macro_agreement",
+    "pabak_of",
+    "question_weights",
+    "ranks",
+    "substantive",
+    "verdict",
+    "verdict_of_bounds",
+]

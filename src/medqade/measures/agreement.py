@@ -1,0 +1,420 @@
+"""Agreement of a labeller with a reference: per answer slot, macro over slots, with CIs.
+
+The benchmark's central quantity. Per slot, PA, Cohen's kappa and PABAK of the labeller
+against the reference (abstentions and unresolved reference excluded pairwise, the chance
+term from the same answers), then the unweighted mean over the five slots. Intervals are 95%
+percentiles of question-bootstrap replicates (count weights (R, items): all five slots of a
+question are resampled together), and every :class:`Agreement` keeps its replicates so that
+two labellers scored on the same weights can be compared pairwise.
+
+Used by RQ3 (evaluators and the leave-one-out physician reference), by judge scoring of
+submissions and by :mod:`medqade.measures.paired`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from medqade import stats, vocab
+from medqade.consensus import majority_of_codes
+from medqade.measures.estimate import Estimate, FloatArray, pabak_of
+
+Codes = npt.NDArray[np.int8]
+Weights = npt.NDArray[np.int64]
+AnyWeights = npt.NDArray[np.int64] | npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+
+
+def substantive(codes: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Label codes with abstentions (and anything not 0/1) turned into ``stats.MISSING``."""
+    out = np.asarray(codes, dtype=np.int64).copy()
+    out[(out != vocab.FALSCH_CODE) & (out != vocab.RICHTIG_CODE)] = stats.MISSING
+    return out
+
+
+def slot_mean(x: FloatArray) -> FloatArray:
+    """Mean over the last axis ignoring NaN; NaN (no warning) where every value is NaN."""
+    valid = ~np.isnan(x)
+    total = np.where(valid, x, 0.0).sum(axis=-1)
+    count = valid.sum(axis=-1)
+    out = np.full(np.shape(total), np.nan)
+    np.divide(total, count, out=out, where=count > 0)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class SlotAgreement:
+    """Agreement on one answer slot (one student model)."""
+
+    kappa: Estimate
+    pa: Estimate
+    n: int
+
+    @property
+    def pabak(self) -> Estimate:
+        return pabak_of(self.pa)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.kappa.to_dict("kappa"),
+            **self.pa.to_dict("pa"),
+            **self.pabak.to_dict("pabak"),
+            "n": self.n,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class Agreement:
+    """Macro PA, kappa and PABAK over slots, with per-slot values.
+
+    ``n`` = pairable (labeller, reference) answers; ``n_items`` the items of the group the
+    agreement was computed on (``None``: not a group statistic).
+    """
+
+    kappa: Estimate
+    pa: Estimate
+    n: int
+    slots: Mapping[str, SlotAgreement]
+    n_items: int | None = None
+
+    @property
+    def pabak(self) -> Estimate:
+        return pabak_of(self.pa)
+
+    def metric(self, name: str) -> Estimate:
+        """The macro estimate of ``kappa``, ``pa`` or ``pabak``."""
+        if name not in METRICS:
+            raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {name!r}")
+        value: Estimate = getattr(self, name)
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            **self.kappa.to_dict("kappa"),
+            **self.pa.to_dict("pa"),
+            **self.pabak.to_dict("pabak"),
+            "n": self.n,
+        }
+        if self.slots:
+            out["slots"] = {name: s.to_dict() for name, s in self.slots.items()}
+        if self.n_items is not None:
+            out["n_items"] = self.n_items
+        return out
+
+
+METRICS = ("kappa", "pa", "pabak")
+
+
+def _slot_stats(
+    labels: npt.NDArray[np.int64], reference: npt.NDArray[np.int64], weights: AnyWeights | None
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """PA, kappa, n per slot: arrays (..., slots) with a leading R axis under weights."""
+    pa, kappa, n = [], [], []
+    for s in range(labels.shape[-1]):
+        res = stats.compare_to_reference(labels[..., s], reference[..., s], weights=weights)
+        pa.append(res.pa)
+        kappa.append(res.kappa)
+        n.append(res.n)
+    return np.stack(pa, axis=-1), np.stack(kappa, axis=-1), np.stack(n, axis=-1)
+
+
+def _estimates(
+    slot_names: tuple[str, ...],
+    pa: FloatArray,
+    kappa: FloatArray,
+    n: FloatArray,
+    reps: tuple[FloatArray, FloatArray] | None,
+    n_items: int | None = None,
+) -> Agreement:
+    """An :class:`Agreement` from per-slot values (slots,) and replicates (R, slots)."""
+    slots = {
+        name: SlotAgreement(
+            kappa=Estimate.from_replicates(
+                float(kappa[s]), None if reps is None else reps[1][:, s]
+            ),
+            pa=Estimate.from_replicates(float(pa[s]), None if reps is None else reps[0][:, s]),
+            n=int(n[s]),
+        )
+        for s, name in enumerate(slot_names)
+    }
+    return Agreement(
+        kappa=Estimate.from_replicates(
+            float(slot_mean(kappa)), None if reps is None else slot_mean(reps[1])
+        ),
+        pa=Estimate.from_replicates(
+            float(slot_mean(pa)), None if reps is None else slot_mean(reps[0])
+        ),
+        n=int(n.sum()),
+        slots=slots,
+        n_items=n_items,
+    )
+
+
+def agreement(
+    labels: npt.ArrayLike,
+    reference: npt.ArrayLike,
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+) -> Agreement:
+    """Agreement of ``labels`` (items, slots) with ``reference`` (items, slots).
+
+    Both hold label codes; abstentions (2) and missing (-1) are excluded pairwise.
+    ``weights`` (R, items) gives the bootstrap CIs and replicates (``None``: NaN bounds).
+    """
+    lab = substantive(labels)
+    ref = substantive(reference)
+    pa, kappa, n = _slot_stats(lab, ref, None)
+    reps = None
+    if weights is not None:
+        rpa, rkappa, _ = _slot_stats(lab, ref, weights)
+        reps = (rpa, rkappa)
+    return _estimates(slot_names, pa, kappa, n, reps)
+
+
+def loo_references(physician_labels: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """For every physician, the strict-majority consensus of the others.
+
+    ``physician_labels`` (physicians, items, slots) -> (physicians, items, slots) reference
+    codes (ties and no vote: missing; abstentions excluded).
+    """
+    labels = substantive(physician_labels)
+    return np.stack(
+        [
+            majority_of_codes(np.delete(labels, p, axis=0), axis=0).astype(np.int64)
+            for p in range(labels.shape[0])
+        ]
+    )
+
+
+def _physician_mean(x: FloatArray) -> FloatArray:
+    """Mean over the physician axis (axis 0) ignoring NaN, without warnings."""
+    return slot_mean(np.moveaxis(x, 0, -1))
+
+
+def leave_one_out(
+    physician_labels: npt.ArrayLike,
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+) -> Agreement:
+    """The leave-one-out physician reference (RQ3): the physicians' own agreement.
+
+    ``physician_labels`` has shape (physicians, items, slots). Each physician is compared with
+    the strict-majority consensus of the others (:func:`loo_references`); per physician the
+    slot values are averaged, then the physicians are averaged. Per slot: the mean over
+    physicians of that slot's value. Replicates follow the same two means on every resample.
+    """
+    labels = substantive(physician_labels)
+    refs = loo_references(labels)
+    physicians = range(labels.shape[0])
+    point = [_slot_stats(labels[p], refs[p], None) for p in physicians]
+    pa, kappa, n = (np.stack([pt[i] for pt in point]) for i in range(3))  # (physicians, slots)
+    reps = None
+    if weights is not None:
+        per = [_slot_stats(labels[p], refs[p], weights) for p in physicians]
+        rpa = np.stack([r[0] for r in per])  # (physicians, R, slots)
+        rkappa = np.stack([r[1] for r in per])
+        reps = (rpa, rkappa)
+    slots = {
+        name: SlotAgreement(
+            kappa=Estimate.from_replicates(
+                float(_physician_mean(kappa[:, s])),
+                None if reps is None else _physician_mean(reps[1][:, :, s]),
+            ),
+            pa=Estimate.from_replicates(
+                float(_physician_mean(pa[:, s])),
+                None if reps is None else _physician_mean(reps[0][:, :, s]),
+            ),
+            n=int(n[:, s].sum()),
+        )
+        for s, name in enumerate(slot_names)
+    }
+    return Agreement(
+        kappa=Estimate.from_replicates(
+            float(_physician_mean(slot_mean(kappa))),
+            None if reps is None else _physician_mean(slot_mean(reps[1])),
+        ),
+        pa=Estimate.from_replicates(
+            float(_physician_mean(slot_mean(pa))),
+            None if reps is None else _physician_mean(slot_mean(reps[0])),
+        ),
+        n=int(n.sum()),
+        slots=slots,
+    )
+
+
+# --- several item groups at once ------------------------------------------------------------
+
+
+def _pa_kappa(counts: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """PA, kappa and n from 2x2 cell counts (..., 4) ordered (labeller, reference) = 00, 01,
+    10, 11, with the conventions of :mod:`medqade.stats.agreement` (NaN for n = 0; kappa NaN
+    for n < 2 or chance agreement 1)."""
+    n = counts.sum(axis=-1)
+    agree = counts[..., 0] + counts[..., 3]
+    a0, a1 = counts[..., 0] + counts[..., 1], counts[..., 2] + counts[..., 3]
+    b0, b1 = counts[..., 0] + counts[..., 2], counts[..., 1] + counts[..., 3]
+    chance = a0 * b0 + a1 * b1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pa = np.where(n > 0, agree / np.where(n > 0, n, 1), np.nan)
+        den = np.where(n >= 2, n * n - chance, 0.0)
+        kappa = np.where(den != 0, (n * agree - chance) / np.where(den != 0, den, 1), np.nan)
+    return pa, kappa, n
+
+
+def _group_slot_stats(
+    labels: npt.NDArray[np.int64],
+    reference: npt.NDArray[np.int64],
+    groups: Mapping[str, Mask],
+    weights: AnyWeights | None,
+) -> tuple[tuple[FloatArray, FloatArray, FloatArray], tuple[FloatArray, FloatArray] | None]:
+    """Per (group, slot) PA, kappa, n and their replicates (R, groups, slots), from one
+    matrix product of the weights with the one-hot cells of every (group, slot)."""
+    names = list(groups)
+    n_items, n_slots = labels.shape
+    ok = (labels != stats.MISSING) & (reference != stats.MISSING)
+    cell = np.where(ok, labels * 2 + reference, 0)
+    x = np.zeros((n_items, len(names), n_slots, 4))
+    for g, name in enumerate(names):
+        i, s = np.nonzero(ok & groups[name][:, None])
+        x[i, g, s, cell[i, s]] = 1.0
+    flat = x.reshape(n_items, -1)
+    point = _pa_kappa(flat.sum(axis=0).reshape(len(names), n_slots, 4))
+    if weights is None:
+        return point, None
+    w = np.asarray(weights, dtype=np.float64)
+    rpa, rkappa, _ = _pa_kappa((w @ flat).reshape(-1, len(names), n_slots, 4))
+    return point, (rpa, rkappa)
+
+
+def grouped_agreement(
+    labels: npt.ArrayLike,
+    reference: npt.ArrayLike,
+    groups: Mapping[str, Mask],
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+) -> dict[str, Agreement | None]:
+    """:func:`agreement` restricted to each group's items, all groups at once.
+
+    ``labels`` and ``reference`` are (items, slots) codes, each group an (items,) mask,
+    ``weights`` (R, items) bootstrap weights over *all* items (a subgroup statistic is
+    bootstrapped by resampling every question and recomputing it in the subgroup, so its
+    replicates are paired with the whole-set statistic). Groups without items map to ``None``.
+    """
+    lab = substantive(labels)
+    ref = substantive(reference)
+    present = {g: m for g, m in groups.items() if m.any()}
+    out: dict[str, Agreement | None] = {g: None for g in groups}
+    if not present:
+        return out
+    (pa, kappa, n), reps = _group_slot_stats(lab, ref, present, weights)
+    for g, name in enumerate(present):
+        out[name] = _estimates(
+            slot_names,
+            pa[g],
+            kappa[g],
+            n[g],
+            None if reps is None else (reps[0][:, g], reps[1][:, g]),
+            n_items=int(present[name].sum()),
+        )
+    return out
+
+
+def grouped_leave_one_out(
+    physician_labels: npt.ArrayLike,
+    groups: Mapping[str, Mask],
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+) -> dict[str, Agreement | None]:
+    """:func:`leave_one_out` restricted to each group's items (macro values only).
+
+    The leave-one-out reference of each physician is taken over all items (a physician's
+    reference on an item does not depend on the group); per physician the group's macro
+    values are computed, then averaged over physicians, on every replicate.
+    """
+    labels = substantive(physician_labels)
+    refs = loo_references(labels)
+    present = {g: m for g, m in groups.items() if m.any()}
+    out: dict[str, Agreement | None] = {g: None for g in groups}
+    if not present:
+        return out
+    per = [_group_slot_stats(labels[p], refs[p], present, weights) for p in range(len(labels))]
+    for g, name in enumerate(present):
+        pa = np.stack([slot_mean(pt[0][g]) for pt, _ in per])
+        kappa = np.stack([slot_mean(pt[1][g]) for pt, _ in per])
+        n = sum(int(pt[2][g].sum()) for pt, _ in per)
+        rpa = rkappa = None
+        if weights is not None:
+            rpa = _physician_mean(np.stack([slot_mean(r[0][:, g]) for _, r in per if r]))
+            rkappa = _physician_mean(np.stack([slot_mean(r[1][:, g]) for _, r in per if r]))
+        out[name] = Agreement(
+            kappa=Estimate.from_replicates(float(_physician_mean(kappa)), rkappa),
+            pa=Estimate.from_replicates(float(_physician_mean(pa)), rpa),
+            n=n,
+            slots={},
+            n_items=int(present[name].sum()),
+        )
+    return out
+
+
+# --- several labellers at once --------------------------------------------------------------
+
+
+def macro_agreement(
+    labels: npt.ArrayLike, reference: npt.ArrayLike, weights: AnyWeights | None = None
+) -> tuple[FloatArray, FloatArray]:
+    """Macro PA and kappa of several labellers against one reference.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (labellers, items, slots)
+        Label codes; abstentions and missing are excluded pairwise.
+    reference : array_like of int, shape (items, slots)
+        Reference codes, ``-1`` unresolved.
+    weights : ndarray, shape (R, items), optional
+        Question bootstrap weights.
+
+    Returns
+    -------
+    pa, kappa : ndarray of float64, shape (labellers,) or (R, labellers)
+        Unweighted means over slots of the per-slot values (undefined slots ignored).
+    """
+    lab = substantive(labels)
+    ref = substantive(reference)
+    pa, kappa = [], []
+    for s in range(lab.shape[2]):
+        res = stats.compare_to_reference(lab[:, :, s], ref[:, s], k=2, weights=weights)
+        pa.append(res.pa)
+        kappa.append(res.kappa)
+    return slot_mean(np.stack(pa, axis=-1)), slot_mean(np.stack(kappa, axis=-1))
+
+
+def ensemble_vote(member_labels: npt.ArrayLike) -> Codes:
+    """The paper's ensemble rule over members (members, items, slots).
+
+    Majority after removing abstentions; all members abstain (or missing) = missing; a tie
+    after removing abstentions = Falsch.
+    """
+    x = np.asarray(member_labels)
+    r = (x == vocab.RICHTIG_CODE).sum(axis=0)
+    f = (x == vocab.FALSCH_CODE).sum(axis=0)
+    out = np.where(r > f, vocab.RICHTIG_CODE, vocab.FALSCH_CODE).astype(np.int8)
+    out[(r + f) == 0] = vocab.MISSING_CODE
+    return out
+
+
+def quiet_leave_one_out(
+    physician_labels: npt.ArrayLike,
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+) -> Agreement:
+    """:func:`leave_one_out` with numpy's warnings for a slot no physician pair rated (tiny
+    releases) silenced: those values are NaN by design."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return leave_one_out(physician_labels, slot_names, weights)

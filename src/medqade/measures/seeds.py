@@ -1,0 +1,56 @@
+"""The one bootstrap seed and the random streams drawn from it.
+
+Every bootstrap in MedQADE (``medqade score``, ``reproduce``, ``compare``, ``leaderboard`` and
+the Space) resamples questions with generators made here, from :data:`BOOTSTRAP_SEED` unless a
+caller passes another seed. Each analysis has its own named stream, so adding one never shifts
+the resamples of another: the generator of stream ``s`` is ``default_rng([seed, s])``.
+
+The synthetic release has a seed of its own, :data:`medqade.synthetic.SYNTHETIC_SEED`; it
+decides the simulated data, this one decides the resamples.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from medqade import stats
+
+Weights = npt.NDArray[np.int64]
+
+BOOTSTRAP_SEED: Final = 20260101
+"""Seed of every question bootstrap when none is given."""
+
+STREAM_CORE: Final = 0
+"""Resamples of the core questions (RQ1, RQ3, judge scoring on the core, comparisons)."""
+STREAM_ALL: Final = 1
+"""Resamples of all questions (the full view of judges and models)."""
+STREAM_LEXICAL: Final = 2
+STREAM_TIER: Final = 3
+STREAM_BIAS: Final = 4
+
+
+def check_seed(seed: int) -> int:
+    """``seed`` when it is a non-negative integer, else ``ValueError`` with the value."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def generator(seed: int, stream: int) -> np.random.Generator:
+    """The generator of ``stream``: ``numpy.random.default_rng([seed, stream])``."""
+    return np.random.default_rng([check_seed(seed), int(stream)])
+
+
+def weights_from(rng: np.random.Generator, n_items: int, n_resamples: int) -> Weights:
+    """Question bootstrap count weights (R, items) drawn from ``rng``."""
+    return stats.resample_weights(stats.bootstrap_indices(n_items, n_resamples, rng), n_items)
+
+
+def question_weights(
+    n_items: int, n_resamples: int, seed: int = BOOTSTRAP_SEED, stream: int = STREAM_CORE
+) -> Weights:
+    """Count weights (R, items) of ``stream``: the same arguments give the same weights."""
+    return weights_from(generator(seed, stream), n_items, n_resamples)
