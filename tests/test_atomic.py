@@ -57,24 +57,35 @@ def test_directory_creates_target(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
+def _old_output(target: Path) -> None:
+    with atomic.directory(target) as tmp:
+        (tmp / "old.txt").write_text("old", encoding="utf-8")
+
+
 def test_directory_replaces_existing_target(tmp_path: Path) -> None:
     target = tmp_path / "out"
-    target.mkdir()
-    (target / "old.txt").write_text("old", encoding="utf-8")
+    _old_output(target)
     with atomic.directory(target) as tmp:
         (tmp / "new.txt").write_text("new", encoding="utf-8")
-    assert sorted(p.name for p in target.iterdir()) == ["new.txt"]
+    assert sorted(p.name for p in target.iterdir()) == [atomic.MARKER, "new.txt"]
     assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no .old folder left
+
+
+def test_directory_replaces_an_empty_folder(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    target.mkdir()
+    with atomic.directory(target) as tmp:
+        (tmp / "new.txt").write_text("new", encoding="utf-8")
+    assert (target / "new.txt").read_text(encoding="utf-8") == "new"
 
 
 def test_directory_failure_keeps_target_and_removes_temp(tmp_path: Path) -> None:
     target = tmp_path / "out"
-    target.mkdir()
-    (target / "old.txt").write_text("old", encoding="utf-8")
+    _old_output(target)
     with pytest.raises(RuntimeError, match="boom"), atomic.directory(target) as tmp:
         (tmp / "half.txt").write_text("half", encoding="utf-8")
         raise RuntimeError("boom")
-    assert sorted(p.name for p in target.iterdir()) == ["old.txt"]
+    assert sorted(p.name for p in target.iterdir()) == [atomic.MARKER, "old.txt"]
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 

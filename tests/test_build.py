@@ -327,15 +327,25 @@ def test_build_is_byte_identical(copy_sample: Any, tmp_path: Path, built_sample:
 def test_build_rebuild_replaces_out(tmp_path: Path, copy_sample: Any) -> None:
     out = tmp_path / "out"
     build(SAMPLE, out)
-    (out / "stale.txt").write_text("left over", encoding="utf-8")
     raw_dir = copy_sample()
     text = (raw_dir / "difficulty.csv").read_text(encoding="utf-8")
     (raw_dir / "difficulty.csv").write_text(text.replace("P01,Einfach", "P01,Schwer"), "utf-8")
     build(raw_dir, out)
-    assert not (out / "stale.txt").exists()
     assert json.loads((out / "release.json").read_text("utf-8"))["source_hash"] == release_hash(
         raw_dir
     )
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out", raw_dir.name])
+
+
+def test_build_rebuild_refuses_a_build_with_foreign_files(tmp_path: Path) -> None:
+    """A file the build did not write is never deleted with the old build."""
+    out = tmp_path / "out"
+    build(SAMPLE, out)
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    before = _hashes(out)
+    with pytest.raises(ValueError, match=r"holds files .* did not write \(notes.txt\)"):
+        build(SAMPLE, out)
+    assert _hashes(out) == before
 
 
 def test_build_failure_leaves_out_untouched(tmp_path: Path, copy_sample: Any) -> None:

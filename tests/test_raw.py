@@ -367,7 +367,8 @@ def test_load_raw_release_reserved_question_column(copy_sample: CopySample) -> N
     q["canary"] = "x"
     q.to_csv(raw_dir / "questions.csv", index=False)
     text = str(_error(raw_dir))
-    assert "questions.csv, column 'canary': column 'canary' is computed by the build" in text
+    assert "questions.csv, column 'canary': an extra column may not have the name" in text
+    assert "rename it (e.g. to source_canary)" in text
 
 
 def test_load_raw_release_several_problems_in_one_message(copy_sample: CopySample) -> None:

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from medqade.problems import InputError
-from medqade.tables import LINE, find_table, read_csv_text, read_table
+from medqade.tables import CSV_LINE, LINE, find_table, read_csv_text, read_table
 
 ROWS = [
     {"question_id": "Q1", "question": "Der ___ ist groß.", "reference_answer": "Femur"},
@@ -94,19 +94,19 @@ def test_read_csv_text_multiline_quoted_fields() -> None:
     )
     frame = read_csv_text(text, "questions.csv")
     assert frame["question_id"].tolist() == ["Q1", "Q2", "Q3", "Q4"]
-    assert frame[LINE].tolist() == [2, 4, 5, 8]
+    assert frame[CSV_LINE].tolist() == [2, 4, 5, 8]
     assert frame.loc[0, "question"] == "erste Zeile\nzweite Zeile"
 
 
 def test_read_csv_text_blank_lines_keep_editor_numbers() -> None:
     frame = read_csv_text("question_id\nQ1\n\nQ2\n", "questions.csv")
     assert frame["question_id"].tolist() == ["Q1", "Q2"]
-    assert frame[LINE].tolist() == [2, 4]
+    assert frame[CSV_LINE].tolist() == [2, 4]
 
 
 def test_read_csv_text_strips_header_whitespace() -> None:
     frame = read_csv_text(" question_id , split\nQ1,core\n", "questions.csv")
-    assert list(frame.columns) == ["question_id", "split", LINE]
+    assert list(frame.columns) == ["question_id", "split", CSV_LINE]
 
 
 def test_read_csv_text_extra_field_names_the_line() -> None:

@@ -8,7 +8,9 @@ tiers, and writes exactly the folder that is uploaded to the Hub::
     OUT/data/<config>/<split>-00000-of-00001.parquet
 
 Nothing is written unless the whole build succeeds (the folder is assembled beside ``OUT``
-and renamed at the end). The same raw release gives byte-identical files.
+and swapped in at the end, see :func:`medqade.atomic.directory`). ``OUT`` is replaced only when
+it is empty or an earlier build (``release.json`` lists every other file in it); the build never
+writes into, over or around the raw release. The same raw release gives byte-identical files.
 """
 
 from __future__ import annotations
@@ -25,13 +27,46 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from medqade import __version__, atomic, vocab
+from medqade.atomic import Output
 from medqade.card import render_card
 from medqade.consensus import majority
+from medqade.problems import InputError, Problem
 from medqade.raw import RawRelease, load_raw_release
 from medqade.schema import CONFIGS, answer_id, features
 
 PARQUET_NAME = "{split}-00000-of-00001.parquet"
 RELEASE_JSON = "release.json"
+CARD = "README.md"
+BUILD_KIND = "MedQADE build"
+ARROW_KIND = "MedQADE Arrow export"
+
+
+def build_files(folder: Path) -> set[str] | None:
+    """The files a build folder's ``release.json`` vouches for (``None``: not a build)."""
+    try:
+        meta = json.loads((Path(folder) / RELEASE_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("name") != "MedQADE":
+        return None
+    files = meta.get("files")
+    if not isinstance(files, dict):
+        return None
+    return {RELEASE_JSON, CARD, *(str(f) for f in files)}
+
+
+def _outputs(raw_dir: Path, out: Path, arrow_dir: Path | None) -> tuple[Output, Output | None]:
+    """The build folder and the Arrow export as guarded outputs (each protects the other)."""
+    raw_input = (raw_dir, "the raw release (--raw)")
+    build_out = Output(
+        BUILD_KIND,
+        "--out",
+        build_files,
+        (raw_input, *(((arrow_dir, "the --arrow folder"),) if arrow_dir is not None else ())),
+    )
+    if arrow_dir is None:
+        return build_out, None
+    return build_out, Output(ARROW_KIND, "--arrow", None, (raw_input, (out, "the build (--out)")))
 
 
 @dataclass(frozen=True)
@@ -48,10 +83,9 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     """Compute consensus, lexical match and tiers; return the configs' rows in release order."""
     roster = raw.roster
     q = raw.questions.copy()
-    q["_order"] = np.arange(len(q))
     split_of = q.set_index("question_id")["split"]
     model_rank = {m: i for i, m in enumerate(roster.student_ids)}
-    q_rank = q.set_index("question_id")["_order"]
+    q_rank = pd.Series(np.arange(len(q)), index=q["question_id"].to_numpy())
 
     # Difficulty: mean score over the available ratings, then tier.
     diff = raw.difficulty.assign(score=raw.difficulty["difficulty"].map(vocab.DIFFICULTY_SCORES))
@@ -70,10 +104,7 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     )
     adjudicated = r[r["round"] == vocab.ADJUDICATION].groupby(["question_id", "model"]).size()
 
-    a = raw.answers.copy()
-    a["_q"] = a["question_id"].map(q_rank)
-    a["_m"] = a["model"].map(model_rank)
-    a = a.sort_values(["_q", "_m"]).reset_index(drop=True)
+    a = _sorted(raw.answers, q_rank, ("model", model_rank))
     key = pd.MultiIndex.from_frame(a[["question_id", "model"]])
     votes = counts.reindex(key, fill_value=0)
     a["answer_id"] = [answer_id(x, m) for x, m in zip(a["question_id"], a["model"], strict=True)]
@@ -118,9 +149,8 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
         slot = {str(k): v for k, v in rec.items()}
         nested.setdefault(str(slot.pop("question_id")), []).append(slot)
     rater_rank = {p: i for i, p in enumerate(roster.physicians)}
-    d_sorted = raw.difficulty.assign(_r=raw.difficulty["rater"].map(rater_rank)).sort_values(
-        ["question_id", "_r"]
-    )
+    d = raw.difficulty
+    d_sorted = d.iloc[np.argsort(d["rater"].map(rater_rank).to_numpy(), kind="stable")]
     d_nested: dict[str, list[dict[str, str]]] = {}
     for qid, rater, level in d_sorted[["question_id", "rater", "difficulty"]].itertuples(
         index=False
@@ -130,15 +160,12 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     q["difficulty_ratings"] = q["question_id"].map(lambda x: d_nested.get(x, []))
     q["canary"] = vocab.CANARY
 
-    ratings = (
-        r.assign(
-            _q=r["question_id"].map(q_rank),
-            _m=r["model"].map(model_rank),
-            _r=r["rater"].map(rater_rank),
-            _round=r["round"].map({v: i for i, v in enumerate(vocab.ROUNDS)}),
-        )
-        .sort_values(["_q", "_m", "_round", "_r"])
-        .reset_index(drop=True)
+    ratings = _sorted(
+        r,
+        q_rank,
+        ("model", model_rank),
+        ("round", {v: i for i, v in enumerate(vocab.ROUNDS)}),
+        ("rater", rater_rank),
     )
     ratings["answer_id"] = [
         answer_id(x, m) for x, m in zip(ratings["question_id"], ratings["model"], strict=True)
@@ -148,15 +175,7 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
 
     j = raw.judgments
     eval_rank = {e: i for i, e in enumerate(roster.evaluator_ids)}
-    judgments = (
-        j.assign(
-            _q=j["question_id"].map(q_rank),
-            _m=j["model"].map(model_rank),
-            _e=j["evaluator"].map(eval_rank),
-        )
-        .sort_values(["_q", "_m", "_e"])
-        .reset_index(drop=True)
-    )
+    judgments = _sorted(j, q_rank, ("model", model_rank), ("evaluator", eval_rank))
     judgments["answer_id"] = [
         answer_id(x, m) for x, m in zip(judgments["question_id"], judgments["model"], strict=True)
     ]
@@ -168,11 +187,62 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     return BuiltTables(q, a, ratings, judgments)
 
 
+def _sorted(
+    frame: pd.DataFrame, q_rank: pd.Series, *keys: tuple[str, dict[str, int]]
+) -> pd.DataFrame:
+    """Rows by question (release order), then by each ``(column, rank)`` in turn.
+
+    The ranks are arrays beside the frame, never columns in it, so no column name of the
+    user's can collide with a helper column.
+    """
+    ranks = [frame["question_id"].map(q_rank).to_numpy()]
+    ranks += [frame[col].map(rank).to_numpy() for col, rank in keys]
+    order = np.lexsort(tuple(reversed(ranks))) if len(frame) else np.arange(0)
+    return frame.iloc[order].reset_index(drop=True)
+
+
 def _arrow(frame: pd.DataFrame, config: str, extras: tuple[str, ...]) -> pa.Table:
     feats = features(config, extras)
     schema = feats.arrow_schema
-    table = pa.Table.from_pandas(frame[list(feats)], schema=schema, preserve_index=False)
+    try:
+        table = pa.Table.from_pandas(frame[list(feats)], schema=schema, preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise _unconvertible(frame, config, feats.arrow_schema, exc) from None
     return table.replace_schema_metadata(schema.metadata)
+
+
+def _unconvertible(
+    frame: pd.DataFrame, config: str, schema: pa.Schema, exc: Exception
+) -> InputError:
+    """Name the column (and a value) that Arrow could not store as its declared type."""
+    problems = []
+    for field in schema:
+        values = frame[field.name].tolist()
+        try:
+            pa.array(values, type=field.type)
+        except (pa.ArrowException, TypeError, ValueError) as err:
+            bad = next((v for v in values if not _fits(v, field.type)), None)
+            problems.append(
+                Problem(
+                    f"{config} table",
+                    None,
+                    f"cannot be stored as {field.type} ({str(err).splitlines()[0][:120]})",
+                    field.name,
+                    None if bad is None else repr(bad)[:80],
+                    "store plain text in extra columns (no lists, objects or bytes)",
+                )
+            )
+    if not problems:
+        problems.append(Problem(f"{config} table", None, f"cannot be written ({exc})"))
+    return InputError(f"build of the {config} config", problems)
+
+
+def _fits(value: object, type_: pa.DataType) -> bool:
+    try:
+        pa.array([value], type=type_)
+    except (pa.ArrowException, TypeError, ValueError):
+        return False
+    return True
 
 
 def _write_parquet(table: pa.Table, path: Path) -> None:
@@ -216,8 +286,20 @@ def counts(tables: BuiltTables) -> dict[str, Any]:
 
 
 def build(raw_dir: Path, out: Path, arrow_dir: Path | None = None) -> dict[str, Any]:
-    """Build the dataset folder ``out`` from the raw release ``raw_dir``; return its metadata."""
-    raw = load_raw_release(Path(raw_dir))
+    """Build the dataset folder ``out`` from the raw release ``raw_dir``; return its metadata.
+
+    ``out`` (and ``arrow_dir``) are checked before anything is read: a path that is not empty
+    and not an earlier build (export) of ours, or that is, contains or lies inside the raw
+    release, is refused with :class:`~medqade.atomic.OutputRefused`.
+    """
+    raw_dir, out = Path(raw_dir), Path(out)
+    arrow_dir = None if arrow_dir is None else Path(arrow_dir)
+    build_out, arrow_out = _outputs(raw_dir, out, arrow_dir)
+    for path, output in ((out, build_out), (arrow_dir, arrow_out)):
+        if path is not None and output is not None:
+            atomic.recover(path, output)
+            atomic.check_target(path, output)
+    raw = load_raw_release(raw_dir)
     tables = derive_tables(raw)
     meta: dict[str, Any] = {
         "name": "MedQADE",
@@ -237,7 +319,7 @@ def build(raw_dir: Path, out: Path, arrow_dir: Path | None = None) -> dict[str, 
         "ratings": tables.ratings,
         "judgments": tables.judgments,
     }
-    with atomic.directory(Path(out)) as tmp:
+    with atomic.directory(out, build_out) as tmp:
         files: dict[str, list[str]] = {}
         for config in CONFIGS:
             extras = raw.extra_columns if config in ("questions", "answers") else ()
@@ -255,16 +337,22 @@ def build(raw_dir: Path, out: Path, arrow_dir: Path | None = None) -> dict[str, 
             tmp / RELEASE_JSON,
             json.dumps(meta, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
         )
-        atomic.write_text(tmp / "README.md", render_card(meta, raw.extra_columns))
+        atomic.write_text(tmp / CARD, render_card(meta, raw.extra_columns))
     if arrow_dir is not None:
-        export_arrow(Path(out), Path(arrow_dir))
+        export_arrow(out, arrow_dir, arrow_out)
     return meta
 
 
-def export_arrow(dataset_dir: Path, arrow_dir: Path) -> None:
-    """``DatasetDict.save_to_disk`` per config, for users who want Arrow directly."""
+def export_arrow(dataset_dir: Path, arrow_dir: Path, output: Output | None = None) -> None:
+    """``DatasetDict.save_to_disk`` per config, for users who want Arrow directly.
+
+    ``arrow_dir`` is replaced only when empty or an earlier export (its marker lists every
+    file); it may not be, contain or lie inside ``dataset_dir``.
+    """
     from datasets import load_dataset
 
-    with atomic.directory(arrow_dir) as tmp:
+    if output is None:
+        output = Output(ARROW_KIND, "--arrow", None, ((Path(dataset_dir), "the build"),))
+    with atomic.directory(Path(arrow_dir), output) as tmp:
         for config in CONFIGS:
             load_dataset(str(dataset_dir), config).save_to_disk(str(tmp / config))

@@ -2,7 +2,8 @@
 
 Each command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and
 ``run(args) -> int``. User errors (:class:`~medqade.problems.InputError`, ``ValueError``,
-``FileNotFoundError``) print one clear message to stderr and exit with status 2.
+``FileNotFoundError``, and any other ``OSError`` such as a folder without write permission)
+print one clear message to stderr and exit with status 2.
 """
 
 from __future__ import annotations
@@ -51,6 +52,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except (ValueError, FileNotFoundError, NotADirectoryError) as exc:
         print(f"medqade {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # permissions, a full disk, ...: the system's reason and the path
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(
+            f"medqade {args.command}: error: {where}{exc.strerror or exc}; check that the "
+            "path exists and that you may write there",
+            file=sys.stderr,
+        )
         return 2
 
 

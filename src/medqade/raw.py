@@ -26,6 +26,7 @@ import pandas as pd
 
 from medqade import vocab
 from medqade.problems import InputError, Problem, ProblemLog
+from medqade.schema import published_columns
 from medqade.tables import LINE, find_table, read_table, row_kind
 
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -36,9 +37,17 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "judgments": ("evaluator", "question_id", "order", *(f"resp_{k}" for k in range(1, 6))),
 }
 OPTIONAL_TABLES = ("judgments",)
-RESERVED_QUESTION_COLUMNS = frozenset(
-    {"answers", "difficulty_ratings", "difficulty_mean", "difficulty_tier", "canary"}
+OPTIONAL: dict[str, tuple[str, ...]] = {
+    "questions": ("lexical_match",),
+    "judgments": ("difficulty",),
+}
+"""Columns a table may carry besides the required ones (``questions`` also takes extras)."""
+LIST_COLUMNS: dict[str, tuple[str, ...]] = {"judgments": ("order",)}
+"""Columns whose cells may be lists (JSONL, Parquet); every other cell must be text."""
+RESERVED_QUESTION_COLUMNS = (
+    published_columns() - set(REQUIRED["questions"]) - set(OPTIONAL["questions"])
 )
+"""Names an extra ``questions`` column may not have: every column the build publishes."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +115,68 @@ class _Checker:
             )
         return not missing
 
+    def check_cells(self, list_columns: Iterable[str] = ()) -> None:
+        """Every cell must be text (lists only in ``list_columns``) without NUL characters and
+        encodable as UTF-8; anything else is a problem naming line, column and value."""
+        lists = set(list_columns)
+        for column in self.frame.columns:
+            if column == LINE:
+                continue
+            cells = self.frame[column]
+            is_text = cells.map(lambda v: isinstance(v, str)).astype(bool)
+            allowed = is_text | (
+                cells.map(lambda v: isinstance(v, list)).astype(bool) if column in lists else False
+            )
+            for line, value in self.frame.loc[~allowed, [LINE, column]].itertuples(index=False):
+                self.problem(
+                    line,
+                    f"expected text, got {_kind_of(value)}",
+                    column,
+                    _shown(value),
+                    "store plain text in this column"
+                    + (" (or a list of the five student ids)" if column in lists else ""),
+                )
+            text = cells[is_text]
+            nul = text.str.contains("\x00", regex=False)
+            for line, value in self.frame.loc[nul[nul].index, [LINE, column]].itertuples(
+                index=False
+            ):
+                self.problem(
+                    line,
+                    "the text contains a NUL character (\\0)",
+                    column,
+                    _shown(value),
+                    "remove the NUL character; it is not allowed in the dataset",
+                )
+            bad = text.map(_not_unicode).astype(bool)
+            for line, value in self.frame.loc[bad[bad].index, [LINE, column]].itertuples(
+                index=False
+            ):
+                self.problem(
+                    line,
+                    "the text is not valid Unicode (a lone surrogate)",
+                    column,
+                    _shown(value),
+                    "write the characters themselves, not \\ud800-style escapes",
+                )
+
+    def check_unknown_columns(self, known: Iterable[str]) -> None:
+        """A column the build would not publish is a problem (never silently dropped)."""
+        known = set(known)
+        for column in self.frame.columns:
+            if column == LINE or column in known:
+                continue
+            filled = self.frame.loc[self.frame[column].map(lambda v: v != ""), LINE]
+            self.problem(
+                int(filled.iloc[0]) if len(filled) and self.kind == "line" else None,
+                f"unknown column {column!r} (the build would drop it"
+                + (f"; it is filled in {len(filled)} rows)" if len(filled) else ")"),
+                column,
+                None,
+                f"remove it: this table has the columns {', '.join(sorted(known))}; put "
+                "information about a question into the questions table",
+            )
+
     def check_member(self, column: str, allowed: Iterable[str], what: str) -> pd.Series:
         """Flag values of ``column`` outside ``allowed``; return the mask of good rows."""
         allowed = set(allowed)
@@ -168,6 +239,37 @@ class _Checker:
         return ok
 
 
+def _kind_of(value: object) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, bytes):
+        return "binary data"
+    return f"a {type(value).__name__}"
+
+
+def _shown(value: object) -> str:
+    """A short printable form of a cell for a problem message."""
+    if isinstance(value, (list, dict)):
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
+    else:
+        text = value if isinstance(value, str) else repr(value)
+    text = text.replace("\x00", "\\0").encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _not_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _strip(frame: pd.DataFrame, columns: Iterable[str]) -> None:
     for c in columns:
         if c in frame.columns:
@@ -214,6 +316,11 @@ def load_raw_release(folder: Path) -> RawRelease:
     checkers = {name: _Checker(log, path, frame) for name, (path, frame) in frames.items()}
     if not all(checkers[n].require_columns(cols) for n, cols in REQUIRED.items() if n in checkers):
         log.raise_if_any(f"raw release {folder.name}")
+    for name, checker in checkers.items():
+        checker.check_cells(LIST_COLUMNS.get(name, ()))
+        if name != "questions":
+            checker.check_unknown_columns((*REQUIRED[name], *OPTIONAL.get(name, ())))
+    log.raise_if_any(f"raw release {folder.name}")
 
     questions = _check_questions(checkers["questions"])
     known = set(questions["question_id"])
@@ -262,9 +369,13 @@ def _check_questions(c: _Checker) -> pd.DataFrame:
             )
     c.check_member("split", vocab.SPLITS, "split")
     c.check_duplicates(["question_id"], "question id")
-    for col in RESERVED_QUESTION_COLUMNS & set(f.columns):
+    for col in sorted(RESERVED_QUESTION_COLUMNS & set(f.columns)):
         c.problem(
-            None, f"column {col!r} is computed by the build", col, fix="remove it from questions"
+            None,
+            "an extra column may not have the name of a column the build publishes "
+            "(it would replace the published one, or be replaced by it)",
+            col,
+            fix=f"rename it (e.g. to source_{col}) or remove it",
         )
     return f
 
@@ -307,6 +418,22 @@ def _check_ratings(
             f"only the adjudicator {roster.adjudicator} rates in the adjudication round",
             "rater",
             rater,
+        )
+    extension = set(questions.loc[questions["split"] == vocab.EXTENSION, "question_id"])
+    early = (
+        f["question_id"].isin(extension)
+        & (f["rater"] == roster.adjudicator)
+        & (f["round"] == vocab.PRIMARY)
+    )
+    for line, qid in f.loc[early, [LINE, "question_id"]].itertuples(index=False):
+        c.problem(
+            line,
+            f"the adjudicator {roster.adjudicator} rates extension items only in the "
+            f"{vocab.ADJUDICATION} round (extension item {qid})",
+            "round",
+            vocab.PRIMARY,
+            f"record this rating with round {vocab.ADJUDICATION}, or give the primary rating "
+            f"to one of {', '.join(roster.primary_raters[:3])}, ...",
         )
     c.check_duplicates(["question_id", "model", "rater"], "rating")
     rated = set(f["question_id"])

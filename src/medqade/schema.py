@@ -84,6 +84,20 @@ def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
     raise ValueError(f"unknown config {config!r}; use one of {', '.join(CONFIGS)}")
 
 
+def published_columns() -> frozenset[str]:
+    """Every column name the dataset publishes: the fields of every config, the fields nested
+    in ``answers`` and ``difficulty_ratings``, and ``split``."""
+    names = {"split"}
+    for config in CONFIGS:
+        feats = features(config)
+        names.update(feats)
+        for feature in feats.values():
+            inner = getattr(feature, "feature", None)
+            if isinstance(inner, dict):
+                names.update(inner)
+    return frozenset(names)
+
+
 def answer_id(question_id: str, model: str) -> str:
     """The id of one answer slot, used by submissions, the browser and every table."""
     return f"{question_id}/{model}"

@@ -1,9 +1,11 @@
 """Reading user tables (CSV, JSON Lines, Parquet) into string-typed pandas frames.
 
-The format is chosen by the file extension. Every frame gets a ``_line`` column with the
-position an editor shows (CSV: header is line 1, so the first record is line 2; JSONL: the
-line; Parquet: the 1-based row), so validators can name the row at fault. Bytes must be UTF-8
-(a leading byte-order mark is accepted and dropped); anything else is a :class:`Problem`.
+The format is chosen by the file extension. Every frame gets a line column (:data:`LINE` from
+:func:`read_table`) with the position an editor shows (CSV: header is line 1, so the first
+record is line 2; JSONL: the line; Parquet: the 1-based row), so validators can name the row at
+fault. Bytes must be UTF-8 (a leading byte-order mark is accepted and dropped); anything else is
+a :class:`Problem`. Column names are stripped and must be unique, non-empty and free of NUL
+characters; a repeated name is a problem, never renamed.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -20,7 +24,57 @@ import pyarrow.parquet as pq
 from medqade.problems import InputError, Problem
 
 TABLE_EXTENSIONS = (".csv", ".jsonl", ".parquet")
-LINE = "_line"
+LINE = "\x00line"
+"""The line column of :func:`read_table` frames. A user's column can never have this name (NUL
+is refused in column names), so a column called ``_line`` is ordinary data."""
+CSV_LINE = "_line"
+"""The line column of :func:`read_csv_text` frames unless the caller names another one."""
+
+# The csv module refuses fields over 128 KiB by default; a long question is legitimate. Only
+# ever raise the process-wide limit (2**31 - 1 fits a C long on every platform).
+csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+
+
+def check_column_names(
+    names: Iterable[object], name: str, reserved: str, *, line: int | None = None
+) -> tuple[list[str], list[Problem]]:
+    """Stripped column names, and a problem for each empty, repeated or forbidden one."""
+    out = [str(n).strip() for n in names]
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for i, n in enumerate(out, start=1):
+        seen[n] = seen.get(n, 0) + 1
+        if n == "":
+            problems.append(
+                Problem(
+                    name,
+                    line,
+                    f"column {i} of the header has no name",
+                    fix="name every column, or delete the empty column",
+                )
+            )
+        elif "\x00" in n or n == reserved:
+            problems.append(
+                Problem(
+                    name,
+                    line,
+                    "column name not allowed",
+                    n,
+                    fix="rename the column (NUL characters are not allowed in names)",
+                )
+            )
+    for n, k in seen.items():
+        if k > 1 and n:
+            problems.append(
+                Problem(
+                    name,
+                    line,
+                    f"the column name appears {k} times",
+                    n,
+                    fix="give every column its own name (or delete the repeated one)",
+                )
+            )
+    return out, problems
 
 
 def find_table(folder: Path, name: str) -> Path | None:
@@ -63,52 +117,40 @@ def decode_utf8(data: bytes, name: str) -> str:
         ) from None
 
 
-def read_csv_text(text: str, name: str) -> pd.DataFrame:
-    """Parse CSV text into an all-string frame with a ``_line`` column.
+def read_csv_text(text: str, name: str, line_column: str = CSV_LINE) -> pd.DataFrame:
+    """Parse CSV text into an all-string frame with a ``line_column`` column.
 
     A record with more or fewer fields than the header is a problem naming its line (pandas
-    would otherwise shift a row with an extra field into the index, or pad a short one).
+    would otherwise shift a row with an extra field into the index, or pad a short one); so is
+    an empty, repeated or reserved column name.
     """
-    n_header, records = _csv_records(text, name)
-    wrong = [
+    header, records = _csv_records(text, name)
+    if not header:
+        raise InputError(
+            name, [Problem(name, None, "the file is empty", fix="add a header row and data")]
+        )
+    names, problems = check_column_names(header, name, line_column, line=1)
+    problems += [
         Problem(
             name,
             line,
-            f"{n_fields} fields, but the header has {n_header}",
+            f"{len(row)} fields, but the header has {len(header)}",
             fix="quote fields that contain commas or line breaks",
         )
-        for line, n_fields in records
-        if n_fields != n_header
+        for line, row in records
+        if len(row) != len(header)
     ]
-    if wrong:
-        raise InputError(name, wrong)
-    try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
-    except pd.errors.EmptyDataError:
-        raise InputError(
-            name, [Problem(name, None, "the file is empty", fix="add a header row and data")]
-        ) from None
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise InputError(
-            name,
-            [
-                Problem(
-                    name,
-                    None,
-                    f"not a readable CSV file ({exc})",
-                    fix="check quoting and the comma delimiter",
-                )
-            ],
-        ) from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    lines = [line for line, _ in records]
-    # pandas and csv could disagree on odd blank lines: fall back to positions
-    frame[LINE] = lines if len(lines) == len(frame) else list(range(2, len(frame) + 2))
+    if problems:
+        raise InputError(name, problems)
+    frame = pd.DataFrame(
+        {n: pd.Series([row[i] for _, row in records], dtype=object) for i, n in enumerate(names)}
+    )
+    frame[line_column] = [line for line, _ in records]
     return frame
 
 
-def _csv_records(text: str, name: str) -> tuple[int, list[tuple[int, int]]]:
-    """Header width, and the editor line and width of every record (quoted fields may span
+def _csv_records(text: str, name: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header, and the editor line and fields of every record (quoted fields may span
     lines; blank and whitespace-only lines are skipped, as pandas skips them)."""
     reader = csv.reader(io.StringIO(text))
     records = []
@@ -121,13 +163,20 @@ def _csv_records(text: str, name: str) -> tuple[int, list[tuple[int, int]]]:
             except StopIteration:
                 break
             if row and not (len(row) == 1 and not row[0].strip()):
-                records.append((start, len(row)))
+                records.append((start, row))
     except csv.Error as exc:
         raise InputError(
             name,
-            [Problem(name, reader.line_num, f"not a readable CSV file ({exc})")],
+            [
+                Problem(
+                    name,
+                    reader.line_num,
+                    f"not a readable CSV file ({exc})",
+                    fix="check quoting and the comma delimiter",
+                )
+            ],
         ) from None
-    return len(header), records
+    return header, records
 
 
 def read_jsonl_text(
@@ -141,7 +190,18 @@ def read_jsonl_text(
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_unique_keys)
+        except _RepeatedKey as exc:
+            problems.append(
+                Problem(
+                    name,
+                    lineno,
+                    "the key appears more than once in this object",
+                    str(exc),
+                    fix="give every field of a line its own key (or delete the repeated one)",
+                )
+            )
+            continue
         except json.JSONDecodeError as exc:
             problems.append(
                 Problem(
@@ -169,33 +229,99 @@ def read_jsonl_text(
     return records, lines, problems
 
 
+class _RepeatedKey(ValueError):
+    """A JSON object with the same key twice (``json`` would silently keep the last one)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(key)
+        out[key] = value
+    return out
+
+
 def read_table(path: Path) -> pd.DataFrame:
-    """Read a CSV, JSONL or Parquet table into a frame of strings (lists kept as lists)."""
+    """Read a CSV, JSONL or Parquet table into a frame of cells and a :data:`LINE` column.
+
+    CSV cells are strings. JSONL and Parquet cells are strings (numbers and booleans written as
+    text, null as ``""``), except lists and objects, which are kept as Python lists and dicts
+    (and bytes as bytes) for the validator to accept (``order``) or report.
+    """
     name = path.name
     if path.suffix == ".parquet":
-        try:
-            table = pq.read_table(path)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(
-                name, [Problem(name, None, f"not a readable Parquet file ({exc})")]
-            ) from None
-        frame = table.to_pandas()
-        for col in frame.columns:
-            if frame[col].dtype != object:
-                frame[col] = frame[col].map(lambda v: "" if pd.isna(v) else str(v))
-        frame[LINE] = range(1, len(frame) + 1)
-        return pd.DataFrame(frame)
+        return _read_parquet(path)
     text = decode_utf8(path.read_bytes(), name)
     if path.suffix == ".csv":
-        return read_csv_text(text, name)
+        return read_csv_text(text, name, LINE)
     records, lines, problems = read_jsonl_text(text, name)
+    columns: dict[str, list[object]] = {}
+    for i, rec in enumerate(records):
+        keys, bad = check_column_names(rec, name, LINE, line=lines[i])
+        if bad:
+            problems += bad
+            continue
+        for key, value in zip(keys, rec.values(), strict=True):
+            columns.setdefault(key, [""] * i).append(_jsonl_cell(value))
+        for col in columns.values():
+            if len(col) < i + 1:
+                col.append("")
     if problems:
         raise InputError(name, problems)
-    frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
-    for col in frame.columns:
-        frame[col] = frame[col].map(_jsonl_cell)
+    frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()})
     frame[LINE] = lines
     return frame
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    name = path.name
+    try:
+        schema_names = pq.read_schema(path).names
+        table = pq.ParquetFile(path).read()  # (pq.read_table fails on repeated names)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(
+            name,
+            [
+                Problem(
+                    name,
+                    None,
+                    f"not a readable Parquet file ({str(exc).splitlines()[0][:200]})",
+                    fix="write it again with pandas.DataFrame.to_parquet or pyarrow",
+                )
+            ],
+        ) from None
+    names, problems = check_column_names(schema_names, name, LINE)
+    columns: dict[str, list[object]] = {}
+    if not problems:
+        for col_name, column in zip(names, table.columns, strict=True):
+            try:
+                values = column.to_pylist()
+            except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
+                problems.append(
+                    Problem(
+                        name,
+                        None,
+                        f"the column cannot be read ({str(exc).splitlines()[0][:160]})",
+                        col_name,
+                        fix="store it as text (string) in the Parquet file",
+                    )
+                )
+                continue
+            columns[col_name] = [_parquet_cell(v) for v in values]
+    if problems:
+        raise InputError(name, problems)
+    frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()})
+    frame[LINE] = range(1, table.num_rows + 1)
+    return frame
+
+
+def _parquet_cell(value: object) -> object:
+    if value is None or (isinstance(value, float) and value != value):  # null or NaN
+        return ""
+    if isinstance(value, (str, list, dict, bytes)):
+        return value
+    return str(value)
 
 
 def _jsonl_cell(value: object) -> object:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from medqade.app.config import DEFAULT_MAX_UPLOAD_MB, DEFAULT_RATE_WINDOW_DAYS, SpaceConfig
@@ -103,6 +104,15 @@ def _deploy(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.action == "deploy":
         return _deploy(args)
+    try:
+        import gradio  # noqa: F401  (the Space's UI; an optional extra)
+    except ImportError:
+        print(
+            "medqade space: the Space needs Gradio, which is not installed; "
+            "install it with: pip install 'medqade[space]'",
+            file=sys.stderr,
+        )
+        return 2
     config = SpaceConfig.from_env(
         data=args.data,
         results_dir=args.results,

@@ -432,11 +432,25 @@ def fingerprint(facts_path: Path | None = None) -> str:
     return digest.hexdigest()
 
 
+SYNTHETIC_KIND = "MedQADE synthetic raw release"
+
+
 def synthesize(out: Path, seed: int = 5, facts_path: Path | None = None) -> Path:
-    """Write a synthetic raw release to ``out`` (atomically: all tables or nothing)."""
+    """Write a synthetic raw release to ``out`` (atomically: all tables or nothing).
+
+    ``out`` is replaced only when it is empty or an earlier synthetic release written here
+    (its :data:`medqade.atomic.MARKER` lists every file); anything else is refused with
+    :class:`~medqade.atomic.OutputRefused`, as is a path that is or contains the facts file.
+    """
+    from medqade.synthetic.facts import default_facts_path
+
+    facts = Path(facts_path) if facts_path is not None else default_facts_path()
+    output = atomic.Output(SYNTHETIC_KIND, "--out", None, ((facts, "the facts file (--facts)"),))
+    atomic.recover(Path(out), output)
+    atomic.check_target(Path(out), output)
     tables = simulate(load_facts(facts_path), seed)
     roster = vocab.DEFAULT_ROSTER.to_dict() | {"synthetic": True}
-    with atomic.directory(Path(out)) as tmp:
+    with atomic.directory(Path(out), output) as tmp:
         for name in ("questions", "answers", "ratings", "difficulty"):
             atomic.write_text(
                 tmp / f"{name}.csv", tables[name].to_csv(index=False, lineterminator="\n")
