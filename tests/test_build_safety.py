@@ -640,3 +640,17 @@ def test_space_without_gradio_names_the_extra(
     monkeypatch.setitem(sys.modules, "gradio", None)  # import gradio -> ImportError
     assert main(["space"]) == 2
     _one_line_error(capsys, "pip install 'medqade[space]'")
+
+
+def test_arrow_conversion_failure_names_config_and_column() -> None:
+    """The last guard: a value Arrow cannot store is a problem naming config and column."""
+    from medqade.build import _arrow, derive_tables
+
+    tables = derive_tables(load_raw_release(SAMPLE))
+    frame = tables.questions.copy()
+    frame["specialty"] = [["a"]] * len(frame)
+    with pytest.raises(InputError) as info:
+        _arrow(frame, "questions", ("specialty",))
+    text = str(info.value)
+    assert "questions table, column 'specialty': cannot be stored as string" in text
+    assert "(value \"['a']\")" in text
