@@ -77,7 +77,7 @@ from medqade.scoring.kinds import ANSWERS, JUDGE, KINDS, PER_QUESTION, RESP, ROW
 from medqade.scoring.meta import clean_meta
 from medqade.scoring.normalize import normalise
 from medqade.scoring.rows import IGNORED_COLUMNS, Walker, ignored, require
-from medqade.scoring.upload import LINE, jsonable
+from medqade.scoring.upload import LINE, RawTable, jsonable
 from medqade.scoring.upload import read_upload as _read_upload
 
 if TYPE_CHECKING:
@@ -219,6 +219,7 @@ def parse_submission(
         walk = judge_per_question if fmt == PER_QUESTION else judge_rows
         labels, present = walk(walker, log)
         log.raise_if_any(name)
+        _require_usable(name, table, int(present.sum()), int((labels != vocab.MISSING_CODE).sum()))
         scope = scope_of(np.asarray(present.all(axis=1)), is_core)
         coverage = coverage_of(present, is_core)
         content = judge_content_hash(release, labels, present)
@@ -239,6 +240,9 @@ def parse_submission(
         )
     answers, present_items = answer_rows(walker, log, limits)
     log.raise_if_any(name)
+    _require_usable(
+        name, table, int(present_items.sum()), sum(a is not None for a in answers), "answer"
+    )
     scope = scope_of(present_items, is_core)
     coverage = coverage_of(present_items, is_core)
     if scope == "partial":
@@ -256,6 +260,39 @@ def parse_submission(
         answers=tuple(answers),
         meta=MappingProxyType(header),
         warnings=tuple(log.warnings),
+    )
+
+
+def _require_usable(
+    name: str, table: RawTable, present: int, usable: int, what: str = "label"
+) -> None:
+    """Refuse a file whose rows hold not a single usable label (or answer): it would score
+    as full coverage with every statistic null."""
+    if usable or not present:
+        return
+    column = "answer" if what == "answer" else "label"
+    if table.format != "csv" and any(c.startswith("resp_") for c in table.columns):
+        column = "resp_1..resp_5"
+    fix = (
+        "fill in the answers (the short answer text per question), or check that the "
+        "answer column was exported"
+        if what == "answer"
+        else "fill in the labels (Richtig, Falsch or Keine Angabe; correct, incorrect, "
+        "abstain), or check that the label column was exported"
+    )
+    raise InputError(
+        name,
+        [
+            Problem(
+                name,
+                None,
+                f"not a single usable {what}: it is empty or null in every one of the "
+                f"{len(table.frame):,} {table.row_kind}s, so there is nothing to score",
+                column=column,
+                value="(empty)",
+                fix=fix,
+            )
+        ],
     )
 
 
@@ -337,6 +374,7 @@ def attach_labels(
             seen[i] = True
             codes[i] = code
     log.raise_if_any(name)
+    _require_usable(name, table, int(seen.sum()), int((codes[seen] != vocab.MISSING_CODE).sum()))
     meta = dict(submission.meta)
     if judge:
         meta["judge"] = {**judge, **dict(meta.get("judge", {}))}

@@ -1,5 +1,6 @@
 """Uploaded bytes in, a table of raw cells out: CSV, JSON Lines or Parquet, checked for the
-mistakes people make when they export a file (size, encoding, delimiter, spreadsheet formats).
+mistakes people make when they export a file (size, encoding, delimiter, spreadsheet formats,
+compressed files and archives: each is named, with what to upload instead).
 
 Decoding and CSV/JSONL parsing reuse :mod:`medqade.tables`; this module adds what an upload
 needs on top: a size limit, format detection by extension or content, the ``{"meta": {...}}``
@@ -23,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from medqade.problems import InputError, Problem
-from medqade.tables import decode_utf8, read_csv_text, read_jsonl_text
+from medqade.tables import read_csv_text, read_jsonl_text
 
 LINE: Final = "_line"
 BOM: Final = b"\xef\xbb\xbf"
@@ -89,6 +90,95 @@ def _problem(name: str, message: str, fix: str, line: int | None = None) -> Inpu
     return InputError(name, [Problem(name, line, message, fix=fix)])
 
 
+COMPRESSED: Final = (
+    (re.compile(rb"\x1f\x8b"), "gzip", "gunzip or 7-Zip"),
+    (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), "bzip2", "bunzip2 or 7-Zip"),
+    (re.compile(rb"\xfd7zXZ\x00"), "xz", "unxz or 7-Zip"),
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "Zstandard", "unzstd or 7-Zip"),
+    (re.compile(rb"7z\xbc\xaf\x27\x1c"), "7-Zip", "7-Zip"),
+    (re.compile(rb"Rar!\x1a\x07"), "RAR", "unrar or 7-Zip"),
+    (re.compile(rb"\x04\x22\x4d\x18"), "LZ4", "unlz4"),
+)
+"""Magic bytes of compressed files and archives: (start pattern, format, how to unpack)."""
+ZIP_MAGIC: Final = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+OLE2_MAGIC: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+SPREADSHEET_SUFFIXES: Final = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
+_UPLOAD_FORMATS: Final = ".csv, .jsonl or .parquet file"
+
+
+def _zip_kind(data: bytes) -> str:
+    """``spreadsheet`` for an Office/OpenDocument workbook, else ``archive``."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = zf.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError):
+        return "spreadsheet"  # a truncated zip: the old message, a workbook, is the likely case
+    workbook = {"[Content_Types].xml", "mimetype", "xl/workbook.xml", "content.xml"}
+    return "spreadsheet" if workbook & set(names) else "archive"
+
+
+def check_not_packed(data: bytes, name: str) -> None:
+    """Raise :class:`InputError` for a compressed file, an archive or a spreadsheet workbook,
+    saying which format it is and what to upload instead."""
+    lower = name.lower()
+    for magic, fmt, tool in COMPRESSED:
+        if magic.match(data):
+            raise _problem(
+                name,
+                f"the file is {fmt}-compressed data, not a table file",
+                f"decompress it first (e.g. with {tool}) and upload the "
+                f"{_UPLOAD_FORMATS}; Parquet is the compact format for a large submission",
+            )
+    if data.startswith(ZIP_MAGIC):
+        if not lower.endswith(SPREADSHEET_SUFFIXES) and _zip_kind(data) == "archive":
+            raise _problem(
+                name,
+                "the file is a ZIP archive, not a table file",
+                f"unzip it and upload the {_UPLOAD_FORMATS} inside it (one per submission)",
+            )
+        raise _problem(
+            name,
+            "this is a spreadsheet workbook, not a table file",
+            "export it as 'CSV UTF-8 (comma delimited)', or save JSON Lines or Parquet",
+        )
+    if data.startswith(OLE2_MAGIC):
+        raise _problem(
+            name,
+            "this is a legacy Excel workbook (.xls), not a table file",
+            "export it as 'CSV UTF-8 (comma delimited)', or save JSON Lines or Parquet",
+        )
+
+
+def decode_upload(data: bytes, name: str) -> str:
+    """UTF-8 text (an optional BOM dropped), or :class:`InputError` naming the line and offset
+    of the first bad byte in hex (never a Python bytes repr)."""
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        bad = data[exc.start]
+        head = data[:4096]
+        if b"\x00" in head or sum(b < 9 or 13 < b < 32 for b in head) > len(head) // 20:
+            raise _problem(
+                name,
+                f"this is a binary file, not CSV or JSON Lines text (byte 0x{bad:02X} at "
+                f"offset {exc.start:,})",
+                f"upload a {_UPLOAD_FORMATS} instead (Parquet is the one binary format accepted)",
+                line=line,
+            ) from None
+        raise _problem(
+            name,
+            f"not UTF-8: byte 0x{bad:02X} at offset {exc.start:,}",
+            "save the file as UTF-8 (German umlauts and ß must be UTF-8 encoded; in Excel: "
+            "'CSV UTF-8 (comma delimited)')",
+            line=line,
+        ) from None
+
+
 def detect_format(data: bytes, name: str) -> str:
     """``csv``, ``jsonl`` or ``parquet`` from the extension, else from the content."""
     lower = name.lower()
@@ -98,7 +188,7 @@ def detect_format(data: bytes, name: str) -> str:
         return "jsonl"
     if lower.endswith(CSV_SUFFIXES):
         return "csv"
-    if data.startswith(b"PK\x03\x04") or lower.endswith((".xlsx", ".xls", ".ods", ".numbers")):
+    if data.startswith(ZIP_MAGIC) or lower.endswith(SPREADSHEET_SUFFIXES):
         raise _problem(
             name,
             "this is a spreadsheet workbook, not a table file",
@@ -118,6 +208,7 @@ def read_upload(data: bytes, name: str, max_bytes: int) -> RawTable:
             f"the file has {len(data):,} bytes, more than the limit of {max_bytes:,}",
             "remove extra columns (such as raw model output) or compress it as Parquet",
         )
+    check_not_packed(data, name)
     fmt = detect_format(data, name)
     if fmt == "parquet":
         return _read_parquet(data, name)
@@ -138,7 +229,7 @@ def read_upload(data: bytes, name: str, max_bytes: int) -> RawTable:
                 fix="nothing to do (or save as UTF-8 without BOM)",
             )
         )
-    text = decode_utf8(data, name)
+    text = decode_upload(data, name)
     if not text.strip():
         raise _problem(name, "the file is empty", "add a header row and one row per label")
     if fmt == "csv":

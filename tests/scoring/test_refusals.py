@@ -1,0 +1,132 @@
+"""Files that cannot be scored: nothing usable in them, compressed, archived or binary."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from medqade.cli import main
+from medqade.problems import InputError
+from medqade.release import Release
+from medqade.scoring import attach_labels, parse_submission, validate_only
+
+from .helpers import jsonl
+
+Write = Callable[[str, str | bytes], Path]
+
+
+def rows(sample: Release, label: str) -> str:
+    return "question_id,model,label\n" + "".join(
+        f"{q},{m},{label}\n" for q in sample.item_ids for m in sample.roster.student_ids
+    )
+
+
+def refusal(data: bytes, name: str, sample: Release, kind: str | None = None) -> str:
+    with pytest.raises(InputError) as exc:
+        parse_submission(data, name, sample, kind)
+    assert len(exc.value.problems) == 1
+    return str(exc.value.problems[0])
+
+
+# --- not a single usable label ---------------------------------------------------------------
+
+
+def test_judge_rows_with_every_label_empty_are_refused(sample: Release) -> None:
+    text = refusal(rows(sample, "").encode(), "empty.csv", sample)
+    assert text.startswith("empty.csv, column 'label': not a single usable label")
+    assert f"every one of the {sample.n_items * 5} lines" in text
+    assert "fill in the labels (Richtig, Falsch or Keine Angabe" in text
+
+
+def test_per_question_file_with_every_resp_null_is_refused(sample: Release) -> None:
+    order = list(sample.roster.student_ids)
+    records = [
+        {"question_id": q, "order": order, **{f"resp_{k}": None for k in range(1, 6)}}
+        for q in sample.item_ids
+    ]
+    text = refusal(jsonl(records).encode(), "run.jsonl", sample)
+    assert "not a single usable label" in text and "resp_1..resp_5" in text
+
+
+def test_one_usable_label_is_enough(sample: Release) -> None:
+    text = rows(sample, "").replace(",\n", ",Richtig\n", 1)
+    sub = parse_submission(text.encode(), "one.csv", sample)
+    assert sub.labels is not None and int((sub.labels >= 0).sum()) == 1
+
+
+def test_answers_with_every_answer_empty_are_refused(sample: Release) -> None:
+    data = ("question_id,answer\n" + "".join(f"{q},\n" for q in sample.item_ids)).encode()
+    text = refusal(data, "answers.csv", sample)
+    assert "not a single usable answer" in text and "fill in the answers" in text
+
+
+def test_labels_for_answers_with_every_label_empty_are_refused(sample: Release) -> None:
+    answers = "question_id,answer\n" + "".join(f"{q},Femur\n" for q in sample.item_ids)
+    sub = parse_submission(answers.encode(), "a.csv", sample)
+    labels = "question_id,label\n" + "".join(f"{q},\n" for q in sample.item_ids)
+    with pytest.raises(InputError, match="not a single usable label"):
+        attach_labels(sub, labels.encode(), "labels.csv", sample)
+
+
+def test_cli_refuses_an_all_empty_judge_file(
+    sample_dir: Path, sample: Release, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write("blank.csv", rows(sample, ""))
+    code = main(["score", str(path), "--data", str(sample_dir), "--resamples", "0"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "blank.csv, column 'label': not a single usable label" in err and "Traceback" not in err
+
+
+# --- compressed, archived, binary ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pack", "fmt"),
+    [
+        (gzip.compress, "gzip"),
+        (bz2.compress, "bzip2"),
+        (lzma.compress, "xz"),
+        (lambda b: b"\x28\xb5\x2f\xfd" + b"\x00" * 16, "Zstandard"),
+    ],
+)
+@pytest.mark.parametrize("name", ["judge.csv.gz", "judge.csv", "judge.parquet", "judge.bin"])
+def test_compressed_file_says_compressed_and_what_to_do(
+    sample: Release, pack: Callable[[bytes], bytes], fmt: str, name: str
+) -> None:
+    text = refusal(pack(rows(sample, "Richtig").encode()), name, sample)
+    assert f"{name}: the file is {fmt}-compressed data" in text
+    assert "decompress it first" in text and ".csv, .jsonl or .parquet" in text
+    assert "UTF-8" not in text
+
+
+def test_zip_archive_is_not_called_a_spreadsheet(sample: Release) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("judge.csv", rows(sample, "Richtig"))
+    text = refusal(buf.getvalue(), "judge.zip", sample)
+    assert "ZIP archive" in text and "unzip it" in text
+
+
+def test_binary_file_names_the_byte_in_hex_not_a_bytes_repr(sample: Release) -> None:
+    data = b"question_id,model,label\n" + bytes(range(256)) * 8
+    text = refusal(data, "data.csv", sample)
+    assert "binary file" in text and "byte 0x80" in text
+    assert "b'" not in text and "\\x" not in text
+
+
+def test_latin1_text_names_the_byte_in_hex(sample: Release) -> None:
+    text = refusal("question_id,answer\nS-C01,Röhre\n".encode("latin-1"), "a.csv", sample)
+    assert "a.csv, line 2: not UTF-8: byte 0xF6 at offset" in text and "b'" not in text
+
+
+def test_validate_only_reports_compression(sample: Release) -> None:
+    result = validate_only(gzip.compress(b"question_id,answer\n"), "a.csv.gz", sample)
+    assert result["ok"] is False and "gzip-compressed" in result["problems"][0]
