@@ -13,7 +13,7 @@ import pytest
 from medqade.app.config import SpaceConfig
 from medqade.release import Release, load_release
 
-from .helpers import Running, free_port, judge_frame
+from .helpers import Running, free_port, judge_variant
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -26,15 +26,20 @@ def sample_release(built_sample: Path) -> Release:
 
 @pytest.fixture
 def judge_csv(sample_release: Release, tmp_path: Path) -> Path:
+    """A judge of its own: a paper evaluator's labels with one label changed (an exact copy
+    of a reference row is refused)."""
     path = tmp_path / "judge.csv"
-    judge_frame(sample_release).to_csv(path, index=False)
+    judge_variant(sample_release, 0).to_csv(path, index=False)
     return path
 
 
 @pytest.fixture
 def answers_csv(sample_release: Release, tmp_path: Path) -> Path:
+    """A model of its own: a paper student's answers with one answer changed."""
     answers = sample_release.answers
     frame = answers[answers["model"] == "gemma3:27b"][["question_id", "answer"]]
+    frame = frame.reset_index(drop=True)
+    frame.loc[0, "answer"] = "Eine eigene Antwort"
     path = tmp_path / "answers.csv"
     frame.to_csv(path, index=False)
     return path

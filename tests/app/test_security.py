@@ -11,9 +11,9 @@ import pytest
 from medqade import scoring
 from medqade.app import views
 from medqade.app.config import SpaceConfig
-from medqade.app.state import SpaceState, account_key
+from medqade.app.state import SpaceState
 
-from .helpers import IMG, SCRIPT, judge_frame, submit_args
+from .helpers import IMG, SCRIPT, judge_variant, submit_args
 
 
 def test_plain_escapes_markup() -> None:
@@ -49,7 +49,7 @@ def test_submit_markup_in_metadata_stays_text(launch, judge_csv: Path) -> None:
 
 def test_uploaded_file_name_never_used(launch, sample_release, tmp_path: Path) -> None:
     weird = tmp_path / "..%2F..%2Fevil <img src=x onerror=y>.csv"
-    judge_frame(sample_release).to_csv(weird, index=False)
+    judge_variant(sample_release, 0).to_csv(weird, index=False)
     app = launch()
     status, result, _ = app.client().predict(*submit_args(weird), api_name="/submit")
     assert status.startswith("Accepted")
@@ -109,5 +109,5 @@ def test_no_secrets_or_account_names_in_results_or_logs(
     assert outcome.ok
     blob = b"".join(p.read_bytes() for p in (tmp_path / "r").rglob("*") if p.is_file())
     assert secret.encode() not in blob and b"some-hf-user" not in blob
-    assert account_key("some-hf-user").encode() in blob
+    assert state.account("some-hf-user").encode() in blob
     assert secret not in caplog.text

@@ -17,10 +17,14 @@ ENV_RATE_WINDOW_DAYS: Final = "MEDQADE_RATE_WINDOW_DAYS"
 ENV_MAX_UPLOAD_MB: Final = "MEDQADE_MAX_UPLOAD_MB"
 ENV_REQUIRE_LOGIN: Final = "MEDQADE_REQUIRE_LOGIN"
 ENV_RESAMPLES: Final = "MEDQADE_RESAMPLES"
+ENV_ACCOUNT_KEY: Final = "MEDQADE_ACCOUNT_KEY"
+ENV_ACCOUNT_KEY_FILE: Final = "MEDQADE_ACCOUNT_KEY_FILE"
 
 DEFAULT_RATE_LIMIT: Final = 5
 DEFAULT_RATE_WINDOW_DAYS: Final = 7.0
 DEFAULT_MAX_UPLOAD_MB: Final = 20.0
+MIN_ACCOUNT_KEY_CHARS: Final = 16
+DEFAULT_CACHE_HOURS: Final = 24.0
 REPO_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 
@@ -50,6 +54,12 @@ class SpaceConfig:
     Space, off locally, where submissions count against the account ``local``).
     ``login_button`` (default: ``require_login``) shows ``gr.LoginButton``; outside a Space
     Gradio mocks that login with the machine's Hugging Face token (needs ``gradio[oauth]``).
+
+    ``account_key`` (the Space secret ``MEDQADE_ACCOUNT_KEY``) keys the HMAC that stores an
+    account as ``space.account``; without it a random key is generated once into
+    ``account_key_file`` (default: :attr:`key_file`, beside the results folder, never in it, so
+    the Hub mirror never uploads it). ``cache_hours``: Gradio deletes its temporary files
+    (uploads and downloads) older than this, checking every hour.
     """
 
     data: str | None = None
@@ -66,6 +76,9 @@ class SpaceConfig:
     resamples: int = 1000
     seed: int = 0
     sync_every_minutes: float = 5.0
+    account_key: str | None = field(default=None, repr=False)
+    account_key_file: Path | None = None
+    cache_hours: float = DEFAULT_CACHE_HOURS
 
     def __post_init__(self) -> None:
         if self.rate_limit < 0:
@@ -78,6 +91,21 @@ class SpaceConfig:
             raise ValueError(f"--max-rows must be at least 1, got {self.max_rows}")
         if self.resamples < 1:
             raise ValueError(f"--resamples must be at least 1, got {self.resamples}")
+        if self.account_key is not None and len(self.account_key) < MIN_ACCOUNT_KEY_CHARS:
+            raise ValueError(
+                f"{ENV_ACCOUNT_KEY} must have at least {MIN_ACCOUNT_KEY_CHARS} characters; use a "
+                "random value, e.g. the output of: python -c "
+                '"import secrets; print(secrets.token_hex(32))"'
+            )
+        results = Path(os.path.abspath(self.results_dir))
+        key_file = Path(os.path.abspath(self.key_file))
+        if key_file == results or results in key_file.parents:
+            raise ValueError(
+                f"the account key file must lie outside the results folder (which is mirrored "
+                f"to the Hub), got {self.key_file}; choose another {ENV_ACCOUNT_KEY_FILE}"
+            )
+        if self.cache_hours <= 0:
+            raise ValueError(f"cache_hours must be positive, got {self.cache_hours}")
         if self.results_repo is not None and not REPO_ID.match(self.results_repo):
             raise ValueError(
                 f"results repo {self.results_repo!r}: expected ORG/NAME, e.g. medqade/results"
@@ -86,6 +114,21 @@ class SpaceConfig:
     @property
     def show_login(self) -> bool:
         return self.require_login if self.login_button is None else self.login_button
+
+    @property
+    def key_file(self) -> Path:
+        """Where a generated account key is kept: ``account_key_file``, else
+        ``.<results folder name>.account-key`` beside the results folder."""
+        if self.account_key_file is not None:
+            return Path(self.account_key_file)
+        results = Path(os.path.abspath(self.results_dir))
+        return results.parent / f".{results.name}.account-key"
+
+    @property
+    def delete_cache(self) -> tuple[int, int]:
+        """``gr.Blocks(delete_cache=...)``: check every hour (or sooner), delete older files."""
+        age = max(1, round(self.cache_hours * 3600))
+        return min(3600, age), age
 
     @property
     def max_upload_bytes(self) -> int:
@@ -116,6 +159,10 @@ class SpaceConfig:
             max_upload_mb=number(ENV_MAX_UPLOAD_MB, float, DEFAULT_MAX_UPLOAD_MB),
             require_login=require_login,
             resamples=number(ENV_RESAMPLES, int, 1000),
+            account_key=env.get(ENV_ACCOUNT_KEY) or None,
+            account_key_file=Path(key_file)
+            if (key_file := env.get(ENV_ACCOUNT_KEY_FILE))
+            else None,
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(base, **given)

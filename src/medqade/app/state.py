@@ -5,8 +5,9 @@ evaluators, physicians, baselines, students; cached on disk by data hash, resamp
 scorer version), the Browse index and the paper's analyses (:func:`medqade.analyses.reproduce`,
 computed in a background thread so start-up does not wait for it). The leaderboard tables are
 rebuilt from records only when the store changed, under a lock. Submissions go through
-:meth:`SpaceState.submit`: size check, :func:`medqade.scoring.parse_submission`, duplicate and
-rate checks, :func:`medqade.scoring.score`, then one atomic store write.
+:meth:`SpaceState.submit`: size check, :func:`medqade.scoring.parse_submission`, duplicate
+checks (the same content stored before, or a copy of a reference row), the rate limit (not for
+a dry run, which stores nothing), :func:`medqade.scoring.score`, then one atomic store write.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -29,11 +31,14 @@ import pandas as pd
 
 from medqade import atomic, scoring
 from medqade.app import views
+from medqade.app.accounts import SCHEME as ACCOUNT_SCHEME
+from medqade.app.accounts import AccountHasher
 from medqade.app.browse import BrowseIndex
 from medqade.app.config import SpaceConfig
 from medqade.app.store import REFERENCE, RateLimit, ResultsStore, SubmissionRefused, upload_suffix
 from medqade.problems import InputError, Problem
 from medqade.release import Release
+from medqade.scoring.duplicates import reference_match
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -41,13 +46,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOCAL_ACCOUNT: Final = "local"
-ACCOUNT_SALT: Final = "medqade-space-account:"
 FAMILY_OTHER: Final = "other"
+SHOWN_NAME: Final = re.compile(r"[^\w .,()+=@-]+")
 
 
-def account_key(username: str) -> str:
-    """A salted hash of the account name (what the results folder stores, never the name)."""
-    return hashlib.sha256(f"{ACCOUNT_SALT}{username}".encode()).hexdigest()[:32]
+def display_name(path: str | os.PathLike[str], role: str = "submission") -> str:
+    """The uploaded file's own base name, as problems name it (plain text, at most 100
+    characters); Gradio keeps the original name as the last part of the upload's path."""
+    name = SHOWN_NAME.sub("_", Path(os.fspath(path)).name).strip(" .")
+    if len(name) > 100:
+        name = name[:60] + "..." + name[-37:]
+    return name or f"{role}{upload_suffix(os.fspath(path))}"
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,8 @@ class SpaceState:
         self.config = config or SpaceConfig(results_dir=Path(results_dir))
         self.results_dir = Path(results_dir)
         self.clock = clock
+        self.account = AccountHasher(self.config)
+        """The stored form of a user name (a keyed hash; :mod:`medqade.app.accounts`)."""
         self.store = ResultsStore(
             self.results_dir,
             RateLimit.per_days(self.config.rate_limit, self.config.rate_window_days),
@@ -276,56 +287,86 @@ class SpaceState:
             username = LOCAL_ACCOUNT
         if path is None:
             return Outcome(False, "Choose a file to upload.")
-        files: list[tuple[bytes, str]] = []
-        for p in (path, labels_path):
+        account = self.account(username)
+        aliases = self.account.aliases(username)
+        files: list[tuple[bytes, str, str]] = []  # (content, stored suffix, name shown)
+        for p, role in ((path, "submission"), (labels_path, "labels")):
             if p is None:
                 continue
-            size = os.path.getsize(p)
-            if size > self.limits.max_bytes:
+            shown = display_name(p, role)
+            try:
+                size = os.path.getsize(p)
+                if size > self.limits.max_bytes:
+                    return Outcome(
+                        False,
+                        f"{shown}: the file has {size:,} bytes, more than the limit of "
+                        f"{self.limits.max_bytes:,} bytes; remove extra columns or save it as "
+                        "Parquet.",
+                    )
+                content = Path(p).read_bytes()
+            except FileNotFoundError:
                 return Outcome(
                     False,
-                    f"The file has {size:,} bytes, more than the limit of "
-                    f"{self.limits.max_bytes:,} bytes.",
+                    f"{shown}: the uploaded file is no longer on the server (uploads are removed "
+                    "once they have been checked); upload it again.",
                 )
-            files.append((Path(p).read_bytes(), upload_suffix(os.fspath(p))))
-        for content, file_suffix in files:
+            except OSError as exc:
+                return Outcome(
+                    False,
+                    f"{shown}: the upload cannot be read ({type(exc).__name__}); upload it again.",
+                )
+            files.append((content, upload_suffix(os.fspath(p)), shown))
+        for content, file_suffix, shown in files:
             lines = content.count(b"\n") + (0 if content.endswith(b"\n") else 1)
             if file_suffix != ".parquet" and lines > self.limits.max_rows + 2:
                 return Outcome(
                     False,
-                    f"The file has {lines:,} lines, more than the limit of "
+                    f"{shown}: the file has {lines:,} lines, more than the limit of "
                     f"{self.limits.max_rows:,} rows; submit one judge or one model per file.",
                 )
-        data, suffix = files[0]
+        data, suffix, shown = files[0]
         try:
-            sub = scoring.parse_submission(
-                data, f"submission{suffix}", self.release, kind or None, self.limits
-            )
+            sub = scoring.parse_submission(data, shown, self.release, kind or None, self.limits)
             if len(files) > 1:
                 sub = scoring.attach_labels(
-                    sub, files[1][0], f"labels{files[1][1]}", self.release, self.limits
+                    sub, files[1][0], files[1][2], self.release, self.limits
                 )
         except InputError as exc:
             return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))
         except ValueError as exc:
-            return Outcome(False, str(exc))
+            return Outcome(False, f"{shown}: {exc}")
         warnings = tuple(str(w) for w in sub.warnings)
         key = sub.content_hash + (f"+{sub.answer_labels_hash}" if sub.answer_labels_hash else "")
-        account = account_key(username)
         try:
-            self.store.check(account, key)
+            self.store.check_duplicate(key)
         except SubmissionRefused as exc:
-            return Outcome(False, str(exc), summary=sub.summary(), warnings=warnings)
+            return Outcome(False, f"{shown}: {exc}", summary=sub.summary(), warnings=warnings)
+        copy = reference_match(self.release, sub)
+        if copy is not None and copy.exact:
+            return Outcome(
+                False,
+                f"{shown}: the same content as {copy.describe()}, a reference row of the "
+                f"leaderboard (all {copy.compared:,} {copy.unit} identical); copies of reference "
+                "rows are not scored again. Submit your own judge's labels or model's answers.",
+                summary=sub.summary(),
+                warnings=warnings,
+            )
+        limited = self.store.rate_refusal(account, aliases)
+        if limited is not None and not validate_only:  # a dry run stores nothing: never limited
+            return Outcome(False, limited, summary=sub.summary(), warnings=warnings)
         meta = form_meta(fields)
         if validate_only:
             try:  # check the form too, without the bootstrap
                 scoring.score(self.release, sub, meta, resamples=0, seed=self.config.seed)
             except InputError as exc:
                 return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))
+            later = (
+                "" if limited is None else f" Note: a scored submission is refused now ({limited})."
+            )
             return Outcome(
                 True,
                 f"Valid {sub.kind} file: {sub.n_rows:,} rows, scope {sub.scope}. "
-                "Nothing was scored or stored (validate only).",
+                f"Nothing was scored or stored (validate only).{later}",
                 summary=sub.summary(),
                 warnings=warnings,
             )
@@ -337,6 +378,7 @@ class SpaceState:
             return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))
         record["space"] = {
             "account": account,
+            "account_scheme": ACCOUNT_SCHEME,
             "submitted_at": _iso(self.clock()),
             "key": key,
         }
@@ -344,9 +386,9 @@ class SpaceState:
         if len(files) > 1 and sub.answer_labels_hash:
             uploads[f"{sub.answer_labels_hash}{files[1][1]}"] = files[1][0]
         try:
-            self.store.add(record, uploads)
+            self.store.add(record, uploads, aliases)
         except SubmissionRefused as exc:
-            return Outcome(False, str(exc), summary=sub.summary(), warnings=warnings)
+            return Outcome(False, f"{shown}: {exc}", summary=sub.summary(), warnings=warnings)
         self._register_judge(record, sub.labels)
         return Outcome(True, views.headline(record), record=record, warnings=warnings)
 

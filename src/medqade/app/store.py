@@ -3,9 +3,10 @@
 Layout (the whole folder is what the Hub mirror uploads)::
 
     records/<record id>.json     the result record of :func:`medqade.scoring.score`, plus a
-                                 ``space`` object: ``account`` (a salted hash of the submitting
-                                 account, never the name), ``submitted_at``, ``key`` (the
-                                 duplicate key) and ``uploads`` (stored file names)
+                                 ``space`` object: ``account`` (a keyed hash of the submitting
+                                 account, never the name; :mod:`medqade.app.accounts`),
+                                 ``submitted_at``, ``key`` (the duplicate key) and ``uploads``
+                                 (stored file names)
     uploads/<sha256><suffix>     the submitted file, named by its content hash
     reference/<key>.json         cached reference records (paper evaluators, physicians, ...)
 
@@ -23,7 +24,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -143,35 +144,56 @@ class ResultsStore:
         paths = [self.uploads_dir / str(n) for n in names if UPLOAD_NAME.match(str(n))]
         return [p for p in paths if p.is_file()]
 
-    def check(self, account: str, key: str) -> None:
-        """Raise :class:`SubmissionRefused` if ``key`` is known or ``account`` is at its limit."""
+    def check(self, account: str, key: str, aliases: Collection[str] = ()) -> None:
+        """Raise :class:`SubmissionRefused` if ``key`` is known or ``account`` is at its limit.
+
+        ``aliases`` are earlier stored forms of the same account (counted by the limit)."""
+        with self._lock:
+            self.check_duplicate(key)
+            refusal = self.rate_refusal(account, aliases)
+            if refusal is not None:
+                raise SubmissionRefused(refusal)
+
+    def check_duplicate(self, key: str) -> None:
+        """Raise :class:`SubmissionRefused` if content with ``key`` was stored before."""
         with self._lock:
             known = self._by_hash.get(key)
-            if known is not None:
-                raise SubmissionRefused(
-                    f"the same content was submitted before (record {known[:16]}); "
-                    "duplicates are not scored again"
-                )
-            limit = self.rate_limit
-            if limit.count <= 0:
-                return
-            since = self.clock() - limit.window_s
+        if known is not None:
+            raise SubmissionRefused(
+                f"the same content was submitted before (record {known[:16]}); "
+                "duplicates are not scored again"
+            )
+
+    def rate_refusal(self, account: str, aliases: Collection[str] = ()) -> str | None:
+        """Why ``account`` (or one of its ``aliases``) may not submit now, or ``None``.
+
+        Only stored records count: a dry run (*validate only*) stores nothing, so it neither
+        counts nor is refused."""
+        limit = self.rate_limit
+        if limit.count <= 0:
+            return None
+        accounts = {account, *aliases}
+        since = self.clock() - limit.window_s
+        with self._lock:
             recent = [
                 ts
                 for r in self._records.values()
-                if r["space"].get("account") == account
+                if r["space"].get("account") in accounts
                 and (ts := _timestamp(r["space"].get("submitted_at"))) is not None
                 and ts >= since
             ]
-            if len(recent) >= limit.count:
-                days = limit.window_s / 86_400
-                again = datetime.fromtimestamp(min(recent) + limit.window_s, UTC)
-                raise SubmissionRefused(
-                    f"rate limit: {limit.count} submissions per {days:g} days per account; "
-                    f"the next one is possible after {again.isoformat(timespec='minutes')}"
-                )
+        if len(recent) < limit.count:
+            return None
+        days = limit.window_s / 86_400
+        again = datetime.fromtimestamp(sorted(recent)[-limit.count] + limit.window_s, UTC)
+        return (
+            f"rate limit: {limit.count} submissions per {days:g} days per account; "
+            f"the next one is possible after {again.isoformat(timespec='minutes')}"
+        )
 
-    def add(self, record: dict[str, Any], uploads: Mapping[str, bytes]) -> str:
+    def add(
+        self, record: dict[str, Any], uploads: Mapping[str, bytes], aliases: Collection[str] = ()
+    ) -> str:
         """Store ``record`` and its uploads atomically; return the record id.
 
         ``record["space"]`` must hold ``account``, ``key`` and ``submitted_at``; this method sets
@@ -187,7 +209,7 @@ class ResultsStore:
         if not SAFE_ID.match(record_id):
             raise ValueError(f"record id {record_id!r} cannot be a file name")
         with self._lock:
-            self.check(str(space["account"]), str(space["key"]))
+            self.check(str(space["account"]), str(space["key"]), aliases)
             path = self.records_dir / f"{record_id}.json"
             if record_id in self._records or path.exists():
                 raise SubmissionRefused(f"a record with id {record_id[:16]} exists already")

@@ -1,14 +1,22 @@
-"""The Submit tab: the upload form, ``/submit`` and the scored result's tables and downloads."""
+"""The Submit tab: the upload form, ``/submit`` and the scored result's tables and downloads.
+
+An upload is deleted from Gradio's upload folder as soon as it has been read (accepted or
+not), except after a successful dry run, when the same file is usually submitted next; what
+is left is removed by Gradio's ``delete_cache`` (:attr:`SpaceConfig.delete_cache`)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import gradio as gr
 import pandas as pd
+from gradio import utils as gradio_utils
 
 from medqade import scoring
 from medqade.app import text, views
@@ -105,14 +113,23 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
             "decoding": decoding,
             "notes": notes,
         }
-        outcome = st.submit(
-            file,
-            kind if kind in scoring.KINDS else None,
-            fields,
-            username,
-            validate_only=bool(validate_only),
-            labels_path=labels_file or None,
-        )
+        keep = False
+        try:
+            outcome = st.submit(
+                file,
+                kind if kind in scoring.KINDS else None,
+                fields,
+                username,
+                validate_only=bool(validate_only),
+                labels_path=labels_file or None,
+            )
+            # a file that passed a dry run stays for the real submission; Gradio's
+            # delete_cache removes it later (SpaceConfig.cache_hours)
+            keep = bool(validate_only) and outcome.ok
+        finally:
+            if not keep:
+                for path in (file, labels_file):
+                    discard_upload(path)
         return _outcome(outcome)
 
     def render_result(result: dict[str, Any] | None, problems: Any) -> tuple[Any, ...]:
@@ -265,6 +282,28 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
         submit=submit,
         render_result=render_result,
     )
+
+
+def discard_upload(path: str | os.PathLike[str] | None) -> bool:
+    """Delete an upload once it has been read, if it lies in Gradio's upload folder (and its
+    folder, when that is left empty); anything elsewhere is left alone. True if deleted."""
+    if not path:
+        return False
+    try:
+        root = Path(gradio_utils.get_upload_folder()).resolve()
+        file = Path(path).resolve()
+    except (OSError, RuntimeError):
+        return False
+    if root not in file.parents or not file.is_file():
+        return False
+    try:
+        file.unlink()
+    except OSError:
+        return False
+    if file.parent != root:
+        with contextlib.suppress(OSError):
+            file.parent.rmdir()  # only when empty
+    return True
 
 
 def _outcome(outcome: Outcome) -> tuple[str, dict[str, Any], Table]:

@@ -82,7 +82,7 @@ def build_app(
     judge_template, answers_template = templates(release, exports)
     ctx = TabContext(release=release, config=config, state=st, exports=exports)
 
-    demo = gr.Blocks(title=text.TITLE, analytics_enabled=False)
+    demo = gr.Blocks(title=text.TITLE, analytics_enabled=False, delete_cache=config.delete_cache)
     with demo:
         if release.synthetic:
             gr.HTML(text.SYNTHETIC_BANNER, elem_id="mq-synthetic-banner")
