@@ -26,6 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,19 +173,21 @@ def check_target(target: Path, output: Output) -> Path:
             f"{where} is a file, not a folder; move it away or choose another {output.option}"
         )
     if target.is_dir():
-        present = _files(target)
-        if present:
-            listed = output.listed(target)
-            if listed is None:
+        listed = output.listed(target)
+        if listed is None:
+            with os.scandir(target) as entries:  # never walk a large foreign tree
+                top = sorted(e.name + ("/" if e.is_dir() else "") for e in entries)
+            if top:
                 raise OutputRefused(
                     f"{where} is a folder that was not written as a {output.kind} "
-                    f"(it holds {_shown(present)}); refusing to replace it: choose a new or "
+                    f"(it holds {_shown(top)}); refusing to replace it: choose a new or "
                     f"empty folder, or move that folder away yourself"
                 )
-            foreign = [p for p in present if p not in listed]
+        else:
+            foreign = [p for p in _files(target) if p not in listed]
             if foreign:
                 raise OutputRefused(
-                    f"{where} holds files that its {output.kind} did not write "
+                    f"{where} holds files that the earlier {output.kind} did not write "
                     f"({_shown(foreign)}); refusing to replace them: move them out of the "
                     f"folder or choose another {output.option}"
                 )
@@ -204,9 +207,12 @@ def _partial_of(folder: Path, output: Output) -> dict[str, Any] | None:
     return data if data is not None and data.get("kind") == output.kind else None
 
 
-def _alive(pid: object) -> bool:
+def _alive(pid: object, since: float) -> bool:
+    """Whether the process that made a temporary folder may still be writing it."""
     if not isinstance(pid, int) or pid <= 0 or pid == os.getpid():
         return False
+    if os.name != "posix":  # no harmless probe: trust a day-old folder to be abandoned
+        return time.time() - since < 86_400
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -250,7 +256,7 @@ def recover(target: Path, output: Output) -> None:
         shutil.rmtree(p, ignore_errors=True)
     for p in partial:
         info = _partial_of(p, output)
-        if info is not None and not _alive(info.get("pid")):
+        if info is not None and not _alive(info.get("pid"), (p / PARTIAL).stat().st_mtime):
             shutil.rmtree(p, ignore_errors=True)
 
 

@@ -15,9 +15,17 @@ HELP = "Build the Hugging Face dataset folder (Parquet + card) from a raw releas
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--raw", type=Path, required=True, help="raw release folder")
     p.add_argument(
-        "--out", type=Path, default=Path("medqade"), help="output folder (default ./medqade)"
+        "--out",
+        type=Path,
+        default=Path("medqade"),
+        help="output folder (default ./medqade); replaced only if empty or an earlier build",
     )
-    p.add_argument("--arrow", type=Path, default=None, help="also save_to_disk each config here")
+    p.add_argument(
+        "--arrow",
+        type=Path,
+        default=None,
+        help="also save_to_disk each config here (replaced only if empty or an earlier export)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,7 +13,12 @@ HELP = "Write a synthetic raw release with the paper's design (not physician dat
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", type=Path, required=True, help="raw release folder to write")
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="raw release folder to write (replaced only if empty or an earlier synthetic one)",
+    )
     p.add_argument(
         "--seed", type=int, default=SYNTHETIC_SEED, help=f"seed (default {SYNTHETIC_SEED})"
     )
