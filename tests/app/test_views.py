@@ -10,6 +10,7 @@ import pandas as pd
 
 from medqade.app import views
 from medqade.app.config import SpaceConfig
+from medqade.scoring import JUDGE_COLUMNS
 
 
 def test_number_rounds_and_maps_missing_to_nan() -> None:
@@ -29,12 +30,30 @@ def test_badge() -> None:
     assert views.badge({"meta": {}, "flags": ["partial_coverage"]}) == "self-reported, partial"
 
 
-def test_self_bias_flags_ci_excluding_zero() -> None:
-    rec = {"bias": {"targets": [{"kind": "self", "bias": 0.08, "bias_ci": [0.05, 0.11]}]}}
-    assert views.self_bias(rec) == (0.08, "0.050 – 0.110", "yes")
-    rec["bias"]["targets"][0]["bias_ci"] = [-0.01, 0.11]
-    assert views.self_bias(rec)[2] == ""
-    assert math.isnan(views.self_bias({"bias": None})[0])
+def test_judges_table_formats_the_library_decisions() -> None:
+    """The self-bias flag and the verdict are the library's columns, shown as they are."""
+    row = {c: None for c in JUDGE_COLUMNS} | {
+        "name": "J",
+        "status": "verified",
+        "scope": "core",
+        "rank": 2,
+        "kappa": 0.61234,
+        "self_bias": 0.0004,
+        "self_bias_low": 0.00001,
+        "self_bias_high": 0.0008,
+        "self_bias_significant": True,  # rounds to 0.000 - 0.001 but is significant
+        "verdict": "inconclusive",
+        "d_physicians": -0.05,
+        "d_physicians_low": -0.1,
+        "d_physicians_high": 0.0,
+        "id": "abc",
+    }
+    out = views.judges_table(pd.DataFrame([row]), {})
+    assert out.loc[0, "self-bias flag"] == "yes"
+    assert out.loc[0, "verdict"] == "inconclusive"
+    assert out.loc[0, "vs physicians 95% CI"] == "-0.100 – 0.000"
+    row["self_bias_significant"] = False
+    assert views.judges_table(pd.DataFrame([row]), {}).loc[0, "self-bias flag"] == ""
 
 
 def test_select_search_and_column_groups() -> None:

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from medqade.measures.paired import DEFAULT_MARGIN, check_margin
+from medqade.measures.seeds import BOOTSTRAP_SEED
+
 ENV_DATASET: Final = "MEDQADE_DATASET"
 ENV_RESULTS_REPO: Final = "MEDQADE_RESULTS_REPO"
 ENV_RESULTS_DIR: Final = "MEDQADE_RESULTS_DIR"
@@ -74,7 +77,8 @@ class SpaceConfig:
     require_login: bool = False
     login_button: bool | None = None
     resamples: int = 1000
-    seed: int = 0
+    seed: int = BOOTSTRAP_SEED
+    margin: float = DEFAULT_MARGIN
     sync_every_minutes: float = 5.0
     account_key: str | None = field(default=None, repr=False)
     account_key_file: Path | None = None
@@ -89,6 +93,7 @@ class SpaceConfig:
             raise ValueError(f"--max-upload-mb must be positive, got {self.max_upload_mb}")
         if self.max_rows < 1:
             raise ValueError(f"--max-rows must be at least 1, got {self.max_rows}")
+        check_margin(self.margin)
         if self.resamples < 1:
             raise ValueError(f"--resamples must be at least 1, got {self.resamples}")
         if self.account_key is not None and len(self.account_key) < MIN_ACCOUNT_KEY_CHARS:

@@ -12,8 +12,6 @@ a dry run, which stores nothing), :func:`medqade.scoring.score`, then one atomic
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
 import re
@@ -29,15 +27,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
-from medqade import atomic, scoring
+from medqade import measures, scoring
 from medqade.app import views
 from medqade.app.accounts import SCHEME as ACCOUNT_SCHEME
 from medqade.app.accounts import AccountHasher
 from medqade.app.browse import BrowseIndex
 from medqade.app.config import SpaceConfig
-from medqade.app.store import REFERENCE, RateLimit, ResultsStore, SubmissionRefused, upload_suffix
+from medqade.app.store import RateLimit, ResultsStore, SubmissionRefused, upload_suffix
 from medqade.problems import InputError, Problem
 from medqade.release import Release
+from medqade.scoring import board
 from medqade.scoring.duplicates import reference_match
 
 if TYPE_CHECKING:
@@ -127,7 +126,8 @@ class SpaceState:
         )
         self.browse = BrowseIndex(release)
         self._lock = threading.Lock()
-        self._boards: dict[tuple[str, int, bool], Boards] = {}
+        self._boards: dict[tuple[str, str, float, int, bool], Boards] = {}
+        self._ranker = measures.Ranker()
         self._references: list[dict[str, Any]] | None = references
         self._judges_loaded: set[str] = set()
         self.report: Future[Report] = Future()
@@ -158,33 +158,16 @@ class SpaceState:
             self.ready.set()
 
     def _reference_path(self) -> Path:
-        key = json.dumps(
-            [
-                self.release.data_hash,
-                self.config.resamples,
-                self.config.seed,
-                scoring.SCORER_VERSION,
-                self.release.n_items,
-            ]
-        )
-        digest = hashlib.sha256(key.encode()).hexdigest()[:24]
-        return self.results_dir / REFERENCE / f"{digest}.json"
+        c = self.config
+        return board.reference_path(self.results_dir, self.release, c.resamples, c.seed, c.margin)
 
     def _load_references(self) -> None:
         if self._references is not None:
             return
-        path = self._reference_path()
-        refs: list[dict[str, Any]] | None = None
-        if path.is_file():
-            try:
-                refs = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError) as exc:
-                log.warning("recomputing reference records: %s unreadable (%s)", path.name, exc)
-        if refs is None:
-            refs = scoring.reference_records(
-                self.release, resamples=self.config.resamples, seed=self.config.seed
-            )
-            atomic.write_text(path, json.dumps(refs, ensure_ascii=False) + "\n")
+        c = self.config
+        refs = board.cached_reference_records(
+            self.release, self.results_dir, c.resamples, c.seed, c.margin
+        )
         with self._lock:
             self._references = refs
             self._boards.clear()
@@ -238,23 +221,28 @@ class SpaceState:
         """Reference records (when computed) followed by every stored submission."""
         return [*(self._references or []), *self.store.records()]
 
-    def boards(self, view: str) -> Boards:
-        """The leaderboard tables of ``view``; rebuilt only when the records changed."""
+    def boards(self, view: str, metric: str = "kappa", margin: float | None = None) -> Boards:
+        """The leaderboard tables of ``view`` ranked on ``metric``, verdicts with ``margin``
+        (default: the Space's); rebuilt only when the records changed, and then only the
+        paired tests of new rows are run (one :class:`~medqade.measures.Ranker` kept)."""
+        margin = self.config.margin if margin is None else margin
         with self._lock:
-            key = (view, self.store.version, self._references is not None)
+            key = (view, metric, margin, self.store.version, self._references is not None)
             cached = self._boards.get(key)
             if cached is not None:
                 return cached
             records = self.records()
-            judges, models = scoring.leaderboard(records, view=view)
+            judges, models = scoring.leaderboard(
+                records, view=view, metric=metric, margin=margin, ranker=self._ranker
+            )
             by_id = {str(r.get("id")): r for r in records}
             boards = Boards(
                 judges,
                 models,
-                views.judges_table(judges, by_id),
+                views.judges_table(judges, by_id, view),
                 views.models_table(models, by_id, view),
             )
-            self._boards = {k: v for k, v in self._boards.items() if k[1:] == key[1:]}
+            self._boards = {k: v for k, v in self._boards.items() if k[3:] == key[3:]}
             self._boards[key] = boards
             return boards
 
@@ -372,7 +360,12 @@ class SpaceState:
             )
         try:
             record = scoring.score(
-                self.release, sub, meta, resamples=self.config.resamples, seed=self.config.seed
+                self.release,
+                sub,
+                meta,
+                resamples=self.config.resamples,
+                seed=self.config.seed,
+                margin=self.config.margin,
             )
         except InputError as exc:
             return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))

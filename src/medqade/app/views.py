@@ -29,7 +29,7 @@ JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
     "abstention": ("abstention",),
     "coverage": ("coverage",),
     "n": ("n",),
-    "verdict": ("verdict",),
+    "verdict": ("verdict", "vs physicians", "vs physicians 95% CI"),
     "self-bias": ("self-bias", "self-bias 95% CI", "self-bias flag"),
     "flags": ("flags",),
     "id": ("id",),
@@ -101,32 +101,25 @@ def badge(record: Mapping[str, Any]) -> str:
     return f"{text}, partial" if "partial_coverage" in flags else text
 
 
-def self_bias(record: Mapping[str, Any]) -> tuple[float, str, str]:
-    """The record's own self-bias estimate, its CI text and ``yes`` when the CI excludes 0."""
-    targets = (record.get("bias") or {}).get("targets") or ()
-    for t in targets:
-        if t.get("kind") == "self":
-            low, high = _pair(t.get("bias_ci"))
-            lo, hi = number(low), number(high)
-            flagged = not math.isnan(lo) and (lo > 0 or hi < 0)
-            return number(t.get("bias")), ci_text(low, high), "yes" if flagged else ""
-    return math.nan, "", ""
-
-
 # --- leaderboard ----------------------------------------------------------------------------------
 
 
-def judges_table(frame: pd.DataFrame, records: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    """The judges frame of :func:`medqade.scoring.leaderboard` as display columns."""
+def judges_table(
+    frame: pd.DataFrame, records: Mapping[str, Mapping[str, Any]], view: str = "core"
+) -> pd.DataFrame:
+    """The judges frame of :func:`medqade.scoring.leaderboard` as display columns (in the
+    full view the physician ceiling, a core quantity, is named so)."""
     rows = []
     for r in frame.to_dict("records"):
         rec = records.get(str(r["id"]), {})
-        bias, bias_ci, bias_flag = self_bias(rec)
-        ceiling = PHYSICIAN_REFERENCE in set(rec.get("flags") or ())
+        ceiling = r["status"] == "reference"
+        name = f"{r['name']} — ceiling" if ceiling else str(r["name"])
+        if view == "full" and r["scope"] == "core":
+            name += " (core)"
         rows.append(
             {
                 "rank": _count(r["rank"]),
-                "name": f"{r['name']} — ceiling" if ceiling else str(r["name"]),
+                "name": name,
                 "family": _text(r["family"]),
                 "source": _text(r["source"]),
                 "badge": badge(rec) if rec else _text(r["status"]),
@@ -140,10 +133,12 @@ def judges_table(frame: pd.DataFrame, records: Mapping[str, Mapping[str, Any]]) 
                 "coverage": number(r["coverage"]),
                 "n": _count(r["n"]),
                 "verdict": _text(r["verdict"]),
+                "vs physicians": number(r["d_physicians"]),
+                "vs physicians 95% CI": ci_text(r["d_physicians_low"], r["d_physicians_high"]),
                 "above ceiling": "yes" if ABOVE_CEILING in str(r["flags"]).split(";") else "",
-                "self-bias": bias,
-                "self-bias 95% CI": bias_ci,
-                "self-bias flag": bias_flag,
+                "self-bias": number(r["self_bias"]),
+                "self-bias 95% CI": ci_text(r["self_bias_low"], r["self_bias_high"]),
+                "self-bias flag": "yes" if r["self_bias_significant"] is True else "",
                 "flags": _text(r["flags"]),
                 "id": _text(r["id"])[:16],
                 "model_id": _text(r["model_id"]),

@@ -350,3 +350,21 @@ def leaderboard(
         _frame(judges, JUDGE_COLUMNS, ranker, (view, metric), settings),
         _frame(models, MODEL_COLUMNS, ranker, (view, "accuracy"), settings),
     )
+
+
+def rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of a leaderboard frame as JSON-ready dicts, numbers unrounded (NaN and
+    missing as ``None``): what the CLI's ``--format json`` and the Space's export write."""
+    out = []
+    for row in frame.to_dict("records"):
+        clean: dict[str, Any] = {}
+        for key, value in row.items():
+            missing = value is None or value is pd.NA
+            if missing or (isinstance(value, float) and math.isnan(value)):
+                clean[str(key)] = None
+            elif hasattr(value, "item"):
+                clean[str(key)] = value.item()
+            else:
+                clean[str(key)] = value
+        out.append(clean)
+    return out

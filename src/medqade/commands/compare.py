@@ -1,0 +1,100 @@
+"""``medqade compare A B``: two labellers on the same questions, with paired intervals."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from medqade.commands._board import add_board_arguments, open_board
+from medqade.scoring.compare import Comparison, Difference, compare, resolve
+from medqade.scoring.upload import jsonable
+
+NAME = "compare"
+HELP = "Compare two judges (or a judge and the physicians) on the same questions, paired."
+
+EPILOG = """\
+A and B: a paper evaluator id (e.g. gemini-3-flash-preview), 'physicians' (the leave-one-out
+reference, core view only), a baseline id or name, a record id (or a prefix of 8+ characters)
+from the results folder, or a judge submission file. Differences are A minus B with paired 95%
+percentile intervals over the same question resamples.
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("a", help="first side")
+    p.add_argument("b", help="second side")
+    add_board_arguments(p)
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.add_argument("--limit", type=int, default=500, help="disagreements to list (default 500)")
+    p.epilog = EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def _f(x: float, signed: bool = True) -> str:
+    if x != x:  # NaN
+        return "n/a"
+    return f"{x:+.3f}" if signed else f"{x:.3f}"
+
+
+def _diff(d: Difference, metric: str) -> str:
+    e = getattr(d, metric)
+    star = " *" if e.excludes_zero() else ""
+    return f"{_f(e.value)} [{_f(e.low)}, {_f(e.high)}]{star}"
+
+
+def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
+    """The comparison as text; ``names`` maps student ids to display names."""
+    a, b = c.a.name, c.b.name
+    lines = [
+        f"A = {a} ({c.a.source}), B = {b} ({c.b.source}); {c.view} view, {c.n_items:,} items, "
+        f"{c.resamples:,} paired question resamples (seed {c.seed})",
+        "",
+        f"{'':12} {'A':>8} {'B':>8}   A - B [95% paired CI]",
+    ]
+    for m in ("kappa", "pa", "pabak"):
+        lines.append(
+            f"{m:12} {_f(c.overall.a.metric(m).value, False):>8} "
+            f"{_f(c.overall.b.metric(m).value, False):>8}   {_diff(c.overall, m)}"
+        )
+    better = {
+        "a": f"A ({a}) is better",
+        "b": f"B ({b}) is better",
+        None: "no significant kappa difference",
+    }
+    lines += ["", f"verdict: {better[c.better]} (paired 95% CI of the kappa difference)", ""]
+    lines.append("per slot (kappa A - B):")
+    for name, d in c.slots.items():
+        lines.append(f"  {names.get(name, name):24} {_diff(d, 'kappa')}")
+    lines.append("per difficulty tier (kappa A - B):")
+    for t, tier in c.tiers.items():
+        lines.append(f"  T{t:<23} {'n/a' if tier is None else _diff(tier, 'kappa')}")
+    lines += [
+        "",
+        f"different substantive labels on {c.n_disagreements:,} of {c.n_both:,} answers both "
+        "labelled" + (":" if c.disagreements else ""),
+    ]
+    for row in c.disagreements[:shown]:
+        lines.append(
+            f"  {row['answer_id']}: A {row['a']}, B {row['b']}, consensus {row['consensus']}"
+        )
+    if c.n_disagreements > shown:
+        lines.append(f"  ... {c.n_disagreements - shown:,} more (--json lists up to --limit)")
+    lines.append("* the paired 95% interval excludes 0")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    board = open_board(args)
+    side_a = resolve(board.release, args.a, board.records, board.uploads)
+    side_b = resolve(board.release, args.b, board.records, board.uploads)
+    result = compare(
+        board.release, side_a, side_b, args.view, args.resamples, args.seed, args.limit
+    )
+    if args.json:
+        out: dict[str, Any] = jsonable(result.to_dict())
+        print(json.dumps(out, ensure_ascii=False, indent=1, allow_nan=False))
+    else:
+        names = {m.id: m.name for m in board.release.roster.students}
+        print(text(result, names), end="")
+    return 0

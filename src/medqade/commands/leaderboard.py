@@ -1,0 +1,97 @@
+"""``medqade leaderboard``: the Space's judge and model tables, in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+import pandas as pd
+
+from medqade.commands._board import add_board_arguments, open_board
+from medqade.scoring import csv_text, leaderboard
+from medqade.scoring.leaderboard import rows
+
+NAME = "leaderboard"
+HELP = (
+    "Print the leaderboard's judge and model tables (same rows, ranks and verdicts as the Space)."
+)
+
+EPILOG = """\
+Rank = 1 + the number of ranked rows that are significantly better (the paired 95% interval
+of their difference lies above 0); verdict = the paired difference judge - physicians against
+the non-inferiority margin. See docs/statistics.md.
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_board_arguments(p)
+    p.add_argument("--metric", choices=("kappa", "pa", "pabak"), default="kappa")
+    p.add_argument("--format", choices=("md", "csv", "json"), default="md", dest="fmt")
+    p.epilog = EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def _cell(value: Any, digits: int = 3) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _ci(row: Any, key: str, low: str, high: str, digits: int = 3) -> str:
+    value = _cell(row[key], digits)
+    lo, hi = _cell(row[low], digits), _cell(row[high], digits)
+    return f"{value} [{lo}, {hi}]" if value and lo and hi else value
+
+
+def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str) -> str:
+    lines = [f"## Judges ({view} view, ranked on {metric})", ""]
+    lines.append(
+        f"| rank | judge | source | status | {metric} [95% CI] | vs physicians | verdict |"
+    )
+    lines.append("|---:|---|---|---|---:|---:|---|")
+    for _, r in judges.iterrows():
+        lines.append(
+            f"| {_cell(r['rank'])} | {r['name']} | {r['source']} | {r['status']} | "
+            f"{_ci(r, metric, f'{metric}_low', f'{metric}_high')} | "
+            f"{_ci(r, 'd_physicians', 'd_physicians_low', 'd_physicians_high')} | "
+            f"{_cell(r['verdict'])} |"
+        )
+    lines += ["", f"## Models ({view} view, anchored accuracy)", ""]
+    lines.append("| rank | model | source | status | accuracy [95% CI] | bounds |")
+    lines.append("|---:|---|---|---|---:|---:|")
+    for _, r in models.iterrows():
+        lines.append(
+            f"| {_cell(r['rank'])} | {r['name']} | {r['source']} | {r['status']} | "
+            f"{_ci(r, 'accuracy', 'accuracy_low', 'accuracy_high')} | "
+            f"{_cell(r['lower'])}-{_cell(r['upper'])} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def payload(judges: pd.DataFrame, models: pd.DataFrame, view: str) -> dict[str, Any]:
+    """The JSON object: ``{"view", "judges": [row...], "models": [row...]}`` (NaN as null)."""
+    return {
+        "view": view,
+        "judges": rows(judges),
+        "models": rows(models),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    board = open_board(args)
+    judges, models = leaderboard(
+        board.records, view=args.view, metric=args.metric, margin=args.margin
+    )
+    if args.fmt == "json":
+        print(json.dumps(payload(judges, models, args.view), ensure_ascii=False, indent=1))
+    elif args.fmt == "csv":
+        print(csv_text(judges), end="")
+        print()
+        print(csv_text(models), end="")
+    else:
+        print(markdown(judges, models, args.view, args.metric), end="")
+    return 0

@@ -1,0 +1,57 @@
+"""The rows every leaderboard starts from: reference records, computed once per dataset.
+
+The paper's evaluators, the physician leave-one-out row, the baselines and the paper's
+students are scored like submissions (:func:`medqade.scoring.reference_records`). That takes
+seconds, so the records are kept in ``<results>/reference/<key>.json``, keyed by the data
+hash, resamples, seed, margin and scorer version. ``medqade leaderboard``, ``medqade
+compare`` and the Space read the same file, so they show the same rows and numbers; a file
+that does not parse is recomputed (and replaced atomically), never trusted half-read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from medqade import atomic
+from medqade.scoring.records import SCORER_VERSION, reference_records
+
+if TYPE_CHECKING:
+    from medqade.release import Release
+
+log = logging.getLogger(__name__)
+
+REFERENCE: Final = "reference"
+
+
+def reference_path(
+    folder: Path, release: Release, resamples: int, seed: int, margin: float
+) -> Path:
+    """Where the reference records of these settings are cached under ``folder``."""
+    key = json.dumps([release.data_hash, resamples, seed, margin, SCORER_VERSION, release.n_items])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+    return Path(folder) / REFERENCE / f"{digest}.json"
+
+
+def cached_reference_records(
+    release: Release, folder: Path | None, resamples: int, seed: int, margin: float
+) -> list[dict[str, Any]]:
+    """The reference records, read from the cache under ``folder`` or computed (and cached
+    there when ``folder`` is given)."""
+    path = None if folder is None else reference_path(folder, release, resamples, seed, margin)
+    if path is not None and path.is_file():
+        try:
+            refs = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            log.warning("recomputing reference records: %s unreadable (%s)", path.name, exc)
+        else:
+            if isinstance(refs, list) and all(isinstance(r, dict) for r in refs):
+                return refs
+            log.warning("recomputing reference records: %s is not a list of records", path.name)
+    refs = reference_records(release, resamples=resamples, seed=seed, margin=margin)
+    if path is not None:
+        atomic.write_text(path, json.dumps(refs, ensure_ascii=False) + "\n")
+    return refs

@@ -1,0 +1,342 @@
+"""Two labellers compared on the same questions: ``medqade compare`` and the Space's Compare.
+
+A side is a paper evaluator (its id), ``physicians`` (the leave-one-out reference), a
+baseline judge (its id or name), a result record (its id, or a unique prefix of at least 8
+characters, from the results folder or the reference rows) or a judge submission file. Both
+sides are scored against the physician consensus on the view's items with the *same* question
+resamples (the seeds of :mod:`medqade.measures.seeds`), so the difference A - B of every
+statistic has a paired percentile interval (:func:`medqade.measures.paired.difference`): the
+macro difference equals ``kappa(A) - kappa(B)`` as ``medqade score`` and the leaderboard show
+them, to the last digit. Per slot and per difficulty tier likewise; the answers on which the
+two sides give different substantive labels are listed with the consensus.
+
+The physician reference exists only on the core (all ten physicians rated it); comparing with
+it in the full view is refused with a message saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from medqade import vocab
+from medqade.measures import agreement as measured
+from medqade.measures import paired
+from medqade.measures.estimate import Estimate
+from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.schema import answer_id
+from medqade.scoring import context
+from medqade.scoring.baselines import BASELINES, baseline_labels
+from medqade.scoring.submission import DEFAULT_LIMITS, JUDGE, Limits, parse_submission
+
+if TYPE_CHECKING:
+    from medqade.release import Release
+
+Codes = npt.NDArray[np.int8]
+PHYSICIANS: Final = "physicians"
+VIEWS: Final = ("core", "full")
+MIN_PREFIX: Final = 8
+METRICS: Final = measured.METRICS
+
+
+class CompareError(ValueError):
+    """A side that cannot be resolved or compared; the message says what to pass instead."""
+
+
+@dataclass(frozen=True, eq=False)
+class Side:
+    """One side of a comparison: its name, what it is, and its labels (items, slots).
+
+    ``labels`` is ``None`` for the physicians (their numbers are the leave-one-out
+    reference); absent answer slots are ``MISSING``.
+    """
+
+    token: str
+    name: str
+    source: str
+    labels: Codes | None
+
+    @property
+    def is_physicians(self) -> bool:
+        return self.labels is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"token": self.token, "name": self.name, "source": self.source}
+
+
+def _record_side(
+    release: Release,
+    token: str,
+    records: Sequence[Mapping[str, Any]],
+    uploads: Mapping[str, Path],
+    limits: Limits,
+) -> Side | None:
+    if len(token) < MIN_PREFIX:
+        return None
+    found = [r for r in records if str(r.get("id", "")).startswith(token)]
+    ids = {str(r.get("id")) for r in found}
+    if len(ids) > 1:
+        raise CompareError(f"{token!r} is the prefix of {len(ids)} records; give more characters")
+    if not found:
+        return None
+    record = found[0]
+    rid = str(record.get("id"))
+    meta = record.get("meta") or {}
+    name = str(meta.get("name") or meta.get("model_id") or rid[:12])
+    if record.get("kind") != JUDGE:
+        raise CompareError(f"record {rid[:16]} ({name}) is a model's answers, not a judge")
+    source = str(meta.get("source") or "submission")
+    if source == PHYSICIANS:
+        return Side(token, name, PHYSICIANS, None)
+    model_id = meta.get("model_id")
+    if source == "paper" and model_id in release.roster.evaluator_ids:
+        return _evaluator_side(release, token, str(model_id))
+    if source == "baseline":
+        base = next((b for b in BASELINES if b.id == model_id), None)
+        if base is not None:
+            return Side(token, base.name, "baseline", baseline_labels(release, base))
+    path = uploads.get(rid)
+    if path is None:
+        raise CompareError(f"record {rid[:16]} ({name}) has no stored upload to compare")
+    return _file_side(release, token, path, limits, name=name)
+
+
+def _evaluator_side(release: Release, token: str, evaluator: str) -> Side:
+    k = release.roster.evaluator_ids.index(evaluator)
+    return Side(token, release.roster.name(evaluator), "paper", release.evaluator_labels[k])
+
+
+def _file_side(
+    release: Release, token: str, path: Path, limits: Limits, name: str | None = None
+) -> Side:
+    sub = parse_submission(path.read_bytes(), path.name, release, JUDGE, limits)
+    if sub.labels is None:  # pragma: no cover - a judge submission always has labels
+        raise CompareError(f"{path.name}: no judge labels")
+    labels = np.where(sub.present, sub.labels, vocab.MISSING_CODE).astype(np.int8)
+    shown = name or str(sub.meta.get("name") or path.name)
+    return Side(token, shown, "submission", labels)
+
+
+def resolve(
+    release: Release,
+    token: str,
+    records: Sequence[Mapping[str, Any]] = (),
+    uploads: Mapping[str, Path] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Side:
+    """The :class:`Side` that ``token`` names (module docstring for what it may be).
+
+    ``records`` are the known result records (reference rows and stored submissions) and
+    ``uploads`` the stored upload of each record id. Raises :class:`CompareError` (a message
+    naming what is accepted) or :class:`~medqade.problems.InputError` for a bad file.
+    """
+    token = token.strip()
+    roster = release.roster
+    if token.casefold() == PHYSICIANS:
+        return Side(token, "Physicians (leave-one-out)", PHYSICIANS, None)
+    if token in roster.evaluator_ids:
+        return _evaluator_side(release, token, token)
+    for base in BASELINES:
+        if token.casefold() in (base.id.casefold(), base.name.casefold()):
+            return Side(token, base.name, "baseline", baseline_labels(release, base))
+    path = Path(token)
+    if path.is_file():
+        return _file_side(release, token, path, limits)
+    side = _record_side(release, token, records, uploads or {}, limits)
+    if side is not None:
+        return side
+    raise CompareError(
+        f"{token!r} is not a paper evaluator ({', '.join(roster.evaluator_ids)}), "
+        f"'{PHYSICIANS}', a baseline ({', '.join(b.id for b in BASELINES)}), a record id "
+        "in the results folder (at least 8 characters), or a judge file that exists"
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Difference:
+    """A - B for kappa, PA and PABAK (paired intervals) on one group of answers."""
+
+    a: measured.Agreement
+    b: measured.Agreement
+    kappa: Estimate
+    pa: Estimate
+    pabak: Estimate
+
+    @classmethod
+    def of(cls, a: measured.Agreement, b: measured.Agreement) -> Difference:
+        return cls(
+            a,
+            b,
+            paired.difference(a.kappa, b.kappa),
+            paired.difference(a.pa, b.pa),
+            paired.difference(a.pabak, b.pabak),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for m in METRICS:
+            est: Estimate = getattr(self, m)
+            out |= est.to_dict(m)
+            out[f"{m}_significant"] = est.excludes_zero()
+        out["a"] = {m: self.a.metric(m).value for m in METRICS} | {"n": self.a.n}
+        out["b"] = {m: self.b.metric(m).value for m in METRICS} | {"n": self.b.n}
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """Everything ``medqade compare`` prints (see :meth:`to_dict` for the JSON shape)."""
+
+    a: Side
+    b: Side
+    view: str
+    n_items: int
+    resamples: int
+    seed: int
+    overall: Difference
+    slots: Mapping[str, Difference]
+    tiers: Mapping[int, Difference | None]
+    disagreements: tuple[dict[str, Any], ...]
+    n_disagreements: int
+    n_both: int
+
+    @property
+    def better(self) -> str | None:
+        """``a`` or ``b`` when its kappa is significantly higher on the paired test, else
+        ``None``."""
+        k = self.overall.kappa
+        if not k.excludes_zero():
+            return None
+        return "a" if k.low > 0 else "b"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a.to_dict(),
+            "b": self.b.to_dict(),
+            "view": self.view,
+            "n_items": self.n_items,
+            "settings": {"resamples": self.resamples, "seed": self.seed, "confidence": 0.95},
+            "difference": self.overall.to_dict(),
+            "better": self.better,
+            "slots": {name: d.to_dict() for name, d in self.slots.items()},
+            "tiers": {str(t): None if d is None else d.to_dict() for t, d in self.tiers.items()},
+            "disagreements": {
+                "n": self.n_disagreements,
+                "n_both_labelled": self.n_both,
+                "answers": list(self.disagreements),
+            },
+        }
+
+
+def _slot_agreement(agr: measured.Agreement, name: str) -> measured.Agreement:
+    slot = agr.slots[name]
+    return measured.Agreement(kappa=slot.kappa, pa=slot.pa, n=slot.n, slots={})
+
+
+def _consensus_name(code: int) -> str:
+    return {vocab.RICHTIG_CODE: vocab.RICHTIG, vocab.FALSCH_CODE: vocab.FALSCH}.get(
+        int(code), "unresolved"
+    )
+
+
+def _label_name(code: int) -> str:
+    names = {
+        vocab.RICHTIG_CODE: vocab.RICHTIG,
+        vocab.FALSCH_CODE: vocab.FALSCH,
+        vocab.ABSTAIN_CODE: vocab.KEINE_ANGABE,
+    }
+    return names.get(int(code), "missing")
+
+
+def compare(
+    release: Release,
+    a: Side,
+    b: Side,
+    view: str = "core",
+    resamples: int = 1000,
+    seed: int = BOOTSTRAP_SEED,
+    limit: int = 500,
+) -> Comparison:
+    """Compare two sides on ``view`` (``core`` or ``full``); see the module docstring.
+
+    ``limit`` caps the listed disagreements (their number is always complete).
+    """
+    if view not in VIEWS:
+        raise CompareError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
+    if resamples < 1:
+        raise CompareError(f"a paired comparison needs resamples >= 1, got {resamples}")
+    if view == "full" and (a.is_physicians or b.is_physicians):
+        raise CompareError(
+            "the physician reference exists only on the core (the 200 items all ten "
+            "physicians rated); compare with physicians in the core view (--view core)"
+        )
+    scope = context.CORE if view == "core" else context.ALL
+    items = context.mask(release, scope)
+    w = context.weights(release, scope, resamples, seed)
+    slots = release.roster.student_ids
+    consensus = release.consensus[items]
+    tiers = release.tier[items]
+    groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
+
+    def scored(side: Side) -> tuple[measured.Agreement, dict[str, measured.Agreement | None]]:
+        if side.labels is None:
+            loo = context.physician_reference(release, resamples, seed)
+            by_tier = measured.grouped_leave_one_out(
+                release.physician_labels[:, items], groups, slots, w
+            )
+            return loo, by_tier
+        lab = side.labels[items]
+        return (
+            measured.agreement(lab, consensus, slots, w),
+            measured.grouped_agreement(lab, consensus, groups, slots, w),
+        )
+
+    agr_a, tiers_a = scored(a)
+    agr_b, tiers_b = scored(b)
+    by_tier: dict[int, Difference | None] = {}
+    for t in vocab.TIERS:
+        ta, tb = tiers_a[f"tier{t}"], tiers_b[f"tier{t}"]
+        by_tier[t] = None if ta is None or tb is None else Difference.of(ta, tb)
+    lab_a = release.consensus if a.labels is None else a.labels
+    lab_b = release.consensus if b.labels is None else b.labels
+    sub_a = measured.substantive(lab_a) >= 0
+    sub_b = measured.substantive(lab_b) >= 0
+    both = sub_a & sub_b & items[:, None]
+    differ = both & (lab_a != lab_b)
+    listed: list[dict[str, Any]] = []
+    for i, s in zip(*np.nonzero(differ), strict=True):
+        if len(listed) >= limit:
+            break
+        listed.append(
+            {
+                "answer_id": answer_id(str(release.item_ids[i]), slots[s]),
+                "a": _label_name(lab_a[i, s]),
+                "b": _label_name(lab_b[i, s]),
+                "consensus": _consensus_name(release.consensus[i, s]),
+            }
+        )
+    return Comparison(
+        a=a,
+        b=b,
+        view=view,
+        n_items=int(items.sum()),
+        resamples=resamples,
+        seed=seed,
+        overall=Difference.of(agr_a, agr_b),
+        slots={
+            name: Difference.of(_slot_agreement(agr_a, name), _slot_agreement(agr_b, name))
+            for name in slots
+        },
+        tiers=by_tier,
+        disagreements=tuple(listed),
+        n_disagreements=int(differ.sum()),
+        n_both=int(both.sum()),
+    )
+
+
+__all__ = ["PHYSICIANS", "CompareError", "Comparison", "Difference", "Side", "compare", "resolve"]
