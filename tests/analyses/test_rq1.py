@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from medqade.measures.seeds import question_weights
 from medqade.analyses.report import Report
 from medqade.analyses.rq1 import difficulty_alpha, physician_reliability, slot_statistics
+from medqade.measures.seeds import question_weights
 from medqade.release import Release
 
 from .helpers import TOL, alpha, panel_means, weights_of
@@ -89,3 +89,106 @@ def test_physician_reliability_without_core_raises(release: Release) -> None:
     ext = release.subset(~release.is_core)
     with pytest.raises(ValueError, match="no core items"):
         physician_reliability(ext)
+
+
+# --- the whole panel: Fleiss' kappa, Gwet's AC1 and the difficulty ICC --------------------------
+
+
+def _statsmodels_fleiss(ratings: np.ndarray) -> float:
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    table, _ = aggregate_raters(ratings.T)
+    return float(fleiss_kappa(table, method="fleiss"))
+
+
+def _pingouin_icc2(scores: np.ndarray) -> float:
+    """pingouin's ICC2 (two-way random, absolute, single rater) of (targets, raters)."""
+    import pandas as pd
+    import pingouin
+
+    n, k = scores.shape
+    frame = pd.DataFrame(
+        {
+            "t": np.repeat(np.arange(n), k),
+            "r": np.tile(np.arange(k), n),
+            "y": scores.reshape(-1).astype(float),
+        }
+    )
+    table = pingouin.intraclass_corr(frame, targets="t", raters="r", ratings="y")
+    by_type = dict(zip(table["Type"], table["ICC"], strict=True))
+    return float(by_type["ICC2"] if "ICC2" in by_type else by_type["ICC(A,1)"])
+
+
+def test_panel_coefficients_match_statsmodels_where_all_ten_rated(release: Release) -> None:
+    labels = _core_labels(release)
+    complete = np.isin(labels, (0, 1)).all(axis=(0, 2))
+    assert 10 < complete.sum() < labels.shape[1]
+    mask = release.is_core.copy()
+    mask[mask] = complete
+    result = physician_reliability(release.subset(mask))
+    for s, model in enumerate(release.roster.student_ids):
+        expected = _statsmodels_fleiss(labels[:, complete, s])
+        assert result.slots[model].fleiss.value == pytest.approx(expected, abs=TOL)
+
+
+def test_panel_coefficients_equal_stats_with_missing(release: Release) -> None:
+    from medqade import stats
+    from medqade.measures.agreement import substantive
+
+    labels = substantive(_core_labels(release))
+    result = physician_reliability(release)
+    for s, model in enumerate(release.roster.student_ids):
+        row = result.slots[model]
+        assert row.fleiss.value == pytest.approx(stats.fleiss_kappa(labels[:, :, s], 2), abs=TOL)
+        assert row.ac1.value == pytest.approx(stats.gwet_ac1(labels[:, :, s], 2), abs=TOL)
+        # pairwise mean kappa and Fleiss' kappa are different statistics of the same panel
+        assert row.fleiss.value != row.kappa.value
+    assert result.mean_fleiss == pytest.approx(
+        np.mean([r.fleiss.value for r in result.slots.values()])
+    )
+    assert result.mean_ac1 == pytest.approx(np.mean([r.ac1.value for r in result.slots.values()]))
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword")  # inside pingouin
+def test_difficulty_icc_matches_pingouin(release: Release) -> None:
+    d = release.physician_difficulty[:, release.is_core]
+    keep = (d >= 0).all(axis=0)
+    result = physician_reliability(release)
+    assert result.difficulty_icc.value == pytest.approx(_pingouin_icc2(d[:, keep].T), abs=1e-10)
+    assert result.difficulty_icc.value != result.difficulty_alpha.value
+
+
+def test_panel_cis_use_the_core_weights(release: Release) -> None:
+    from medqade import stats
+    from medqade.measures.agreement import substantive
+
+    w = question_weights(200, 50, seed=3)
+    result = physician_reliability(release, w)
+    labels = substantive(_core_labels(release))
+    for s, model in enumerate(release.roster.student_ids):
+        row = result.slots[model]
+        f_low, f_high = np.nanpercentile(stats.fleiss_kappa(labels[:, :, s], 2, w), [2.5, 97.5])
+        a_low, a_high = np.nanpercentile(stats.gwet_ac1(labels[:, :, s], 2, w), [2.5, 97.5])
+        assert row.fleiss.ci == pytest.approx((f_low, f_high), abs=TOL)
+        assert row.ac1.ci == pytest.approx((a_low, a_high), abs=TOL)
+    d = release.physician_difficulty[:, release.is_core]
+    items = np.arange(d.shape[1])
+    reps = [stats.intraclass_correlations(d[:, np.repeat(items, row)].T).icc2 for row in w]
+    low, high = np.percentile(reps, [2.5, 97.5])
+    assert result.difficulty_icc.ci == pytest.approx((low, high), abs=TOL)
+    assert result.difficulty_icc.low < result.difficulty_icc.value < result.difficulty_icc.high
+
+
+def test_physician_reliability_to_dict_has_the_panel(report: Report) -> None:
+    data = report.rq1.to_dict()
+    for model, row in report.rq1.slots.items():
+        out = data["slots"][model]
+        assert out["fleiss_kappa"] == row.fleiss.value
+        assert out["fleiss_kappa_ci"] == [row.fleiss.low, row.fleiss.high]
+        assert out["gwet_ac1"] == row.ac1.value
+        assert out["gwet_ac1_ci"] == [row.ac1.low, row.ac1.high]
+        assert row.fleiss.low < row.fleiss.value < row.fleiss.high
+    assert data["mean"]["fleiss_kappa"] == report.rq1.mean_fleiss
+    assert data["mean"]["gwet_ac1"] == report.rq1.mean_ac1
+    assert data["difficulty_icc"] == report.rq1.difficulty_icc.value
+    assert data["difficulty_icc_ci"] == list(report.rq1.difficulty_icc.ci)

@@ -205,10 +205,20 @@ def _table1(r: Report) -> Table:
                 _est(s.alpha),
                 _est_pct(s.pa),
                 _est(s.pabak),
+                _est(s.fleiss),
+                _est(s.ac1),
             )
         )
         csv_rows.append(
-            (m, *_est_csv(s.kappa), *_est_csv(s.alpha), *_est_csv(s.pa), *_est_csv(s.pabak))
+            (
+                m,
+                *_est_csv(s.kappa),
+                *_est_csv(s.alpha),
+                *_est_csv(s.pa),
+                *_est_csv(s.pabak),
+                *_est_csv(s.fleiss),
+                *_est_csv(s.ac1),
+            )
         )
     rows.append(
         (
@@ -217,18 +227,34 @@ def _table1(r: Report) -> Table:
             _num(rq1.mean_alpha),
             _pct(rq1.mean_pa),
             _num(rq1.mean_pabak),
+            _num(rq1.mean_fleiss),
+            _num(rq1.mean_ac1),
         )
     )
     nan = float("nan")
-    means = (rq1.mean_kappa, rq1.mean_alpha, rq1.mean_pa, rq1.mean_pabak)
+    means = (
+        rq1.mean_kappa,
+        rq1.mean_alpha,
+        rq1.mean_pa,
+        rq1.mean_pabak,
+        rq1.mean_fleiss,
+        rq1.mean_ac1,
+    )
     csv_rows.append(("mean", *(x for m in means for x in (m, nan, nan))))
     note = (
         f"Core, {rq1.n_items} items, {rq1.n_raters} physicians; 95% CIs from "
         f"{r.meta['resamples']:,} question resamples (percentile); PABAK CI = 2 x PA CI - 1. "
-        f"Difficulty alpha (squared distance on 0/1/2): {_est(rq1.difficulty_alpha)}."
+        f"Kappa and PA: mean over physician pairs; Fleiss kappa and Gwet AC1: all "
+        f"{rq1.n_raters} physicians at once (missing ratings allowed). "
+        f"Difficulty alpha (squared distance on 0/1/2): {_est(rq1.difficulty_alpha)}; "
+        f"difficulty ICC(2,1) (two-way random, absolute agreement, single rater): "
+        f"{_est(rq1.difficulty_icc)}."
     )
-    header = ("Student slot", "Kappa", "Alpha", "PA", "PABAK")
-    csv_header = ("student", *_columns(("kappa", "alpha", "pa", "pabak"), EST_COLUMNS))
+    header = ("Student slot", "Kappa", "Alpha", "PA", "PABAK", "Fleiss kappa", "Gwet AC1")
+    csv_header = (
+        "student",
+        *_columns(("kappa", "alpha", "pa", "pabak", "fleiss", "ac1"), EST_COLUMNS),
+    )
     return Table(
         "table1_physician_reliability",
         "Table 1. Physician reliability per student slot (core)",

@@ -6,6 +6,11 @@ over all raters; abstentions are missing. The overall row is the unweighted mean
 slot estimates and has no interval. Difficulty reliability is Krippendorff's alpha with squared
 distances on the scores 0/1/2 (the interval metric).
 
+The whole panel at once (:mod:`medqade.measures.panel`): per slot Fleiss' kappa and Gwet's AC1
+over all raters (missing ratings allowed), and beside difficulty alpha the ICC(2,1) of the
+difficulty scores (two-way random, absolute agreement, single rater; items a physician left
+unscored dropped).
+
 Intervals are bootstrap percentiles over question resamples given as count weights
 ``(R, core items)``: every pair, slot and statistic uses the same weights, and every replicate
 is one row of a matrix product (no loop over resamples). The PABAK interval is the PA interval
@@ -25,6 +30,7 @@ from medqade import stats, vocab
 from medqade.analyses.common import FloatArray
 from medqade.measures.agreement import substantive
 from medqade.measures.estimate import Estimate, pabak_of
+from medqade.measures.panel import difficulty_icc, panel_slots
 from medqade.measures.seeds import Weights
 from medqade.release import Release
 
@@ -75,11 +81,16 @@ def difficulty_alpha(difficulty: npt.ArrayLike, weights: Weights | None = None) 
 
 @dataclass(frozen=True)
 class SlotReliability:
-    """One row of Table 1. ``undefined``: replicates dropped as undefined (kappa or alpha)."""
+    """One row of Table 1. ``undefined``: replicates dropped as undefined (kappa or alpha).
+
+    ``fleiss`` and ``ac1``: Fleiss' kappa and Gwet's AC1 of the whole panel on the slot.
+    """
 
     kappa: Estimate
     pa: Estimate
     alpha: Estimate
+    fleiss: Estimate
+    ac1: Estimate
     undefined: int = 0
 
     @property
@@ -96,16 +107,21 @@ class SlotReliability:
             "pabak_ci": list(self.pabak.ci),
             "alpha": self.alpha.value,
             "alpha_ci": list(self.alpha.ci),
+            "fleiss_kappa": self.fleiss.value,
+            "fleiss_kappa_ci": list(self.fleiss.ci),
+            "gwet_ac1": self.ac1.value,
+            "gwet_ac1_ci": list(self.ac1.ci),
             "undefined_replicates": self.undefined,
         }
 
 
 @dataclass(frozen=True)
 class PhysicianReliability:
-    """Table 1: reliability per student slot, the mean row and difficulty alpha (core)."""
+    """Table 1: reliability per student slot, the mean row, difficulty alpha and ICC (core)."""
 
     slots: Mapping[str, SlotReliability]
     difficulty_alpha: Estimate
+    difficulty_icc: Estimate
     n_items: int
     n_raters: int
 
@@ -128,6 +144,14 @@ class PhysicianReliability:
     def mean_alpha(self) -> float:
         return self._mean_of("alpha")
 
+    @property
+    def mean_fleiss(self) -> float:
+        return self._mean_of("fleiss")
+
+    @property
+    def mean_ac1(self) -> float:
+        return self._mean_of("ac1")
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "slots": {m: r.to_dict() for m, r in self.slots.items()},
@@ -136,9 +160,13 @@ class PhysicianReliability:
                 "pa": self.mean_pa,
                 "pabak": self.mean_pabak,
                 "alpha": self.mean_alpha,
+                "fleiss_kappa": self.mean_fleiss,
+                "gwet_ac1": self.mean_ac1,
             },
             "difficulty_alpha": self.difficulty_alpha.value,
             "difficulty_alpha_ci": list(self.difficulty_alpha.ci),
+            "difficulty_icc": self.difficulty_icc.value,
+            "difficulty_icc_ci": list(self.difficulty_icc.ci),
             "n_items": self.n_items,
             "n_raters": self.n_raters,
         }
@@ -152,8 +180,10 @@ def physician_reliability(release: Release, weights: Weights | None = None) -> P
         raise ValueError("the release has no core items; RQ1 needs the fully crossed core")
     point = slot_statistics(labels)
     reps = None if weights is None else slot_statistics(labels, weights)
+    models = tuple(release.roster.student_ids[: vocab.N_SLOTS])
+    panel = panel_slots(labels, models, weights)
     slots = {}
-    for s, model in enumerate(release.roster.student_ids[: vocab.N_SLOTS]):
+    for s, model in enumerate(models):
         k_rep = None if reps is None else reps.kappa[:, s]
         a_rep = None if reps is None else reps.alpha[:, s]
         undefined = 0
@@ -165,11 +195,15 @@ def physician_reliability(release: Release, weights: Weights | None = None) -> P
                 float(point.pa[s]), None if reps is None else reps.pa[:, s]
             ),
             alpha=Estimate.from_replicates(float(point.alpha[s]), a_rep),
+            fleiss=panel[model].fleiss,
+            ac1=panel[model].ac1,
             undefined=undefined,
         )
+    difficulty = release.physician_difficulty[:, core]
     return PhysicianReliability(
         slots=slots,
-        difficulty_alpha=difficulty_alpha(release.physician_difficulty[:, core], weights),
+        difficulty_alpha=difficulty_alpha(difficulty, weights),
+        difficulty_icc=difficulty_icc(difficulty, weights),
         n_items=int(core.sum()),
         n_raters=int(labels.shape[0]),
     )
