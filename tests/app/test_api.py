@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .helpers import Running, judge_variant, submit_args
 
-PUBLIC = {"/leaderboard", "/submit", "/browse", "/item"}
+PUBLIC = {"/leaderboard", "/submit", "/browse", "/item", "/compare"}
 
 
 def test_api_endpoints_named_documented_and_internal_hidden(launch) -> None:

@@ -37,6 +37,7 @@ from medqade.app.store import RateLimit, ResultsStore, SubmissionRefused, upload
 from medqade.problems import InputError, Problem
 from medqade.release import Release
 from medqade.scoring import board
+from medqade.scoring import compare as compare_mod
 from medqade.scoring.duplicates import reference_match
 
 if TYPE_CHECKING:
@@ -245,6 +246,35 @@ class SpaceState:
             self._boards = {k: v for k, v in self._boards.items() if k[3:] == key[3:]}
             self._boards[key] = boards
             return boards
+
+    def compare_choices(self) -> list[tuple[str, str]]:
+        """``(label, token)`` of every judge row a Compare view can pick: the physicians,
+        the paper evaluators, the baselines and the stored judge submissions."""
+        roster = self.release.roster
+        out = [("Physicians (leave-one-out, core)", compare_mod.PHYSICIANS)]
+        out += [(f"{m.name} (paper)", m.id) for m in roster.evaluators]
+        out += [(f"{b.name} (baseline)", b.id) for b in scoring.BASELINES]
+        for r in self.store.records():
+            if r.get("kind") == "judge" and self.store.upload_paths(r):
+                name = str((r.get("meta") or {}).get("name") or "submission")
+                out.append((f"{name} (submitted, {str(r['id'])[:8]})", str(r["id"])))
+        return out
+
+    def compare(self, a: str, b: str, view: str) -> compare_mod.Comparison:
+        """Compare two judge rows on the same resamples as the leaderboard
+        (:mod:`medqade.scoring.compare`); raises ``ValueError`` with a readable message."""
+        records = self.records()
+        uploads = {
+            str(r["id"]): paths[0]
+            for r in self.store.records()
+            if (paths := self.store.upload_paths(r))
+        }
+        side_a, side_b = (
+            compare_mod.resolve(self.release, t, records, uploads, self.limits) for t in (a, b)
+        )
+        return compare_mod.compare(
+            self.release, side_a, side_b, view, self.config.resamples, self.config.seed
+        )
 
     def find_record(self, record_id: str) -> dict[str, Any] | None:
         for r in self.records():

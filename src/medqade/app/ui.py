@@ -16,6 +16,8 @@ Public API endpoints (named, documented, callable with ``gradio_client``):
              problems table
 /browse      ``(split, tier, lexical, specialty, filters, judge, search)`` -> count, items
 /item        ``(item_id, blind)`` -> header (escaped HTML), answers table, labels table
+/compare     ``(a, b, view)`` -> JSON: A - B of kappa, PA, PABAK with paired 95% CIs,
+             per slot, per tier, and the answers the two label differently
 ============ =========================================================================
 
 Every other handler (rendering a result, downloads, tab loads, deep links) is private. Text
@@ -38,6 +40,7 @@ from medqade.app.state import SpaceState
 from medqade.app.tab_about import add_about_tab, templates
 from medqade.app.tab_analysis import Plots, add_analysis_tab
 from medqade.app.tab_browse import add_browse_tab
+from medqade.app.tab_compare import add_compare_tab
 from medqade.app.tab_leaderboard import add_leaderboard_tab
 from medqade.app.tab_submit import add_submit_tab
 from medqade.release import Release
@@ -91,6 +94,7 @@ def build_app(
             leaderboard = add_leaderboard_tab(ctx)
             submit = add_submit_tab(ctx)
             browse = add_browse_tab(ctx)
+            compare = add_compare_tab(ctx)
             analysis = add_analysis_tab(ctx, plots_cache)
             add_about_tab(ctx, judge_template, answers_template)
 
@@ -99,6 +103,7 @@ def build_app(
         submit.wire(leaderboard, browse)
         browse.wire(tabs, submit.disagreements)
         analysis.wire()
+        compare.wire()
         leaderboard.load(demo)
         browse.load(demo, tabs)
 

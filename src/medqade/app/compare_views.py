@@ -1,0 +1,83 @@
+"""Display tables of a :class:`~medqade.scoring.compare.Comparison` (formatting only).
+
+Every number and every "significant" mark comes from :mod:`medqade.scoring.compare` (decided
+there on unrounded values); this module rounds for display and builds links into Browse.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Final
+
+import pandas as pd
+
+from medqade.app.views import ci_text, number, plain
+from medqade.scoring.compare import Comparison, Difference
+
+METRIC_NAMES: Final = {"kappa": "kappa", "pa": "PA", "pabak": "PABAK"}
+
+
+def _signed(x: float) -> str:
+    return "" if math.isnan(number(x)) else f"{number(x):+.3f}"
+
+
+def _row(label: str, d: Difference, metric: str) -> dict[str, Any]:
+    est = getattr(d, metric)
+    return {
+        "": label,
+        "A": number(d.a.metric(metric).value),
+        "B": number(d.b.metric(metric).value),
+        "A - B": _signed(est.value),
+        "A - B 95% paired CI": ci_text(est.low, est.high),
+        "significant": "yes" if est.excludes_zero() else "",
+    }
+
+
+def overall_table(c: Comparison) -> pd.DataFrame:
+    """Macro kappa, PA and PABAK of A and B and their paired difference."""
+    return pd.DataFrame([_row(METRIC_NAMES[m], c.overall, m) for m in METRIC_NAMES])
+
+
+def slots_table(c: Comparison, names: Mapping[str, str]) -> pd.DataFrame:
+    """Kappa per student slot (display names), A, B and A - B."""
+    return pd.DataFrame([_row(names.get(s, s), d, "kappa") for s, d in c.slots.items()])
+
+
+def tiers_table(c: Comparison) -> pd.DataFrame:
+    """Kappa per difficulty tier (tiers without items are left out)."""
+    return pd.DataFrame([_row(f"T{t}", d, "kappa") for t, d in c.tiers.items() if d is not None])
+
+
+def disagreements_table(c: Comparison, base_url: str = "") -> pd.DataFrame:
+    """The answers A and B label differently, each with a full link that opens it in Browse."""
+    rows = []
+    for row in c.disagreements:
+        item = str(row["answer_id"]).split("/", 1)[0]
+        rows.append(
+            {
+                "answer": row["answer_id"],
+                "A": row["a"],
+                "B": row["b"],
+                "consensus": row["consensus"],
+                "open in Browse": f"{base_url}?tab=browse&item={item}",
+            }
+        )
+    return pd.DataFrame(rows, columns=["answer", "A", "B", "consensus", "open in Browse"])
+
+
+def headline(c: Comparison) -> str:
+    """One escaped Markdown paragraph: who is compared, on what, and the answer."""
+    a, b = plain(c.a.name), plain(c.b.name)
+    k = c.overall.kappa
+    if c.better is None:
+        answer = "no significant kappa difference (the paired 95% interval includes 0)"
+    else:
+        winner = a if c.better == "a" else b
+        answer = f"**{winner}** agrees better with the physicians (paired 95% interval excludes 0)"
+    return (
+        f"**A** = {a} ({plain(c.a.source)}), **B** = {b} ({plain(c.b.source)}); {c.view} view, "
+        f"{c.n_items:,} questions, {c.resamples:,} paired question resamples. Kappa A - B = "
+        f"{_signed(k.value)} [{ci_text(k.low, k.high)}]: {answer}. They label "
+        f"{c.n_disagreements:,} of {c.n_both:,} answers differently."
+    )

@@ -1,0 +1,137 @@
+"""The Compare tab: two judge rows on the same questions, paired differences, disagreements."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from medqade.app import compare_views
+from medqade.app.context import READS, TabContext, frame
+from medqade.app.views import plain
+from medqade.problems import InputError
+from medqade.scoring.upload import jsonable
+
+HELP = """\
+Pick two judges. Both are scored against the physician consensus on the **same** questions and
+the **same** bootstrap resamples, so their difference has a paired 95% interval (narrower than
+two separate intervals suggest). *Significant* = the paired interval excludes 0. The physician
+reference exists only on the core (the 200 questions all ten physicians rated).
+"""
+
+
+@dataclass(frozen=True)
+class CompareTab:
+    tab: gr.Tab
+    a: gr.Dropdown
+    b: gr.Dropdown
+    view: gr.Radio
+    button: gr.Button
+    summary: gr.Markdown
+    overall: gr.Dataframe
+    slots: gr.Dataframe
+    tiers: gr.Dataframe
+    disagreements: gr.Dataframe
+    api: Callable[[str, str, str], dict[str, Any]]
+    ui: Callable[[str, str, str], tuple[Any, ...]]
+    choices: Callable[[], list[tuple[str, str]]]
+
+    def wire(self) -> None:
+        outputs = [self.summary, self.overall, self.slots, self.tiers, self.disagreements]
+        self.button.click(self.ui, [self.a, self.b, self.view], outputs, api_visibility="private")
+        api = gr.Button(visible=False)
+        api.click(
+            self.api,
+            [self.a, self.b, self.view],
+            gr.JSON(visible=False),
+            api_name="compare",
+            api_description=self.api.__doc__,
+            api_visibility="public",
+            **READS,
+        )
+        self.tab.select(
+            lambda: (
+                gr.update(choices=self.choices()),
+                gr.update(choices=self.choices()),
+            ),
+            None,
+            [self.a, self.b],
+            api_visibility="private",
+            queue=False,
+        )
+
+
+def add_compare_tab(ctx: TabContext) -> CompareTab:
+    """Lay out the Compare tab over the state in ``ctx``."""
+    st = ctx.state
+    names = {m.id: m.name for m in ctx.release.roster.students}
+    evaluators = ctx.release.roster.evaluator_ids
+
+    def api(a: str, b: str, view: str) -> dict[str, Any]:
+        """Compare judge rows `a` and `b` (a paper evaluator id, "physicians", a baseline id,
+        or a stored record id) on `view` ("core" or "full"): A - B of kappa, PA and PABAK with
+        paired 95% CIs, per slot, per tier, and the answers they label differently."""
+        try:
+            out: dict[str, Any] = jsonable(st.compare(a, b, view or "core").to_dict())
+        except (ValueError, InputError) as exc:
+            return {"error": str(exc)}
+        return out
+
+    def ui(a: str, b: str, view: str) -> tuple[Any, ...]:
+        if not a or not b:
+            return ("Pick two judges.", *(gr.skip() for _ in range(4)))
+        try:
+            c = st.compare(a, b, view or "core")
+        except (ValueError, InputError) as exc:
+            return (f"**Cannot compare:** {plain(str(exc))}", *(gr.skip(),) * 4)
+        return (
+            compare_views.headline(c),
+            frame(compare_views.overall_table(c)),
+            frame(compare_views.slots_table(c, names)),
+            frame(compare_views.tiers_table(c)),
+            frame(compare_views.disagreements_table(c)),
+        )
+
+    with gr.Tab("Compare", id="compare") as tab:
+        gr.Markdown(HELP)
+        choices = st.compare_choices()
+        with gr.Row():
+            a = gr.Dropdown(
+                choices,
+                value=evaluators[0] if evaluators else None,
+                label="A",
+                elem_id="mq-a",
+                allow_custom_value=True,
+            )
+            b = gr.Dropdown(
+                choices, value="physicians", label="B", elem_id="mq-b", allow_custom_value=True
+            )
+            view = gr.Radio(["core", "full"], value="core", label="View", min_width=160)
+        button = gr.Button("Compare", variant="primary", elem_id="mq-compare")
+        summary = gr.Markdown(elem_id="mq-compare-summary")
+        overall = gr.Dataframe(label="Macro agreement, A - B", interactive=False)
+        with gr.Row():
+            slots = gr.Dataframe(label="Kappa per student slot", interactive=False)
+            tiers = gr.Dataframe(label="Kappa per difficulty tier", interactive=False)
+        disagreements = gr.Dataframe(
+            label="Answers labelled differently (open in Browse)",
+            interactive=False,
+            max_height=400,
+        )
+    return CompareTab(
+        tab,
+        a,
+        b,
+        view,
+        button,
+        summary,
+        overall,
+        slots,
+        tiers,
+        disagreements,
+        api,
+        ui,
+        st.compare_choices,
+    )
