@@ -73,3 +73,14 @@ def test_space_score_leaderboard_and_compare_agree(
     assert cmp["difference"]["kappa"] == lb["kappa"] - cli_row["kappa"]
     refused = client.predict("physicians", evaluator, "full", api_name="/compare")
     assert "only on the core" in refused["error"]
+
+
+def test_space_boards_follow_metric_and_margin(launch) -> None:
+    """The Space's rank metric and margin reach the library, which decides ranks and verdicts."""
+    app: Running = launch(resamples=RESAMPLES)
+    by_pa = app.state.boards("core", "pa", 1.0).judges
+    ranked = by_pa[by_pa["status"] == "verified"]
+    assert list(ranked["pa"]) == sorted(ranked["pa"], reverse=True)
+    assert set(by_pa[by_pa["source"] == "paper"]["verdict"].dropna()) <= {"non-inferior"}
+    strict = app.state.boards("core", "kappa", 0.0).judges
+    assert "non-inferior" not in set(strict["verdict"].dropna())  # m = 0: above or not
