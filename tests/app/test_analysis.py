@@ -1,4 +1,4 @@
-"""The Analysis tab: figures and plot frames from ``reproduce`` and judge records."""
+"""The Analysis tab: figures from ``reproduce`` and judge records, captions on the page."""
 
 from __future__ import annotations
 
@@ -15,15 +15,24 @@ def test_analysis_inputs_from_report(sample_release, tmp_path: Path) -> None:
     config = SpaceConfig(results_dir=tmp_path, resamples=20)
     state = SpaceState(sample_release, tmp_path, config, background=False)
     report = state.report.result(timeout=60)
-    for key, _ in analysis.FIGURES:
+    for key, _, caption in analysis.FIGURES:
         fig = analysis.figure(report, key)
         assert isinstance(fig, Figure) and analysis.figure(report, key) is fig
-    frame = analysis.abstention_frame(report)
-    assert set(frame["tier"]) == {"T1", "T2", "T3", "T4"}
-    assert "Physicians (median)" in set(frame["rater"])
+        assert caption  # titles and captions live on the page, not on the image
+        for ax in fig.axes:
+            assert ax.get_title() == ""
     judge = next(r for r in state.records() if r["meta"].get("model_id") == "gpt-5.4-mini")
-    long, table = analysis.judge_tier_frames(judge)
-    assert set(long["metric"]) == {"kappa", "PA", "PABAK"}
+    name = judge["meta"]["name"]
+    risk = analysis.figure(report, "risk", name)
+    assert risk is not analysis.figure(report, "risk")
+    labels = [t.get_text() for t in risk.legends[0].get_texts()]
+    assert labels == [name, "other evaluators"]
+    abstention = analysis.figure(report, "abstention")
+    entries = [t.get_text() for t in abstention.legends[0].get_texts()]
+    assert len(entries) == 1 + len(report.rq5.evaluators)  # every rater in the legend
+    fig = analysis.judge_figure(judge, name)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["kappa", "PA", "PABAK"]
+    table = analysis.judge_tier_table(judge)
     assert table["tier"].tolist() == ["T1", "T2", "T3", "T4"]
 
 

@@ -1,20 +1,19 @@
-"""The Analysis tab's inputs: the paper's figures and plot frames from a finished report.
+"""The Analysis tab's inputs: the paper's figures and one judge's figure, drawn by the library.
 
-Figures come from :mod:`medqade.analyses.figures` (drawn once per report and cached); the
-abstention and per-tier agreement plots are long DataFrames of numbers that
-:func:`medqade.analyses.reproduce` and :func:`medqade.scoring.score` computed, reshaped for
-``gr.BarPlot`` / ``gr.LinePlot``.
+Figures come from :mod:`medqade.analyses.figures` (drawn once per report, and per highlighted
+judge for the risk-coverage curves, then cached); the per-tier table of a judge is the numbers
+:func:`medqade.scoring.score` computed, formatted (three decimals, CIs as text).
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
-from medqade import vocab
 from medqade.app.views import ci_text, number
 
 if TYPE_CHECKING:
@@ -23,69 +22,90 @@ if TYPE_CHECKING:
     from medqade.analyses.report import Report
 
 FIGURES: Final = (
-    ("accuracy", "Student accuracy by difficulty tier (95% Wilson CIs)"),
-    ("bias", "Self and family bias of the evaluators (95% bootstrap CIs)"),
-    ("heatmap", "Physician x physician agreement on the core (Cohen's kappa)"),
-    ("risk", "Risk-coverage curves of the evaluators"),
+    (
+        "accuracy",
+        "Student accuracy by difficulty tier",
+        "Share of resolved answers the physician consensus labelled correct, per student model "
+        "and tier; bars are 95% Wilson intervals.",
+    ),
+    (
+        "bias",
+        "Self and family bias of the evaluators",
+        "How much more often an evaluator calls its own (self) or its family's answers correct "
+        "than out-of-family evaluators do, in percentage points; bars are 95% bootstrap "
+        "intervals, 0 = no bias.",
+    ),
+    (
+        "abstention",
+        "Abstention by difficulty tier",
+        "Share of answers labelled Keine Angabe, in percent: every evaluator with 95% Wilson "
+        "intervals; the physicians' median with the range over the physicians as a grey band.",
+    ),
+    (
+        "heatmap",
+        "Physician x physician agreement on the core",
+        "Cohen's kappa of each pair of physicians on the 200 core items, mean over the five "
+        "answer slots (point estimates; the pairwise intervals are in the report).",
+    ),
+    (
+        "risk",
+        "Risk-coverage curves of the evaluators",
+        "Accuracy against the consensus when each evaluator keeps only the answers where the "
+        "other evaluators disagree with it least; bands are 95% Wilson intervals. The judge "
+        "chosen above is drawn in colour.",
+    ),
 )
+"""(key, title, caption) of every figure, in page order."""
 
-_cache: dict[tuple[int, str], Figure] = {}
+_cache: dict[tuple[int, str, str | None], Figure] = {}
 _cache_lock = threading.Lock()
 
 
-def figure(report: Report, name: str) -> Figure:
-    """One of the paper's figures (``accuracy``, ``bias``, ``heatmap``, ``risk``), cached."""
+def figure(report: Report, name: str, highlight: str | None = None) -> Figure:
+    """One of the figures (``accuracy``, ``bias``, ``abstention``, ``heatmap``, ``risk``),
+    cached; ``highlight`` (a judge's display name) matters only for ``risk``."""
     from medqade.analyses import figures
 
-    draw = {
-        "accuracy": figures.accuracy_by_tier,
-        "bias": figures.bias_forest,
-        "heatmap": figures.physician_heatmap,
-        "risk": figures.risk_coverage,
-    }[name]
-    key = (id(report), name)
+    if name != "risk":
+        highlight = None
+    key = (id(report), name, highlight)
     with _cache_lock:
         cached = _cache.get(key)
     if cached is None:
-        cached = draw(report)
+        if name == "risk":
+            cached = figures.risk_coverage(report, highlight)
+        else:
+            draw = {
+                "accuracy": figures.accuracy_by_tier,
+                "bias": figures.bias_forest,
+                "abstention": figures.abstention_by_tier,
+                "heatmap": figures.physician_heatmap,
+            }[name]
+            cached = draw(report)
         with _cache_lock:
             _cache[key] = cached
     return cached
 
 
-def abstention_frame(report: Report) -> pd.DataFrame:
-    """Abstention (%) per tier: the physicians' median and every evaluator (RQ5)."""
-    rq5 = report.to_dict()["rq5"]
-    rows = [
-        {"rater": "Physicians (median)", "tier": f"T{t}", "abstention %": 100 * (v or 0.0)}
-        for t, v in zip(vocab.TIERS, rq5["physicians"]["median_by_tier"], strict=True)
-    ]
-    for ev, block in rq5["evaluators"].items():
-        name = report.roster.name(ev)
-        rows += [
-            {"rater": name, "tier": f"T{t}", "abstention %": 100 * (v or 0.0)}
-            for t, v in zip(vocab.TIERS, block["by_tier"], strict=True)
-        ]
-    return pd.DataFrame(rows)
+def judge_figure(record: Mapping[str, Any], name: str) -> Figure:
+    """A judge record's kappa, PA and PABAK per tier with CIs (drawn by the library)."""
+    from medqade.analyses import figures
+
+    synthetic = bool((record.get("dataset") or {}).get("synthetic"))
+    return figures.tier_agreement(record.get("by_tier") or {}, name, synthetic)
 
 
-def judge_tier_frames(record: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A judge record's agreement per tier: a long frame to plot and a table with CIs."""
-    by_tier = record.get("by_tier") or {}
-    long_rows, table_rows = [], []
-    for tier, block in by_tier.items():
+def judge_tier_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """A judge record's agreement per tier with CIs (fixed three decimals, as text)."""
+    rows = []
+    for tier, block in (record.get("by_tier") or {}).items():
         block = block or {}
-        label = f"T{tier}"
-        row: dict[str, Any] = {"tier": label}
+        row: dict[str, Any] = {"tier": f"T{tier}"}
         for key, name in (("kappa", "kappa"), ("pa", "PA"), ("pabak", "PABAK")):
             value = number(block.get(key))
-            long_rows.append({"tier": label, "metric": name, "value": value})
-            row[name] = value
+            row[name] = "" if math.isnan(value) else f"{value:.3f}"
             ci = block.get(f"{key}_ci") or (None, None)
             row[f"{name} 95% CI"] = ci_text(ci[0], ci[1])
         row["n"] = block.get("n")
-        table_rows.append(row)
-    return (
-        pd.DataFrame(long_rows, columns=["tier", "metric", "value"]),
-        pd.DataFrame(table_rows),
-    )
+        rows.append(row)
+    return pd.DataFrame(rows)

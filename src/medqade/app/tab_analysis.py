@@ -1,4 +1,10 @@
-"""The Analysis tab: the paper's figures, abstention by tier and one judge's agreement by tier."""
+"""The Analysis tab: the paper's figures, abstention by tier and one judge's agreement by tier.
+
+Every plot is a matplotlib figure from :mod:`medqade.analyses.figures` (one style, CIs on every
+estimate), with its title and caption outside the image. The tab is filled the first time it is
+opened once the analyses are ready, and never again unless the judges changed: reopening it
+sends nothing. Choosing a judge redraws only the two figures that depend on it.
+"""
 
 from __future__ import annotations
 
@@ -16,25 +22,31 @@ from medqade.app.context import HIDDEN, TabContext, empty, frame
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
 
+N_FIGURES = len(analysis.FIGURES)
+
 
 class Plots:
-    """The paper's figures encoded for ``gr.Plot`` once per report (encoding takes ~0.1 s)."""
+    """Figures encoded for ``gr.Plot`` once per report and judge (encoding takes ~0.1 s)."""
 
     def __init__(self) -> None:
-        self._encoder = gr.Plot(render=False)
-        self._cache: dict[tuple[int, str], Any] = {}
+        self._encoder = gr.Plot(render=False, format="png")
+        self._cache: dict[tuple[int, str, str | None], Any] = {}
         self._lock = threading.Lock()
 
-    def get(self, report: Report, key: str) -> Any:
+    def get(self, report: Report, key: str, highlight: str | None = None) -> Any:
+        highlight = highlight if key == "risk" else None
         with self._lock:
-            cached = self._cache.get((id(report), key))
+            cached = self._cache.get((id(report), key, highlight))
             if cached is None:
-                cached = self._encoder.postprocess(analysis.figure(report, key))
-                self._cache[(id(report), key)] = cached
+                cached = self._encoder.postprocess(analysis.figure(report, key, highlight))
+                self._cache[(id(report), key, highlight)] = cached
             return cached
 
+    def encode(self, fig: Any) -> Any:
+        return self._encoder.postprocess(fig)
+
     def warm(self, report: Report) -> None:
-        for key, _ in analysis.FIGURES:
+        for key, _, _ in analysis.FIGURES:
             self.get(report, key)
 
 
@@ -44,29 +56,39 @@ class AnalysisTab:
 
     tab: gr.Tab
     status: gr.Markdown
-    plots: list[gr.Plot]
-    abstention: gr.LinePlot
     judge: gr.Dropdown
-    judge_plot: gr.LinePlot
+    plots: dict[str, gr.Plot]
+    judge_plot: gr.Plot
     judge_table: gr.Dataframe
-    analysis_ui: Callable[[str | None], tuple[Any, ...]]
+    filled: gr.State
+    analysis_ui: Callable[[str | None, str], tuple[Any, ...]]
     judge_ui: Callable[[str | None], tuple[Any, ...]]
 
-    def wire(self) -> None:
-        """Fill the tab when it is opened; redraw the judge's curves when another is chosen."""
-        analysis_outputs: list[Any] = [
+    @property
+    def outputs(self) -> list[Any]:
+        return [
             self.status,
-            *self.plots,
-            self.abstention,
+            *self.plots.values(),
             self.judge,
             self.judge_plot,
             self.judge_table,
+            self.filled,
         ]
-        self.tab.select(self.analysis_ui, [self.judge], analysis_outputs, api_visibility="private")
+
+    def wire(self) -> None:
+        """Fill the tab when it is first opened; redraw the judge's figures on a new choice."""
+        self.tab.select(
+            self.analysis_ui,
+            [self.judge, self.filled],
+            self.outputs,
+            show_progress="hidden",
+            **HIDDEN,
+        )
         self.judge.input(
             self.judge_ui,
             [self.judge],
-            [self.judge, self.judge_plot, self.judge_table],
+            [self.judge, self.plots["risk"], self.judge_plot, self.judge_table],
+            show_progress="minimal",
             **HIDDEN,
         )
 
@@ -75,29 +97,25 @@ def add_analysis_tab(ctx: TabContext, plots_cache: Plots) -> AnalysisTab:
     """Lay out the Analysis tab (inside ``gr.Tabs``); figures come from ``plots_cache``."""
     st = ctx.state
 
-    def analysis_ui(judge_name: str | None) -> tuple[Any, ...]:
+    def ready_report() -> Report | str:
         try:
-            report = st.report.result(timeout=0.05)
+            return st.report.result(timeout=0.05)
         except FutureTimeout:
-            message = "The analyses are being computed; open this tab again in a few seconds."
-            return (message, *(None for _ in analysis.FIGURES), None, *judge_ui(judge_name))
+            return "The analyses are being computed; open this tab again in a few seconds."
         except Exception as exc:  # a failed reproduce is shown, not raised
-            return (
-                f"The analyses are not available: {exc}",
-                None,
-                None,
-                None,
-                None,
-                None,
-                *judge_ui(judge_name),
-            )
+            return f"The analyses are not available: {exc}"
+
+    def analysis_ui(judge_name: str | None, filled: str) -> tuple[Any, ...]:
+        report = ready_report()
+        key = "" if isinstance(report, str) else f"{id(report)}-{st.store.version}"
+        if key and key == filled:
+            return tuple(gr.skip() for _ in range(N_FIGURES + 5))
+        if isinstance(report, str):
+            return (report, *(gr.skip() for _ in range(N_FIGURES + 3)), filled)
         banner = "Synthetic data: simulated ratings." if report.synthetic else ""
-        return (
-            banner,
-            *(plots_cache.get(report, key) for key, _ in analysis.FIGURES),
-            analysis.abstention_frame(report),
-            *judge_ui(judge_name),
-        )
+        choice, risk, judge_plot, table = judge_ui(judge_name)
+        figures = [plots_cache.get(report, k) for k, _, _ in analysis.FIGURES if k != "risk"]
+        return (banner, *figures, risk, choice, judge_plot, table, key)
 
     def judge_records() -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
@@ -112,33 +130,53 @@ def add_analysis_tab(ctx: TabContext, plots_cache: Plots) -> AnalysisTab:
         records = judge_records()
         choices = list(records)
         chosen = judge_name if judge_name in records else (choices[0] if choices else None)
+        report = ready_report()
+        risk = gr.skip() if isinstance(report, str) else plots_cache.get(report, "risk", chosen)
         if chosen is None:
-            return gr.update(choices=[], value=None), None, empty()
-        long, table = analysis.judge_tier_frames(records[chosen])
-        return gr.update(choices=choices, value=chosen), long, frame(table)
+            return gr.update(choices=[], value=None), risk, None, empty()
+        record = records[chosen]
+        return (
+            gr.update(choices=choices, value=chosen),
+            risk,
+            plots_cache.encode(analysis.judge_figure(record, chosen)),
+            frame(analysis.judge_tier_table(record)),
+        )
 
-    with gr.Tab("Analysis", id="analysis") as tab:
+    plots: dict[str, gr.Plot] = {}
+    with gr.Tab("Analysis", id="analysis", elem_id="mq-analysis") as tab:
         gr.Markdown(text.ANALYSIS_HELP)
         a_status = gr.Markdown()
-        plots = [gr.Plot(label=title, format="png") for _, title in analysis.FIGURES]
-        a_abstention = gr.LinePlot(
-            x="tier",
-            y="abstention %",
-            color="rater",
-            title="Abstention by tier: physicians (median) and evaluators",
+        a_judge = gr.Dropdown(
+            [], label="Judge (highlighted in the risk-coverage curves)", value=None
         )
-        a_judge = gr.Dropdown([], label="Judge", value=None)
-        a_judge_plot = gr.LinePlot(x="tier", y="value", color="metric", title="Agreement by tier")
-        a_judge_table = gr.Dataframe(label="Agreement by tier", interactive=False)
+        for key, title, caption in analysis.FIGURES:
+            if key == "risk":
+                continue
+            gr.Markdown(f"### {title}\n{caption}", elem_classes="mq-caption")
+            plots[key] = gr.Plot(show_label=False, format="png", elem_classes="mq-plot")
+        _, risk_title, risk_caption = analysis.FIGURES[-1]
+        gr.Markdown(f"### {risk_title}\n{risk_caption}", elem_classes="mq-caption")
+        plots["risk"] = gr.Plot(show_label=False, format="png", elem_classes="mq-plot")
+        gr.Markdown(
+            "### Agreement of the chosen judge by difficulty tier\n"
+            "Cohen's kappa, percent agreement (PA) and PABAK with the physician consensus per "
+            "tier, with 95% bootstrap intervals (coefficients from 0 to 1).",
+            elem_classes="mq-caption",
+        )
+        a_judge_plot = gr.Plot(show_label=False, format="png", elem_classes="mq-plot")
+        a_judge_table = gr.Dataframe(
+            label="Agreement by tier (coefficients, 3 decimals)", interactive=False
+        )
+        filled = gr.State("")
 
     return AnalysisTab(
         tab=tab,
         status=a_status,
-        plots=plots,
-        abstention=a_abstention,
         judge=a_judge,
+        plots=plots,
         judge_plot=a_judge_plot,
         judge_table=a_judge_table,
+        filled=filled,
         analysis_ui=analysis_ui,
         judge_ui=judge_ui,
     )
