@@ -5,8 +5,15 @@ The flags are plain comparisons of stored labels (no statistics): per item, *phy
 no consensus), *physicians abstained* (some physician said ``Keine Angabe``), *judge X
 disagrees* (some answer where X's substantive label differs from the consensus) and *all judges
 wrong* (some resolved answer where every paper evaluator that gave a substantive label
-contradicts the consensus). All of them are boolean arrays over the items, so a filter is a few
+contradicts the consensus). All of them are boolean arrays over the items (and over the answer
+slots, so the item view can mark the answer that triggered a filter), so a filter is a few
 vector operations.
+
+The item view is escaped HTML: one card per answer (consensus, the physicians' vote split such
+as ``7 R / 2 F / 1 k.A.``, *unanimous* or *split*, the active filter's trigger) and one compact
+grid of every label (physicians, paper evaluators, submitted judges), each label that
+contradicts the consensus marked. Specialties sort in German order (umlauts with their base
+letter, ``ß`` as ``ss``), independent of the machine's locale.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import html
 import random
 import threading
+import unicodedata
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +48,37 @@ RESULT_COLUMNS: Final = ("item", "split", "tier", "lexical", "specialty", "quest
 
 Codes = npt.NDArray[np.int8]
 Mask = npt.NDArray[np.bool_]
+
+
+SHORT: Final = {vocab.RICHTIG_CODE: "R", vocab.FALSCH_CODE: "F", vocab.ABSTAIN_CODE: "k.A."}
+"""Short label codes of the item grid (the legend spells them out)."""
+UNANIMOUS: Final = "unanimous"
+SPLIT: Final = "split"
+ABSTAINED_ONLY: Final = "agree, some k.A."
+NOBODY: Final = "no physician label"
+
+
+def german_key(text: str) -> tuple[str, str]:
+    """A sort key in German dictionary order, the same on every machine (no locale):
+    case and accents folded (``Ä`` -> ``a``, ``ß`` -> ``ss``), ties broken by the text."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    base = "".join(c for c in folded if not unicodedata.combining(c))
+    return base, text
+
+
+def agreement(richtig: int, falsch: int, abstained: int) -> str:
+    """*unanimous* (every physician who rated the answer gave the same substantive label),
+    *split* (both Richtig and Falsch), else agreement with some ``Keine Angabe``."""
+    if richtig and falsch:
+        return SPLIT
+    if not (richtig or falsch):
+        return NOBODY if not abstained else "all k.A."
+    return UNANIMOUS if not abstained else ABSTAINED_ONLY
+
+
+def vote_split(richtig: int, falsch: int, abstained: int) -> str:
+    """``"7 R / 2 F / 1 k.A."``: the physicians' labels of one answer."""
+    return f"{richtig} R / {falsch} F / {abstained} k.A."
 
 
 def tier_name(tier: int) -> str:
@@ -71,6 +110,7 @@ class ItemView:
     header_html: str
     answers: pd.DataFrame
     labels: pd.DataFrame
+    html: str = ""
 
 
 class BrowseIndex:
@@ -115,16 +155,19 @@ class BrowseIndex:
         consensus = release.consensus
         says_r = (phys == vocab.RICHTIG_CODE).any(axis=0)
         says_f = (phys == vocab.FALSCH_CODE).any(axis=0)
-        self.flags: dict[str, Mask] = {
-            FLAG_SPLIT: np.asarray((says_r & says_f).any(axis=1)),
-            FLAG_UNRESOLVED: np.asarray((consensus == vocab.MISSING_CODE).any(axis=1)),
-            FLAG_ABSTAINED: np.asarray((phys == vocab.ABSTAIN_CODE).any(axis=(0, 2))),
-        }
         ev = release.evaluator_labels
         substantive = (ev == vocab.RICHTIG_CODE) | (ev == vocab.FALSCH_CODE)
         wrong = substantive & (ev != consensus[None]) & (consensus != vocab.MISSING_CODE)[None]
         all_wrong = substantive.any(axis=0) & ~(substantive & ~wrong).any(axis=0)
-        self.flags[FLAG_ALL_WRONG] = np.asarray(all_wrong.any(axis=1))
+        self.slot_flags: dict[str, Mask] = {  # (items, 5): the answers behind each flag
+            FLAG_SPLIT: np.asarray(says_r & says_f),
+            FLAG_UNRESOLVED: np.asarray(consensus == vocab.MISSING_CODE),
+            FLAG_ABSTAINED: np.asarray((phys == vocab.ABSTAIN_CODE).any(axis=0)),
+            FLAG_ALL_WRONG: np.asarray(all_wrong),
+        }
+        self.flags: dict[str, Mask] = {
+            flag: np.asarray(m.any(axis=1)) for flag, m in self.slot_flags.items()
+        }
         self._lock = threading.Lock()
         self._judges: dict[str, Codes] = {
             release.roster.name(e): ev[k] for k, e in enumerate(release.roster.evaluator_ids)
@@ -147,11 +190,16 @@ class BrowseIndex:
         return [ALL, EXACT, NO_MATCH]
 
     def specialty_choices(self) -> list[str]:
-        return [ALL, *sorted({s for s in self.specialty if s})]
+        return [ALL, *sorted({s for s in self.specialty if s}, key=german_key)]
 
     def judge_choices(self) -> list[str]:
         with self._lock:
             return [*self._judges, *self._submitted]
+
+    def judge_labels(self, name: str | None) -> Codes | None:
+        """The labels (items, 5) of a paper evaluator or submitted judge by display name."""
+        with self._lock:
+            return self._judges.get(name or "", self._submitted.get(name or ""))
 
     # --- submitted judges ---------------------------------------------------------------------
 
@@ -221,8 +269,35 @@ class BrowseIndex:
     def find(self, item_id: str) -> int | None:
         return self.row_of.get(item_id.strip())
 
-    def view(self, item_id: str, blind: bool = False) -> ItemView:
-        """The item's header (escaped HTML), its answers and every label it got."""
+    def triggers(
+        self, row: int, flags: Sequence[str] = (), judge: str | None = None
+    ) -> list[list[str]]:
+        """Per answer slot of item ``row``: the active filters that this answer triggers."""
+        out: list[list[str]] = [[] for _ in range(vocab.N_SLOTS)]
+        for flag in flags:
+            if flag == FLAG_JUDGE:
+                labels = self.judge_labels(judge)
+                if labels is None:
+                    continue
+                codes, cons = labels[row], self.release.consensus[row]
+                hits = (codes >= 0) & (codes != vocab.ABSTAIN_CODE) & (cons >= 0) & (codes != cons)
+            elif flag in self.slot_flags:
+                hits = self.slot_flags[flag][row]
+            else:
+                continue
+            for slot in np.flatnonzero(hits):
+                out[int(slot)].append(flag)
+        return out
+
+    def view(
+        self,
+        item_id: str,
+        blind: bool = False,
+        flags: Sequence[str] = (),
+        judge: str | None = None,
+    ) -> ItemView:
+        """The item's header (escaped HTML), its answers and every label it got; ``html`` is
+        the page's view of both (answer cards and the label grid, ``flags`` marked)."""
         row = self.find(item_id)
         if row is None:
             raise KeyError(item_id)
@@ -233,44 +308,65 @@ class BrowseIndex:
         students = rel.roster.students
         answers = rel.answers.iloc[row * vocab.N_SLOTS : (row + 1) * vocab.N_SLOTS]
         cons = rel.consensus[row]
-        ans_rows = []
+        hits = self.triggers(row, flags, judge)
+        e = html.escape
+        ans_rows, cards = [], []
         for pos, slot in enumerate(order):
             a = answers.iloc[slot]
+            r, f, k = (
+                int(a["votes_richtig"]),
+                int(a["votes_falsch"]),
+                int(a["votes_keine_angabe"]),
+            )
+            model = "(hidden)" if blind else students[slot].name
+            answer_text = "" if a["answer"] is None else str(a["answer"])
+            consensus = label_text(int(cons[slot])) or "unresolved"
+            agree = agreement(r, f, k)
             ans_rows.append(
                 {
                     "answer": names[pos],
-                    "model": "(hidden)" if blind else students[slot].name,
-                    "text": "" if a["answer"] is None else str(a["answer"]),
-                    "consensus": label_text(int(cons[slot])) or "unresolved",
-                    "votes": (
-                        f"{vocab.RICHTIG} {int(a['votes_richtig'])} · "
-                        f"{vocab.FALSCH} {int(a['votes_falsch'])} · "
-                        f"{vocab.KEINE_ANGABE} {int(a['votes_keine_angabe'])}"
-                    ),
+                    "model": model,
+                    "text": answer_text,
+                    "consensus": consensus,
+                    "votes": vote_split(r, f, k),
+                    "agreement": agree,
                     "adjudicated": "yes" if bool(a["adjudicated"]) else "no",
                 }
             )
-        label_rows = []
+            trigger = "".join(
+                f'<span class="mq-badge mq-trigger">filter: {e(x)}</span>' for x in hits[slot]
+            )
+            adjudicated = " · adjudicated" if bool(a["adjudicated"]) else ""
+            cards.append(
+                f'<li class="mq-answer{" mq-hit" if hits[slot] else ""}">'
+                f'<div class="mq-answer-head"><strong>{names[pos]}</strong> · {e(model)}</div>'
+                f'<div class="mq-answer-text" lang="de">{e(answer_text) or "<em>(no answer)</em>"}'
+                "</div>"
+                f'<div class="mq-answer-meta"><span class="mq-cons mq-c{int(cons[slot])}">'
+                f"consensus {e(consensus)}</span> · physicians {vote_split(r, f, k)}"
+                f'{adjudicated} <span class="mq-badge mq-{agree.split(",")[0].replace(" ", "-")}">'
+                f"{e(agree)}</span>{trigger}</div></li>"
+            )
+        extension = str(self.split[row]) == "extension"
+        label_rows: list[dict[str, str]] = []
+        grid: list[tuple[str, str, list[int]]] = []  # (rater, role, codes in page order)
         for p, rater in enumerate(rel.roster.physicians):
             codes = rel.physician_labels[p, row]
             if (codes == vocab.MISSING_CODE).all():
                 continue
-            role = "adjudicator" if rater == rel.roster.adjudicator else "physician"
-            label_rows.append(
-                {"rater": rater, "role": role}
-                | {names[pos]: label_text(int(codes[s])) for pos, s in enumerate(order)}
-            )
+            role = "adjudicator" if extension and rater == rel.roster.adjudicator else "physician"
+            grid.append((rater, role, [int(codes[s]) for s in order]))
         with self._lock:
             judges = [(n, c, "paper evaluator") for n, c in self._judges.items()]
             judges += [(n, c, "submitted judge") for n, c in self._submitted.items()]
         for name, labels, role in judges:
-            codes = labels[row]
+            grid.append((name, role, [int(labels[row][s]) for s in order]))
+        for rater, role, codes in grid:
             label_rows.append(
-                {"rater": name, "role": role}
-                | {names[pos]: label_text(int(codes[s])) for pos, s in enumerate(order)}
+                {"rater": rater, "role": role}
+                | {names[pos]: label_text(c) for pos, c in enumerate(codes)}
             )
         q = rel.questions.iloc[row]
-        e = html.escape
         facts = [
             f"split {e(self.split[row])}",
             f"tier {e(tier_name(int(self.tier[row])))}",
@@ -280,10 +376,68 @@ class BrowseIndex:
             facts.append(f"specialty {e(str(self.specialty[row]))}")
         link = "?item=" + urllib.parse.quote(qid, safe="")
         header = (
-            f'<div class="mq-item"><p class="mq-item-id"><strong>{e(qid)}</strong> · '
-            f"{' · '.join(facts)} · link: <code>{e(link)}</code></p>"
+            f'<div class="mq-item" data-mq-item="{e(qid)}"><p class="mq-item-id">'
+            f"<strong>{e(qid)}</strong> · {' · '.join(facts)} · link: "
+            f'<a class="mq-link" data-mq-link href="{e(link)}">{e(link)}</a></p>'
             f'<p class="mq-question" lang="de">{e(str(q["question"]))}</p>'
             f'<p class="mq-reference" lang="de">Reference: <strong>'
             f"{e(str(q['reference_answer']))}</strong></p></div>"
         )
-        return ItemView(qid, header, pd.DataFrame(ans_rows), pd.DataFrame(label_rows))
+        page = (
+            header
+            + f'<ol class="mq-answers">{"".join(cards)}</ol>'
+            + self._grid(grid, [int(cons[s]) for s in order], [bool(hits[s]) for s in order])
+        )
+        return ItemView(qid, header, pd.DataFrame(ans_rows), pd.DataFrame(label_rows), page)
+
+    @staticmethod
+    def _grid(rows: list[tuple[str, str, list[int]]], cons: list[int], hit: list[bool]) -> str:
+        """Every label of the item in one compact table (answers as columns)."""
+        e = html.escape
+        head = "".join(
+            f'<th scope="col"{" class=mq-hit" if h else ""}>A{k + 1}</th>'
+            for k, h in enumerate(hit)
+        )
+
+        def cell(code: int, consensus: int) -> str:
+            if code == vocab.MISSING_CODE:
+                return '<td class="mq-l mq-missing" title="no label">–</td>'
+            short, full = SHORT[code], label_text(code)
+            contra = code != vocab.ABSTAIN_CODE and consensus >= 0 and code != consensus
+            if contra:
+                title = f"{full}: contradicts the consensus ({label_text(consensus)})"
+                return f'<td class="mq-l mq-c{code} mq-contra" title="{e(title)}">{short} ≠</td>'
+            return f'<td class="mq-l mq-c{code}" title="{e(full)}">{short}</td>'
+
+        body = [
+            '<tr class="mq-consensus"><th scope="row">consensus</th>'
+            + "".join(
+                f'<td class="mq-l mq-c{c}">{SHORT.get(c, "?") if c >= 0 else "?"}</td>'
+                for c in cons
+            )
+            + "</tr>"
+        ]
+        group = ""
+        for rater, role, codes in rows:
+            kind = "physicians" if role in ("physician", "adjudicator") else role + "s"
+            if kind != group:
+                group = kind
+                body.append(
+                    f'<tr class="mq-group"><th colspan="{len(cons) + 1}">{e(kind)}</th></tr>'
+                )
+            who = e(rater) + (" <small>adjudicator</small>" if role == "adjudicator" else "")
+            body.append(
+                f'<tr><th scope="row">{who}</th>'
+                + "".join(cell(c, cons[k]) for k, c in enumerate(codes))
+                + "</tr>"
+            )
+        legend = (
+            "R = Richtig, F = Falsch, k.A. = Keine Angabe, – = no label, ? = unresolved; "
+            "<span class=mq-contra>≠</span> contradicts the physician consensus; "
+            "highlighted columns triggered the active filter."
+        )
+        return (
+            f'<div class="mq-grid-wrap"><table class="mq-grid"><caption>{legend}</caption>'
+            f'<thead><tr><th scope="col">rater</th>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>"
+        )

@@ -33,7 +33,7 @@ def templates(release: Release, exports: Exports) -> tuple[str, str]:
 def add_about_tab(ctx: TabContext, judge_template: str, answers_template: str) -> None:
     """Lay out the About tab (inside ``gr.Tabs``), offering the templates' files for download."""
     release, config = ctx.release, ctx.config
-    with gr.Tab("About", id="about"):
+    with gr.Tab("About", id="about", elem_id="mq-about"):
         gr.Markdown(
             text.about(
                 release.synthetic,

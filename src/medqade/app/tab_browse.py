@@ -10,7 +10,7 @@ import gradio as gr
 
 from medqade.app import text, views
 from medqade.app.browse import ALL, FLAGS
-from medqade.app.context import HIDDEN, READS, TabContext, Table, empty, frame
+from medqade.app.context import HIDDEN, READS, TabContext, Table, empty
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class BrowseTab:
     labels: gr.Dataframe
     browse_items: Callable[..., tuple[str, Table]]
     item: Callable[[str, bool], tuple[str, Table, Table]]
-    item_ui: Callable[[str, bool], tuple[Any, ...]]
+    item_ui: Callable[..., str]
     open_selected: Callable[..., tuple[Any, ...]]
     open_disagreement: Callable[..., tuple[Any, ...]]
     judge_choices: Callable[[], Any]
@@ -56,12 +56,18 @@ class BrowseTab:
 
     @property
     def item_outputs(self) -> list[Any]:
-        """What :attr:`item` fills: header, answers and labels."""
+        """What :attr:`item` (the API) fills: header, answers and labels."""
         return [self.header, self.answers, self.labels]
+
+    @property
+    def item_inputs(self) -> list[Any]:
+        """What :attr:`item_ui` reads: id, blind, and the filters whose triggers it marks."""
+        return [self.item_id, self.blind, self.flags, self.judge]
 
     def wire(self, tabs: gr.Tabs, disagreements: gr.Dataframe) -> None:
         """Filter and open events, the public ``/browse`` and ``/item``; a row selected in
-        ``disagreements`` (Submit tab) opens that item here."""
+        ``disagreements`` (Submit tab) opens that item here. Opening the tab sends nothing:
+        the list was filled on load and only a filter changes it."""
         gr.on(
             [
                 self.split.change,
@@ -71,7 +77,6 @@ class BrowseTab:
                 self.flags.change,
                 self.judge.change,
                 self.search.submit,
-                self.tab.select,
             ],
             self.browse_items,
             self.inputs,
@@ -91,8 +96,9 @@ class BrowseTab:
         gr.on(
             [self.open_button.click, self.item_id.submit, self.blind.change],
             self.item_ui,
-            [self.item_id, self.blind],
-            self.item_outputs,
+            self.item_inputs,
+            [self.header],
+            show_progress="hidden",
             **HIDDEN,
         )
         item_api = gr.Button(visible=False)
@@ -106,12 +112,16 @@ class BrowseTab:
             **READS,
         )
         self.results.select(
-            self.open_selected, [self.blind], [self.item_id, *self.item_outputs], **HIDDEN
+            self.open_selected,
+            [self.blind, self.flags, self.judge],
+            [self.item_id, self.header],
+            show_progress="hidden",
+            **HIDDEN,
         )
         disagreements.select(
             self.open_disagreement,
             [self.blind],
-            [tabs, self.item_id, *self.item_outputs],
+            [tabs, self.item_id, self.header],
             **HIDDEN,
         )
 
@@ -123,7 +133,7 @@ class BrowseTab:
         demo.load(
             self.deep_link,
             [self.blind],
-            [tabs, self.item_id, *self.item_outputs],
+            [tabs, self.item_id, self.header],
             api_visibility="private",
         )
 
@@ -168,19 +178,27 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
             )
         return view.header_html, view.answers, view.labels
 
-    def item_ui(item_id: str, blind: bool) -> tuple[Any, ...]:
-        header, answers, labels = item(item_id, blind)
-        return header, frame(answers), frame(labels)
+    def item_ui(
+        item_id: str, blind: bool, filters: list[str] | None = None, judge: str | None = None
+    ) -> str:
+        """The page's item view: answer cards and the label grid (escaped HTML)."""
+        try:
+            view = browse.view(item_id or "", bool(blind), filters or [], judge)
+        except KeyError:
+            return f"<p>No question set with id <code>{views.plain(item_id)}</code>.</p>"
+        return view.html
 
-    def open_selected(evt: gr.SelectData, blind: bool) -> tuple[Any, ...]:
+    def open_selected(
+        evt: gr.SelectData, blind: bool, filters: list[str] | None, judge: str | None
+    ) -> tuple[Any, ...]:
         row = evt.row_value if isinstance(evt.row_value, list) else []
         item_id = str(row[0]) if row else ""
-        return (item_id, *item_ui(item_id, blind))
+        return (item_id, item_ui(item_id, blind, filters, judge))
 
     def open_disagreement(evt: gr.SelectData, blind: bool) -> tuple[Any, ...]:
         row = evt.row_value if isinstance(evt.row_value, list) else []
         item_id = str(row[1]) if len(row) > 1 else ""
-        return (gr.update(selected="browse"), item_id, *item_ui(item_id, blind))
+        return (gr.update(selected="browse"), item_id, item_ui(item_id, blind))
 
     def judge_choices() -> Any:
         return gr.update(choices=browse.judge_choices())
@@ -188,8 +206,8 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
     def deep_link(request: gr.Request, blind: bool) -> tuple[Any, ...]:
         item_id = str(request.query_params.get("item", "") or "") if request else ""
         if not item_id:
-            return (gr.update(), gr.update(), gr.update(), gr.update(), gr.update())
-        return (gr.update(selected="browse"), item_id, *item_ui(item_id, blind))
+            return (gr.skip(), gr.skip(), gr.skip())
+        return (gr.update(selected="browse"), item_id, item_ui(item_id, blind))
 
     with gr.Tab("Browse", id="browse") as tab:
         gr.Markdown(text.BROWSE_HELP)
@@ -204,11 +222,13 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
                 visible=browse.has_specialty,
             )
         with gr.Row():
-            b_flags = gr.CheckboxGroup(list(FLAGS), label="Filters", scale=3)
+            b_flags = gr.CheckboxGroup(list(FLAGS), label="Filters", scale=3, elem_id="mq-flags")
             b_judge = gr.Dropdown(
                 browse.judge_choices(), value=None, label="Judge (for its filter)", scale=1
             )
-        b_search = gr.Textbox(label="Search text", placeholder="question, answer or id")
+        b_search = gr.Textbox(
+            label="Search text", placeholder="question, answer or id", elem_id="mq-browse-search"
+        )
         b_count = gr.Markdown(elem_id="mq-count")
         b_results = gr.Dataframe(
             label="Question sets (select a row to open it)",
@@ -218,12 +238,16 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
             elem_id="mq-items",
         )
         with gr.Row():
-            b_item = gr.Textbox(label="Item id", scale=2)
+            b_item = gr.Textbox(label="Item id", scale=2, elem_id="mq-item-id")
             b_blind = gr.Checkbox(label="blind (hide models, shuffle)", scale=1)
             b_open = gr.Button("Open", scale=1)
-        b_header = gr.HTML(elem_id="mq-item")
-        b_answers = gr.Dataframe(label="Answers", interactive=False, wrap=True)
-        b_labels = gr.Dataframe(label="Labels", interactive=False, pinned_columns=1)
+        b_header = gr.HTML(
+            '<p class="mq-empty">Select a row above or enter an item id to open it.</p>',
+            elem_id="mq-item",
+        )
+        # what ``/item`` returns besides the header; the page shows the HTML view above
+        b_answers = gr.Dataframe(label="Answers", interactive=False, visible=False)
+        b_labels = gr.Dataframe(label="Labels", interactive=False, visible=False)
 
     return BrowseTab(
         tab=tab,

@@ -45,13 +45,23 @@ SUBMIT_HELP: Final = (
 
 BROWSE_HELP: Final = (
     "Every question set with its reference answer, the five student answers, each answer's "
-    "physician votes and consensus, and every judge's label. *blind* hides which model wrote "
-    "which answer (a fixed shuffle per item). Link to an item with `?item=ID`."
+    "physician votes (e.g. *7 R / 2 F / 1 k.A.*: Richtig, Falsch, Keine Angabe) and consensus, "
+    "and every judge's label; a label marked ≠ contradicts the consensus. An answer is "
+    "*unanimous* when every physician who rated it gave the same label, *split* when some said "
+    "Richtig and some Falsch. **Filters**: *physicians split* = some answer of the item is "
+    "split; *unresolved* = some answer has no consensus; *all judges wrong* = some answer where "
+    "every paper evaluator that gave Richtig or Falsch contradicts the consensus; *physicians "
+    "abstained* = some physician said Keine Angabe. The answer that triggered an active filter "
+    "is highlighted. *blind* hides which model wrote which answer (a fixed shuffle per item). "
+    "On core items all ten physicians (P01-P10) rate every answer; on extension items two "
+    "physicians rate and P10 adjudicates. The page's address links to the open item."
 )
 
 ANALYSIS_HELP: Final = (
     "The paper's analyses recomputed on the loaded release (`medqade reproduce`): accuracy by "
-    "difficulty tier, evaluator bias, abstention, physician agreement and risk-coverage."
+    "difficulty tier, evaluator bias, abstention, physician agreement and risk-coverage. "
+    "Accuracy and abstention are in percent, bias in percentage points, agreement as "
+    "coefficients (0-1); every estimate carries its 95% interval."
 )
 
 
@@ -129,4 +139,16 @@ evaluation only, do not train on it. Submitted results are published under the s
   self-reported until verified.
 - **Agreement with physicians is not evidence of clinical safety.** Do not use a ranking here to
   justify clinical use of a model.
+"""
+
+
+RANK_HELP: Final = """\
+**Rank** = 1 + the number of ranked rows that are *significantly better*: their difference
+with this row, computed on the same 1,000 question resamples (paired), has a 95% interval
+entirely above 0. Rows that no row beats share rank 1; only verified rows are ranked.
+**Verdict** compares a judge with the physicians' own agreement (each physician against the
+others, core): d = judge - physicians with its paired 95% interval and the margin m.
+Lower bound > 0: *above physicians (check for leakage)*; lower bound > -m: *non-inferior*;
+upper bound < -m: *inferior*; otherwise *inconclusive*. The verdict is a core quantity and is
+shown in the full view too.
 """
