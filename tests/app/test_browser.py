@@ -40,7 +40,7 @@ def test_browser_submit_score_browse_filter(launch, judge_csv: Path, tmp_path: P
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.on("dialog", lambda dialog: errors.append(f"dialog: {dialog.message}"))
-            page.goto(app.url, wait_until="networkidle")
+            page.goto(app.url, wait_until="domcontentloaded")
             expect(page.locator("#mq-judges")).to_contain_text("GPT-5.4 Mini", timeout=20_000)
 
             # submit a judge file with markup in its metadata; see the score
@@ -72,7 +72,7 @@ def test_browser_submit_score_browse_filter(launch, judge_csv: Path, tmp_path: P
             print(f"screenshot: {shot}")
 
             # deep link
-            page.goto(f"{app.url}?item=S-C02", wait_until="networkidle")
+            page.goto(f"{app.url}?item=S-C02", wait_until="domcontentloaded")
             expect(page.locator("#mq-item")).to_contain_text("Paracetamol", timeout=20_000)
         finally:
             browser.close()

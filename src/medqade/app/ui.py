@@ -22,6 +22,11 @@ Public API endpoints (named, documented, callable with ``gradio_client``):
 
 Every other handler (rendering a result, downloads, tab loads, deep links) is private. Text
 from submitters only reaches the page as Dataframe cells, a read-only Textbox or escaped HTML.
+
+The page keeps its address in step with what it shows (``?tab=``, ``?view=``, ``?item=``; a
+script in :data:`HEAD`, which also posts the query string to the Hub page around the Space's
+iframe), and such an address opens the same state. Opening a tab sends nothing that did not
+change: each tab keeps a key of what it shows and the server answers ``gr.skip()`` for it.
 """
 
 from __future__ import annotations
@@ -49,7 +54,118 @@ CSS: Final = """
 .mq-banner { background: #fff3cd; color: #5c4400; border: 1px solid #e0c36a;
              padding: 8px 12px; border-radius: 6px; margin-bottom: 6px; }
 .mq-item .mq-question { font-size: 1.1em; margin: 6px 0; }
+.mq-item a.mq-link { word-break: break-all; }
+.mq-empty { color: #666; }
+/* item view: answer cards and the label grid */
+ol.mq-answers { list-style: none; padding: 0; margin: 8px 0; display: grid; gap: 6px; }
+li.mq-answer { border: 1px solid #ddd; border-radius: 6px; padding: 6px 10px; }
+li.mq-answer.mq-hit { border: 2px solid #c2410c; background: #fff7ed; }
+.mq-answer-text { font-size: 1.05em; margin: 2px 0; }
+.mq-answer-meta { font-size: 0.9em; color: #444; }
+.mq-badge { display: inline-block; border-radius: 9px; padding: 0 7px; margin-left: 4px;
+            font-size: 0.85em; background: #e5e7eb; color: #111; }
+.mq-badge.mq-unanimous { background: #dcfce7; color: #14532d; }
+.mq-badge.mq-split { background: #fee2e2; color: #7f1d1d; }
+.mq-badge.mq-trigger { background: #c2410c; color: #fff; }
+.mq-cons.mq-c1 { color: #166534; font-weight: 600; }
+.mq-cons.mq-c0 { color: #991b1b; font-weight: 600; }
+.mq-grid-wrap { max-height: 720px; overflow: auto; }
+table.mq-grid { border-collapse: collapse; font-size: 0.9em; width: auto; min-width: 0; }
+table.mq-grid caption { caption-side: bottom; text-align: left; font-size: 0.85em;
+                        color: #555; padding-top: 4px; }
+table.mq-grid th, table.mq-grid td { padding: 1px 8px; border-bottom: 1px solid #eee;
+                                     text-align: center; white-space: nowrap; line-height: 1.35; }
+table.mq-grid th[scope=row] { text-align: left; font-weight: normal; max-width: 14em;
+                              overflow: hidden; text-overflow: ellipsis; }
+table.mq-grid tr.mq-group th { text-align: left; font-weight: 600; background: #f3f4f6; }
+table.mq-grid tr.mq-consensus { font-weight: 700; border-bottom: 2px solid #999; }
+table.mq-grid th.mq-hit { background: #c2410c; color: #fff; }
+td.mq-c1 { color: #166534; } td.mq-c0 { color: #991b1b; } td.mq-c2 { color: #6b7280; }
+td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c2d12; }
+/* figures: full width of their column, legible on a phone */
+.mq-plot img { width: 100%; max-width: 900px; height: auto; }
+.mq-caption h3 { margin-bottom: 0; }
+/* phone: judge cards above the tables; desktop: tables only */
+.mq-phone-only { display: none !important; }
+ol.mq-cards { list-style: none; padding: 0; margin: 0; }
+li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
+             padding: 5px 0; border-bottom: 1px solid #eee; }
+.mq-card-rank { grid-row: span 2; font-weight: 700; text-align: right; }
+.mq-card-name { font-weight: 600; overflow-wrap: anywhere; }
+.mq-card-kappa small { color: #555; }
+.mq-card-verdict { grid-column: 2; font-size: 0.85em; color: #444; }
+@media (max-width: 640px) {
+  .mq-phone-only { display: block !important; }
+  .tab-wrapper .tab-container button { padding-left: 7px !important;
+                                       padding-right: 7px !important; font-size: 0.92em; }
+  .mq-card-kappa { grid-column: 2; }
+  table.mq-grid th[scope=row] { max-width: 8.5em; }
+  table.mq-grid th, table.mq-grid td { padding: 1px 4px; }
+  .mq-grid-wrap { max-height: none; }
+}
 """
+
+HEAD: Final = """
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<script>
+/* The address follows the page: ?tab=, ?view= and ?item= (the open question set). On the
+   Hub, where the Space runs in an iframe, the parent page's address is updated the way
+   Spaces document it (postMessage of the query string and hash to huggingface.co). */
+(() => {
+  let last = null, queued = false;
+  const tabName = () => {
+    const t = document.querySelector("button[role=tab][aria-selected=true]")
+      || document.querySelector(".tab-wrapper button.selected[data-tab-id]");
+    return t ? (t.dataset.tabId || t.textContent.trim().toLowerCase()) : "";
+  };
+  const initial = new URLSearchParams(location.search);
+  let armed = false;  // write nothing until the user acts or a deep link has opened
+  const sync = () => {
+    queued = false;
+    const tab = tabName();
+    if (!tab) return;
+    const params = new URLSearchParams(location.search);
+    const shown = document.querySelector("#mq-item [data-mq-item]");
+    if (!armed) {
+      const want = initial.get("item");
+      armed = want ? !!shown && shown.dataset.mqItem === want
+        : (initial.get("tab") || "leaderboard") === tab;
+      if (!armed) return;
+    }
+    params.set("tab", tab);
+    const view = document.querySelector("#mq-view input:checked");
+    if (view && view.value !== "core") params.set("view", view.value);
+    else params.delete("view");
+    if (tab === "browse" && shown) params.set("item", shown.dataset.mqItem);
+    else params.delete("item");
+    const qs = "?" + params.toString();
+    for (const a of document.querySelectorAll("a[data-mq-link]")) {
+      const full = new URL(a.getAttribute("href"), location.href).href;
+      if (a.textContent !== full) a.textContent = full;
+    }
+    if (qs === last) return;
+    last = qs;
+    history.replaceState(history.state, "", qs + location.hash);
+    if (window.parent !== window) {
+      window.parent.postMessage({queryString: qs, hash: location.hash}, "https://huggingface.co");
+    }
+  };
+  const schedule = () => { if (!queued) { queued = true; requestAnimationFrame(sync); } };
+  const start = () => {
+    new MutationObserver(schedule).observe(document.body,
+      {subtree: true, childList: true, attributes: true, attributeFilter: ["aria-selected"]});
+    for (const type of ["change", "click", "keydown"]) {
+      document.addEventListener(type, (e) => {
+        if (e.isTrusted) armed = true;
+        schedule();
+      }, true);
+    }
+  };
+  if (document.body) start(); else addEventListener("DOMContentLoaded", start);
+})();
+</script>
+"""
+"""Added to the page's ``<head>``: the viewport for phones and the address sync."""
 
 
 def build_app(
@@ -106,6 +222,21 @@ def build_app(
         compare.wire()
         leaderboard.load(demo)
         browse.load(demo, tabs)
+        tab_ids = [str(t.id) for t in tabs.children if getattr(t, "id", None)]
+
+        def url_state(request: gr.Request) -> tuple[Any, Any]:
+            """Open the tab and view of a ``?tab=...&view=...`` link (``?item=`` wins)."""
+            params = request.query_params if request else {}
+            tab = str(params.get("tab", "") or "")
+            view = str(params.get("view", "") or "")
+            select = (
+                gr.update(selected=tab)
+                if tab in tab_ids and tab != "leaderboard" and not params.get("item")
+                else gr.skip()
+            )
+            return select, (view if view == "full" else gr.skip())
+
+        demo.load(url_state, None, [tabs, leaderboard.view], api_visibility="private")
 
     demo.medqade_state = st  # type: ignore[attr-defined]
     return demo
@@ -118,6 +249,7 @@ def launch_kwargs(config: SpaceConfig) -> dict[str, Any]:
         "server_port": config.port,
         "max_file_size": config.max_upload_bytes,
         "css": CSS,
+        "head": HEAD,
         "show_error": False,
     }
 

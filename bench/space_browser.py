@@ -1,0 +1,267 @@
+"""Click-to-visible times of the leaderboard Space in headless Chromium (Playwright).
+
+Usage::
+
+    .venv/bin/python bench/space_browser.py [--data D] [--repeat 5] [--width 1440 --height 900]
+
+Launches the Space in-process on the full synthetic release (the embedded default unless
+``--data`` is given; reference rows cached in a fresh results folder before the first
+measurement), opens it in headless Chromium (``--chromium``, default the ``chromium`` on PATH)
+and times each interaction a user makes: from the input event in the page (``mousedown`` or
+``keydown``, captured before Gradio sees it) to the moment the result is on screen and the page
+has settled. *On screen* is a condition checked on every animation frame (so time the main
+thread spends re-rendering counts); *settled* is the last DOM change before 300 ms without any,
+so a table re-rendered after the new one was already visible counts too.
+
+Interactions: the Leaderboard, Analysis and Browse tabs (each opened from another tab), the
+core/full switch, a leaderboard search, a column toggle, a Browse filter, a Browse text search
+and opening an item. Each runs ``--repeat`` times in both directions (on/off); the table shows
+p50 and p95 over all runs. Target from the issue: p50 < 300 ms for every interaction.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+QUIET_MS = 300
+TIMEOUT_MS = 15_000
+
+# Installed before any page script: remembers when the last input event started and when the
+# DOM last changed.
+PROBE = """
+window.__mqb = {t0: 0, last: 0};
+new MutationObserver(() => { window.__mqb.last = performance.now(); })
+  .observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+for (const type of ["mousedown", "keydown"]) {
+  window.addEventListener(type, () => { window.__mqb.t0 = performance.now(); }, true);
+}
+"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q * (len(ordered) - 1))))
+    return ordered[k]
+
+
+class Timer:
+    """Times one interaction on ``page``: ``act`` then wait for ``visible`` (JS) and quiet."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def __call__(self, act: Callable[[], None], visible: str) -> float:
+        page = self.page
+        page.evaluate("window.__mqb.t0 = 0")
+        act()
+        page.wait_for_function(
+            f"() => {{ if (!({visible})) return false; window.__mqb.seen = performance.now();"
+            " return true; }",
+            polling="raf",
+            timeout=TIMEOUT_MS,
+        )
+        page.wait_for_function(
+            f"() => performance.now() - window.__mqb.last > {QUIET_MS}",
+            polling=50,
+            timeout=TIMEOUT_MS,
+        )
+        t0, seen, last = page.evaluate("[window.__mqb.t0, window.__mqb.seen, window.__mqb.last]")
+        if not t0:
+            raise RuntimeError("no input event reached the page")
+        return float(max(seen, last) - t0)
+
+
+def js_visible(selector: str, extra: str = "true") -> str:
+    """JS: an element matching ``selector`` is rendered (has a box) and ``extra`` holds."""
+    return (
+        f"(() => {{ const el = document.querySelector({selector!r}); "
+        "if (!el) return false; const r = el.getBoundingClientRect(); "
+        f"return r.width > 0 && r.height > 0 && ({extra}); }})()"
+    )
+
+
+def rows_in(selector: str) -> str:
+    return f"document.querySelectorAll({(selector + ' .virtual-row')!r}).length > 0"
+
+
+def header_absent(selector: str, name: str) -> str:
+    return (
+        f"![...document.querySelectorAll({(selector + ' thead th')!r})]"
+        f".some(th => th.textContent.replace('⋮', '').trim() === {name!r})"
+    )
+
+
+def header_present(selector: str, name: str) -> str:
+    return f"!({header_absent(selector, name)})"
+
+
+def launch(data: str | None, resamples: int) -> tuple[Any, str, Any]:
+    from medqade.app.config import SpaceConfig
+    from medqade.app.ui import build_app, launch_kwargs
+    from medqade.release import open_release, resolve_data
+
+    sys_path = resolve_data(data)
+    release = open_release(sys_path)
+    results = Path(tempfile.mkdtemp(prefix="medqade-bench-browser-"))
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    config = SpaceConfig(
+        results_dir=results, rate_limit=0, resamples=resamples, port=port, host="127.0.0.1"
+    )
+    demo = build_app(release, results, config)
+    demo.queue(default_concurrency_limit=4)
+    demo.launch(prevent_thread_lock=True, quiet=True, **launch_kwargs(config))
+    state = demo.medqade_state  # type: ignore[attr-defined]
+    state.ready.wait(300)
+    try:
+        state.report.result(timeout=300)
+    except Exception as exc:  # the Analysis tab then shows the error; still timed
+        print(f"analyses failed: {exc}")
+    return demo, f"http://127.0.0.1:{port}/", release
+
+
+def run(page: Any, url: str, repeat: int, items: tuple[str, str]) -> dict[str, list[float]]:
+    from playwright.sync_api import expect
+
+    timer = Timer(page)
+    out: dict[str, list[float]] = {}
+
+    def add(name: str, ms: float) -> None:
+        out.setdefault(name, []).append(ms)
+
+    page.goto(url, wait_until="domcontentloaded")
+    expect(page.locator("#mq-judges .virtual-row").first).to_be_visible(timeout=60_000)
+    page.wait_for_function(f"() => performance.now() - window.__mqb.last > {QUIET_MS}")
+    tab = page.get_by_role("tab")
+    judges_visible = js_visible("#mq-judges", rows_in("#mq-judges"))
+    items_visible = js_visible("#mq-items", rows_in("#mq-items"))
+    plot_visible = js_visible(
+        "#mq-analysis img",
+        "[...document.querySelectorAll('#mq-analysis img')]"
+        ".some(i => i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 0)",
+    )
+    about_visible = js_visible("#mq-about")
+    for _ in range(repeat):
+        timer(lambda: tab.filter(has_text="About").click(), about_visible)
+        add(
+            "Leaderboard tab",
+            timer(lambda: tab.filter(has_text="Leaderboard").click(), judges_visible),
+        )
+        add("Analysis tab", timer(lambda: tab.filter(has_text="Analysis").click(), plot_visible))
+        add("Browse tab", timer(lambda: tab.filter(has_text="Browse").click(), items_visible))
+    timer(lambda: tab.filter(has_text="Leaderboard").click(), judges_visible)
+
+    full = page.locator("#mq-view label").filter(has_text="full")
+    core = page.locator("#mq-view label").filter(has_text="core")
+    view_is = (
+        "document.querySelector('#mq-judges').dataset.view === {0!r} || "
+        "document.querySelector('#mq-view input[value={0}]')?.checked"
+    )
+    for _ in range(repeat):
+        add("core/full switch", timer(lambda: full.click(), view_is.format("full")))
+        add("core/full switch", timer(lambda: core.click(), view_is.format("core")))
+
+    search = page.locator("#mq-search textarea, #mq-search input").first
+    for _ in range(repeat):
+        search.fill("gemma")
+        add("search", timer(lambda: search.press("Enter"), judges_visible))
+        search.fill("")
+        add("search", timer(lambda: search.press("Enter"), judges_visible))
+
+    toggle = page.locator("#mq-columns label").filter(has_text="PABAK").first
+    for _ in range(repeat):
+        add("column toggle", timer(lambda: toggle.click(), header_absent("#mq-judges", "PABAK")))
+        add("column toggle", timer(lambda: toggle.click(), header_present("#mq-judges", "PABAK")))
+
+    timer(lambda: tab.filter(has_text="Browse").click(), items_visible)
+    split = page.locator("#mq-flags label").filter(has_text="physicians split").first
+    for _ in range(repeat):
+        add("Browse filter", timer(lambda: split.click(), items_visible))
+        add("Browse filter", timer(lambda: split.click(), items_visible))
+
+    text = page.locator("#mq-browse-search textarea, #mq-browse-search input").first
+    for _ in range(repeat):
+        text.fill("niere")
+        add("Browse search", timer(lambda: text.press("Enter"), items_visible))
+        text.fill("")
+        add("Browse search", timer(lambda: text.press("Enter"), items_visible))
+
+    box = page.locator("#mq-item-id textarea, #mq-item-id input").first
+    for k in range(2 * repeat):
+        wanted = items[k % 2]
+        box.fill(wanted)
+        add(
+            "open item",
+            timer(
+                lambda: box.press("Enter"),
+                js_visible(
+                    "#mq-item",
+                    f"document.querySelector('#mq-item').textContent.includes({wanted!r})",
+                ),
+            ),
+        )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=None, help="build folder (default: synthetic)")
+    parser.add_argument("--resamples", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--width", type=int, default=1440)
+    parser.add_argument("--height", type=int, default=900)
+    parser.add_argument("--chromium", default=shutil.which("chromium"))
+    args = parser.parse_args()
+    if not args.chromium:
+        raise SystemExit("no chromium executable: pass --chromium PATH")
+
+    from playwright.sync_api import sync_playwright
+
+    t = time.perf_counter()
+    demo, url, release = launch(args.data, args.resamples)
+    print(f"Space ready in {time.perf_counter() - t:.1f} s at {url} ({release.n_items} items)")
+    ids = release.item_ids
+    items = (str(ids[min(1234, release.n_items - 1)]), str(ids[0]))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=args.chromium, args=ARGS, headless=True)
+            try:
+                page = browser.new_page(viewport={"width": args.width, "height": args.height})
+                page.add_init_script(PROBE)
+                results = run(page, url, args.repeat, items)
+            finally:
+                browser.close()
+    finally:
+        demo.close()
+    width = max(len(k) for k in results)
+    print(f"\nclick to visible at {args.width}x{args.height}, headless Chromium, ms")
+    print(f"{'interaction':<{width}}  {'p50':>6}  {'p95':>6}  {'n':>3}")
+    for name, values in results.items():
+        p50 = statistics.median(values)
+        print(f"{name:<{width}}  {p50:6.0f}  {percentile(values, 0.95):6.0f}  {len(values):3d}")
+
+
+if __name__ == "__main__":
+    main()
