@@ -93,9 +93,13 @@ def verdict_of_bounds(low: float | None, high: float | None, margin: float) -> s
 def _signs(base: FloatArray, others: FloatArray) -> np.ndarray:
     """Signs (others,) of the paired test of each row of ``others`` (n, R) against ``base``
     (R,): +1 where ``other - base`` has an interval entirely above 0, -1 entirely below."""
-    ci = stats.percentile_ci(others - base[None, :], axis=1)
-    low = np.asarray(ci.low, dtype=np.float64)
-    high = np.asarray(ci.high, dtype=np.float64)
+    diff = others - base[None, :]
+    if np.isnan(diff).any():
+        ci = stats.percentile_ci(diff, axis=1)
+        low = np.asarray(ci.low, dtype=np.float64)
+        high = np.asarray(ci.high, dtype=np.float64)
+    else:  # the same numbers as percentile_ci (nanpercentile without NaN), several times faster
+        low, high = np.percentile(diff, [2.5, 97.5], axis=1)
     return np.where(low > 0, 1, np.where(high < 0, -1, 0))
 
 
