@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import gradio as gr
 
-from medqade import scoring
-from medqade.app import text, views
+from medqade import measures, scoring
+from medqade.app import phone, text, views
 from medqade.app.context import HIDDEN, READS, TabContext, Table, frame
+from medqade.scoring.leaderboard import rows
+
+METRICS: Final = {"kappa": "kappa", "PA": "pa", "PABAK": "pabak", "pa": "pa", "pabak": "pabak"}
+"""The ranking metric as shown (and as the library names it)."""
 
 
 @dataclass(frozen=True)
@@ -23,29 +27,44 @@ class LeaderboardTab:
     search: gr.Textbox
     columns: gr.CheckboxGroup
     note: gr.Markdown
+    cards: gr.HTML
     judges: gr.Dataframe
     models: gr.Dataframe
     downloads: tuple[gr.DownloadButton, gr.DownloadButton, gr.DownloadButton]
+    shown: gr.State
     leaderboard: Callable[[str, str], tuple[Table, Table]]
-    leaderboard_ui: Callable[[str, str, list[str]], tuple[Any, ...]]
+    leaderboard_ui: Callable[..., tuple[Any, ...]]
+    metric: gr.Radio
+    margin: gr.Number
 
     @property
     def inputs(self) -> list[Any]:
-        """What :attr:`leaderboard_ui` reads: view, search and column groups."""
-        return [self.view, self.search, self.columns]
+        """What :attr:`leaderboard_ui` reads: view, search, column groups, what is shown, the
+        ranking metric and the verdict's margin."""
+        return [self.view, self.search, self.columns, self.shown, self.metric, self.margin]
 
     @property
     def outputs(self) -> list[Any]:
-        """What :attr:`leaderboard_ui` fills: note, both tables and the three downloads."""
-        return [self.note, self.judges, self.models, *self.downloads]
+        """What :attr:`leaderboard_ui` fills: note, both tables, the three downloads and the
+        keys of what the page now shows (so an unchanged table is not sent again)."""
+        return [self.note, self.cards, self.judges, self.models, *self.downloads, self.shown]
 
     def wire(self) -> None:
-        """Refresh on every control and on opening the tab; the public ``/leaderboard``."""
+        """Refresh on every control and on opening the tab (sending only the parts whose
+        content changed); the public ``/leaderboard``."""
         gr.on(
-            [self.view.change, self.columns.change, self.search.submit, self.tab.select],
+            [
+                self.view.change,
+                self.columns.change,
+                self.search.submit,
+                self.tab.select,
+                self.metric.change,
+                self.margin.change,
+            ],
             self.leaderboard_ui,
             self.inputs,
             self.outputs,
+            show_progress="hidden",
             **HIDDEN,
         )
         lb_api = gr.Button(visible=False)
@@ -79,12 +98,27 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
             views.select(boards.models_display, views.MODEL_GROUPS, groups, search or ""),
         )
 
-    def leaderboard_ui(view: str, search: str, columns: list[str]) -> tuple[Any, ...]:
+    def leaderboard_ui(
+        view: str,
+        search: str,
+        columns: list[str],
+        shown: dict[str, str] | None = None,
+        metric: str = "kappa",
+        margin: float | None = None,
+    ) -> tuple[Any, ...]:
         view = view if view in ("core", "full") else "core"
-        boards = st.boards(view)
-        judges = views.select(boards.judges_display, views.JUDGE_GROUPS, columns, search or "")
-        models = views.select(boards.models_display, views.MODEL_GROUPS, columns, search or "")
-        note = (
+        metric = METRICS.get(metric, "kappa")
+        shown = dict(shown or {})
+        problem = ""
+        try:
+            margin = measures.paired.check_margin(
+                st.config.margin if margin is None else float(margin)
+            )
+        except (TypeError, ValueError):
+            problem = f"The margin must lie between 0 and 1; using {st.config.margin:g}. "
+            margin = st.config.margin
+        boards = st.boards(view, metric, margin)
+        note = problem + (
             ""
             if st.references_ready
             else (
@@ -92,17 +126,54 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
                 "computed for this dataset; reload in a few seconds."
             )
         )
-        tag = f"{view}-{st.store.version}-{int(st.references_ready)}"
+        tag = f"{view}-{metric}-{margin:g}-{st.store.version}-{int(st.references_ready)}"
+        chosen = set(columns or ())
+        keys = {
+            "note": note,
+            "judges": repr((tag, search, sorted(chosen & set(views.JUDGE_GROUPS)))),
+            "models": repr((tag, search, sorted(chosen & set(views.MODEL_GROUPS)))),
+            "downloads": tag,
+        }
+        if all(shown.get(k) == v for k, v in keys.items()):
+            return tuple(gr.skip() for _ in range(8))
+
+        def changed(part: str, make: Callable[[], Any]) -> Any:
+            return make() if shown.get(part) != keys[part] else gr.skip()
+
+        cards = changed(
+            "judges",
+            lambda: phone.judges_cards(
+                views.select(
+                    boards.judges_display, views.JUDGE_GROUPS, ["kappa", "verdict"], search or ""
+                ),
+                view,
+            ),
+        )
+        judges = changed(
+            "judges",
+            lambda: frame(
+                views.select(boards.judges_display, views.JUDGE_GROUPS, columns, search or "")
+            ),
+        )
+        models = changed(
+            "models",
+            lambda: frame(
+                views.select(boards.models_display, views.MODEL_GROUPS, columns, search or "")
+            ),
+        )
+        if shown.get("downloads") == tag:
+            return (changed("note", lambda: note), cards, judges, models, *(gr.skip(),) * 3, keys)
         payload = {
             "view": view,
             "dataset": {"hash": release.data_hash, "synthetic": release.synthetic},
-            "judges": json.loads(boards.judges.to_json(orient="records")),
-            "models": json.loads(boards.models.to_json(orient="records")),
+            "judges": rows(boards.judges),
+            "models": rows(boards.models),
         }
         return (
-            note,
-            frame(judges),
-            frame(models),
+            changed("note", lambda: note),
+            cards,
+            judges,
+            models,
             exports.write(
                 f"medqade-judges-{tag}.csv",
                 scoring.csv_text(boards.judges),
@@ -118,19 +189,51 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
                 json.dumps(payload, indent=1, ensure_ascii=False),
                 replaces=f"medqade-leaderboard-{view}-",
             ),
+            keys,
         )
 
     with gr.Tab("Leaderboard", id="leaderboard") as tab:
         gr.Markdown(text.LEADERBOARD_HELP)
         with gr.Row():
-            view = gr.Radio(["core", "full"], value="core", label="View", scale=1, min_width=160)
+            view = gr.Radio(
+                ["core", "full"],
+                value="core",
+                label="View",
+                scale=1,
+                min_width=160,
+                elem_id="mq-view",
+            )
             search = gr.Textbox(
-                label="Search", placeholder="name, model id, family, organisation", scale=3
+                label="Search",
+                placeholder="name, model id, family, organisation",
+                scale=3,
+                elem_id="mq-search",
             )
         columns = gr.CheckboxGroup(
-            list(views.COLUMN_GROUPS), value=list(views.DEFAULT_GROUPS), label="Columns"
+            list(views.COLUMN_GROUPS),
+            value=list(views.DEFAULT_GROUPS),
+            label="Columns",
+            elem_id="mq-columns",
         )
+        with gr.Accordion("Rank and verdict", open=False):
+            gr.Markdown(text.RANK_HELP)
+            with gr.Row():
+                metric = gr.Radio(
+                    ["kappa", "PA", "PABAK"],
+                    value="kappa",
+                    label="Rank judges on",
+                    elem_id="mq-metric",
+                )
+                margin = gr.Number(
+                    value=ctx.config.margin,
+                    label="Non-inferiority margin (verdict)",
+                    minimum=0,
+                    maximum=1,
+                    step=0.01,
+                    elem_id="mq-margin",
+                )
         note = gr.Markdown()
+        cards = gr.HTML(elem_id="mq-cards", elem_classes="mq-phone-only")
         judges_table = gr.Dataframe(
             label="Judges (agreement with physician consensus)",
             interactive=False,
@@ -149,6 +252,7 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
             dl_judges = gr.DownloadButton("Judges CSV", size="sm")
             dl_models = gr.DownloadButton("Models CSV", size="sm")
             dl_json = gr.DownloadButton("Leaderboard JSON", size="sm")
+        shown = gr.State({})
 
     return LeaderboardTab(
         tab=tab,
@@ -156,9 +260,13 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         search=search,
         columns=columns,
         note=note,
+        cards=cards,
         judges=judges_table,
         models=models_table,
         downloads=(dl_judges, dl_models, dl_json),
+        shown=shown,
         leaderboard=leaderboard,
         leaderboard_ui=leaderboard_ui,
+        metric=metric,
+        margin=margin,
     )
