@@ -134,7 +134,7 @@ class SpaceState:
         self.report: Future[Report] = Future()
         self._on_report = on_report
         self.ready = threading.Event()
-        work = [self._load_references, self._load_submitted_judges]
+        work = [self._load_references, self._warm_boards, self._load_submitted_judges]
         if analyses:
             work.append(self._reproduce)
         else:
@@ -172,6 +172,12 @@ class SpaceState:
         with self._lock:
             self._references = refs
             self._boards.clear()
+
+    def _warm_boards(self) -> None:
+        """Rank both views once in the background, so the first visitor does not wait for
+        the paired tests (the :class:`~medqade.measures.Ranker` keeps them for later)."""
+        for view in ("core", "full"):
+            self.boards(view)
 
     def _load_submitted_judges(self) -> None:
         for record in self.store.records():
