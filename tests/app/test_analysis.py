@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from matplotlib.figure import Figure
@@ -55,3 +56,23 @@ def test_reference_records_cached_on_disk(sample_release, tmp_path: Path, monkey
     monkeypatch.setattr(scoring, "reference_records", no_recompute)
     second = SpaceState(sample_release, tmp_path, config, background=False, analyses=False)
     assert [r["id"] for r in second.records()] == [r["id"] for r in first.records()]
+
+
+def test_panel_frame_shows_the_reports_panel_statistics(sample_release, tmp_path: Path) -> None:
+    """The ceiling's whole-panel table formats Table 1's Fleiss, AC1, alpha and ICC."""
+    config = SpaceConfig(results_dir=tmp_path, resamples=20)
+    report = SpaceState(sample_release, tmp_path, config, background=False).report.result(60)
+    table = analysis.panel_frame(report)
+    assert len(table) == len(report.rq1.slots) + 1
+    for k, (model_id, slot) in enumerate(report.rq1.slots.items()):
+        row = table.iloc[k]
+        assert row["student slot"] == report.roster.name(model_id)
+        for column, est in (("Fleiss kappa", slot.fleiss), ("Gwet AC1", slot.ac1)):
+            if math.isnan(est.value):
+                assert row[column] == ""  # undefined is shown as empty, never as 0
+            else:
+                assert row[column].startswith(f"{round(est.value, 3):.3f}")
+    icc = report.rq1.difficulty_icc
+    assert table.iloc[-1]["Gwet AC1"].startswith(f"ICC(2,1) {round(icc.value, 3):.3f}")
+    assert analysis.ci_cell(float("nan"), 0.1, 0.2) == ""
+    assert analysis.ci_cell(0.5, float("nan"), 0.2) == "0.500"

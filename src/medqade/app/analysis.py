@@ -109,3 +109,41 @@ def judge_tier_table(record: Mapping[str, Any]) -> pd.DataFrame:
         row["n"] = block.get("n")
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def panel_frame(report: Report) -> pd.DataFrame:
+    """Table 1's whole-panel view of the physician ceiling: per student slot the mean pairwise
+    kappa, Fleiss' kappa, Gwet's AC1 and Krippendorff's alpha of the ten physicians (core),
+    with 95% intervals, then the difficulty alpha and ICC(2,1). Formatting only."""
+    rq1 = report.rq1
+    rows = []
+    for model_id, s in rq1.slots.items():
+        rows.append(
+            {
+                "student slot": report.roster.name(model_id),
+                "mean pairwise kappa": ci_cell(s.kappa.value, s.kappa.low, s.kappa.high),
+                "Fleiss kappa": ci_cell(s.fleiss.value, s.fleiss.low, s.fleiss.high),
+                "Gwet AC1": ci_cell(s.ac1.value, s.ac1.low, s.ac1.high),
+                "alpha": ci_cell(s.alpha.value, s.alpha.low, s.alpha.high),
+            }
+        )
+    a, i = rq1.difficulty_alpha, rq1.difficulty_icc
+    rows.append(
+        {
+            "student slot": "difficulty (0/1/2)",
+            "mean pairwise kappa": "",
+            "Fleiss kappa": "",
+            "Gwet AC1": f"ICC(2,1) {ci_cell(i.value, i.low, i.high)}",
+            "alpha": ci_cell(a.value, a.low, a.high),
+        }
+    )
+    return pd.DataFrame(rows)
+
+
+def ci_cell(value: float, low: float, high: float) -> str:
+    """``0.612 [0.570 – 0.650]``; the bracket left out when the interval is undefined."""
+    shown = number(value)
+    if shown != shown:
+        return ""
+    interval = ci_text(low, high)
+    return f"{shown:.3f} [{interval}]" if interval else f"{shown:.3f}"

@@ -63,6 +63,9 @@ class AnalysisTab:
     filled: gr.State
     analysis_ui: Callable[[str | None, str], tuple[Any, ...]]
     judge_ui: Callable[[str | None], tuple[Any, ...]]
+    panel: gr.Dataframe
+    panel_ui: Callable[[str], tuple[Any, ...]]
+    panel_filled: gr.State
 
     @property
     def outputs(self) -> list[Any]:
@@ -77,6 +80,9 @@ class AnalysisTab:
 
     def wire(self) -> None:
         """Fill the tab when it is first opened; redraw the judge's figures on a new choice."""
+        self.tab.select(
+            self.panel_ui, [self.panel_filled], [self.panel, self.panel_filled], **HIDDEN
+        )
         self.tab.select(
             self.analysis_ui,
             [self.judge, self.filled],
@@ -167,7 +173,22 @@ def add_analysis_tab(ctx: TabContext, plots_cache: Plots) -> AnalysisTab:
         a_judge_table = gr.Dataframe(
             label="Agreement by tier (coefficients, 3 decimals)", interactive=False
         )
+        gr.Markdown(
+            "### The physician ceiling: the whole panel (core)\n"
+            "Beside the mean pairwise kappa, Fleiss' kappa and Gwet's AC1 over all ten "
+            "physicians per student slot, Krippendorff's alpha, and for difficulty the ICC(2,1) "
+            "beside alpha; 95% intervals from the same question resamples (Table 1).",
+            elem_classes="mq-caption",
+        )
+        panel = gr.Dataframe(label="Physician panel reliability", interactive=False)
+        panel_filled = gr.State("")
         filled = gr.State("")
+
+    def panel_ui(done: str) -> tuple[Any, ...]:
+        report = ready_report()
+        if isinstance(report, str) or done == str(id(report)):
+            return gr.skip(), done
+        return frame(analysis.panel_frame(report)), str(id(report))
 
     return AnalysisTab(
         tab=tab,
@@ -179,4 +200,7 @@ def add_analysis_tab(ctx: TabContext, plots_cache: Plots) -> AnalysisTab:
         filled=filled,
         analysis_ui=analysis_ui,
         judge_ui=judge_ui,
+        panel=panel,
+        panel_ui=panel_ui,
+        panel_filled=panel_filled,
     )
