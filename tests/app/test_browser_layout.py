@@ -32,7 +32,7 @@ ARGS = [
 ]
 DESKTOP = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
-TABS = ("Leaderboard", "Submit", "Browse", "Analysis", "About")
+TABS = ("Leaderboard", "Submit", "Browse", "Compare", "Analysis", "About")
 
 pytestmark = [
     pytest.mark.browser,
@@ -184,6 +184,31 @@ def test_deep_link_opens_item_tab_and_view(space: Running, browser: Any) -> None
         page.goto(f"{space.url}?tab=analysis&view=full", wait_until="domcontentloaded")
         expect(page.locator("[data-tab-id=analysis].selected").first).to_be_attached()
         expect(page).to_have_url(re.compile(r"tab=analysis&view=full"))
+    finally:
+        page.close()
+    assert errors == []
+
+
+def test_compare_deep_link_opens_and_the_address_follows(space: Running, browser: Any) -> None:
+    """``?tab=compare&a=..&b=..`` opens the comparison; comparing others updates the address."""
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page = browser.new_page(viewport=DESKTOP)
+    page.set_default_timeout(60_000)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(
+            f"{space.url}?tab=compare&a=gemini-2.5-flash&b=physicians",
+            wait_until="domcontentloaded",
+        )
+        summary = page.locator("#mq-compare-summary")
+        expect(summary).to_contain_text("Gemini 2.5 Flash", timeout=30_000)
+        expect(summary).to_contain_text("Physicians (leave-one-out)")
+        expect(page.locator("[data-tab-id=compare].selected").first).to_be_attached()
+        expect(page).to_have_url(re.compile(r"tab=compare.*a=gemini-2.5-flash.*b=physicians"))
+        link = summary.locator("a[data-mq-link]")
+        expect(link).to_have_text(re.compile(r"^http://127\.0\.0\.1:\d+/\?tab=compare&a="))
     finally:
         page.close()
     assert errors == []

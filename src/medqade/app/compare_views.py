@@ -6,9 +6,11 @@ there on unrounded values); this module rounds for display and builds links into
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping
 from typing import Any, Final
+from urllib.parse import urlencode
 
 import pandas as pd
 
@@ -16,6 +18,8 @@ from medqade.app.views import ci_text, number, plain
 from medqade.scoring.compare import Comparison, Difference
 
 METRIC_NAMES: Final = {"kappa": "kappa", "pa": "PA", "pabak": "PABAK"}
+DIFF_COLUMNS: Final = ("", "A", "B", "A - B", "A - B 95% paired CI", "significant")
+DISAGREEMENT_COLUMNS: Final = ("answer", "A", "B", "consensus", "open in Browse")
 
 
 def _signed(x: float) -> str:
@@ -63,7 +67,7 @@ def disagreements_table(c: Comparison, base_url: str = "") -> pd.DataFrame:
                 "open in Browse": f"{base_url}?tab=browse&item={item}",
             }
         )
-    return pd.DataFrame(rows, columns=["answer", "A", "B", "consensus", "open in Browse"])
+    return pd.DataFrame(rows, columns=list(DISAGREEMENT_COLUMNS))
 
 
 def headline(c: Comparison) -> str:
@@ -80,4 +84,26 @@ def headline(c: Comparison) -> str:
         f"{c.n_items:,} questions, {c.resamples:,} paired question resamples. Kappa A - B = "
         f"{_signed(k.value)} [{ci_text(k.low, k.high)}]: {answer}. They label "
         f"{c.n_disagreements:,} of {c.n_both:,} answers differently."
+    )
+
+
+def link(a: str, b: str, view: str) -> str:
+    """The page address (query string) that opens this comparison."""
+    return "?" + urlencode({"tab": "compare", "a": a, "b": b, "view": view})
+
+
+def headline_html(c: Comparison) -> str:
+    """:func:`headline` as escaped HTML carrying the compared rows (``data-mq-a``/``-b``, read
+    by the page script to keep the address in step) and a link that reopens it."""
+    text = headline(c)
+    parts = text.split("**")
+    body = "".join(
+        f"<strong>{p}</strong>" if k % 2 else p for k, p in enumerate(parts)
+    )  # the pieces are already escaped by headline()
+    href = link(c.a.token, c.b.token, c.view)
+    e = html.escape
+    return (
+        f'<div class="mq-compare" data-mq-a="{e(c.a.token)}" data-mq-b="{e(c.b.token)}" '
+        f'data-mq-view="{e(c.view)}"><p>{body}</p><p>Link to this comparison: '
+        f'<a class="mq-link" data-mq-link href="{e(href)}">{e(href)}</a></p></div>'
     )

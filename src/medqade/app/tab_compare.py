@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
+import pandas as pd
 
 from medqade.app import compare_views
 from medqade.app.context import READS, TabContext, frame
@@ -29,7 +30,7 @@ class CompareTab:
     b: gr.Dropdown
     view: gr.Radio
     button: gr.Button
-    summary: gr.Markdown
+    summary: gr.HTML
     overall: gr.Dataframe
     slots: gr.Dataframe
     tiers: gr.Dataframe
@@ -37,6 +38,21 @@ class CompareTab:
     api: Callable[[str, str, str], dict[str, Any]]
     ui: Callable[[str, str, str], tuple[Any, ...]]
     choices: Callable[[], list[tuple[str, str]]]
+
+    def load(self, demo: gr.Blocks) -> None:
+        """Open a ``?tab=compare&a=...&b=...&view=...`` link: pick both rows and compare."""
+
+        def from_url(request: gr.Request) -> tuple[Any, ...]:
+            params = request.query_params if request else {}
+            a, b = str(params.get("a", "") or ""), str(params.get("b", "") or "")
+            view = "full" if params.get("view") == "full" else "core"
+            if params.get("tab") != "compare" or not a or not b:
+                return tuple(gr.skip() for _ in range(8))
+            return (a, b, view, *self.ui(a, b, view))
+
+        outputs = [self.a, self.b, self.view, self.summary, self.overall, self.slots]
+        outputs += [self.tiers, self.disagreements]
+        demo.load(from_url, None, outputs, api_visibility="private")
 
     def wire(self) -> None:
         outputs = [self.summary, self.overall, self.slots, self.tiers, self.disagreements]
@@ -81,13 +97,15 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
 
     def ui(a: str, b: str, view: str) -> tuple[Any, ...]:
         if not a or not b:
-            return ("Pick two judges.", *(gr.skip() for _ in range(4)))
+            return ("<p>Pick two judges.</p>", *(gr.skip() for _ in range(4)))
         try:
             c = st.compare(a, b, view or "core")
         except (ValueError, InputError) as exc:
-            return (f"**Cannot compare:** {plain(str(exc))}", *(gr.skip(),) * 4)
+            return (f"<p><strong>Cannot compare:</strong> {plain(str(exc))}</p>",) + (
+                gr.skip(),
+            ) * 4
         return (
-            compare_views.headline(c),
+            compare_views.headline_html(c),
             frame(compare_views.overall_table(c)),
             frame(compare_views.slots_table(c, names)),
             frame(compare_views.tiers_table(c)),
@@ -110,12 +128,24 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
             )
             view = gr.Radio(["core", "full"], value="core", label="View", min_width=160)
         button = gr.Button("Compare", variant="primary", elem_id="mq-compare")
-        summary = gr.Markdown(elem_id="mq-compare-summary")
-        overall = gr.Dataframe(label="Macro agreement, A - B", interactive=False)
+        summary = gr.HTML(elem_id="mq-compare-summary")
+        diff_columns = list(compare_views.DIFF_COLUMNS)
+        overall = gr.Dataframe(
+            pd.DataFrame(columns=diff_columns), label="Macro agreement, A - B", interactive=False
+        )
         with gr.Row():
-            slots = gr.Dataframe(label="Kappa per student slot", interactive=False)
-            tiers = gr.Dataframe(label="Kappa per difficulty tier", interactive=False)
+            slots = gr.Dataframe(
+                pd.DataFrame(columns=diff_columns),
+                label="Kappa per student slot",
+                interactive=False,
+            )
+            tiers = gr.Dataframe(
+                pd.DataFrame(columns=diff_columns),
+                label="Kappa per difficulty tier",
+                interactive=False,
+            )
         disagreements = gr.Dataframe(
+            pd.DataFrame(columns=list(compare_views.DISAGREEMENT_COLUMNS)),
             label="Answers labelled differently (open in Browse)",
             interactive=False,
             max_height=400,

@@ -138,6 +138,12 @@ HEAD: Final = """
     else params.delete("view");
     if (tab === "browse" && shown) params.set("item", shown.dataset.mqItem);
     else params.delete("item");
+    const compared = document.querySelector("#mq-compare-summary [data-mq-a]");
+    for (const key of ["a", "b"]) {
+      const value = compared && compared.dataset["mq" + key.toUpperCase()];
+      if (tab === "compare" && value) params.set(key, value);
+      else params.delete(key);
+    }
     const qs = "?" + params.toString();
     for (const a of document.querySelectorAll("a[data-mq-link]")) {
       const full = new URL(a.getAttribute("href"), location.href).href;
@@ -222,6 +228,7 @@ def build_app(
         compare.wire()
         leaderboard.load(demo)
         browse.load(demo, tabs)
+        compare.load(demo)
         tab_ids = [str(t.id) for t in tabs.children if getattr(t, "id", None)]
 
         def url_state(request: gr.Request) -> tuple[Any, Any]:
