@@ -75,7 +75,7 @@ def test_select_search_and_column_groups() -> None:
     )
     out = views.select(table, views.JUDGE_GROUPS, ["kappa"], "org <B")
     assert out["name"].tolist() == ["Alpha"]
-    assert list(out.columns) == [*views.IDENTITY, "above ceiling", "kappa", "kappa 95% CI"]
+    assert list(out.columns) == [*views.IDENTITY, "kappa", "kappa 95% CI"]
     assert views.datatypes(out)[:2] == ["number", "str"]
 
 
@@ -109,3 +109,15 @@ def test_synthetic_release_shows_banner(sample_release, tmp_path: Path) -> None:
     plain = build_app(sample_release, tmp_path, config, background=False, analyses=False)
     values = [c.get("props", {}).get("value") for c in plain.config["components"]]
     assert not any(isinstance(v, str) and "SYNTHETIC DATA" in v for v in values)
+
+
+def test_compare_link_only_for_safe_tokens() -> None:
+    assert views.compare_link({"source": "paper", "model_id": "gemma3:4b"}) == (
+        "[vs physicians](?tab=compare&a=gemma3%3A4b&b=physicians)"
+    )
+    assert views.compare_link({"source": "submission", "id": "ab12" * 16}).startswith("[vs")
+    assert views.compare_link({"source": "physicians", "id": "x"}) == ""
+    # a hostile id never becomes Markdown
+    assert views.compare_link({"source": "submission", "id": "](javascript:alert(1))"}) == ""
+    frame = pd.DataFrame({"compare": ["x"], "kappa": [0.5], "name": ["n"]})
+    assert views.datatypes(frame) == ["markdown", "number", "str"]

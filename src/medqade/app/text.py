@@ -28,8 +28,10 @@ LEADERBOARD_HELP: Final = (
     "leave-one-out row is the ceiling: each physician against the consensus of the other nine. "
     "**Models**: accuracy of the answers by physician consensus, with 95% Wilson intervals; "
     "for new answers that match no physician-labelled answer, the anchored bounds (unmatched all "
-    "wrong / all right) and, if a judge labelled them, the judged estimate. *Rank* is a tier: "
-    "rows whose CIs overlap with the row above share its tier; only verified rows are ranked. "
+    "wrong / all right) and, if a judge labelled them, the judged estimate. *Rank* = 1 + the "
+    "number of rows significantly better on a paired test (same questions, same resamples); "
+    "only verified rows are ranked. *Verdict*: the judge minus the physicians' own agreement "
+    "against a non-inferiority margin (see *Rank and verdict*). "
     "*core* = the 200 items every physician rated; *full* = all items (unresolved answers "
     "excluded)."
 )

@@ -11,8 +11,10 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
+from urllib.parse import urlencode
 
 import pandas as pd
 
@@ -30,8 +32,9 @@ JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
     "coverage": ("coverage",),
     "n": ("n",),
     "verdict": ("verdict", "vs physicians", "vs physicians 95% CI"),
+    "compare": ("compare",),
     "self-bias": ("self-bias", "self-bias 95% CI", "self-bias flag"),
-    "flags": ("flags",),
+    "flags": ("flags", "above ceiling"),
     "id": ("id",),
 }
 MODEL_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
@@ -47,6 +50,8 @@ MODEL_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 DEFAULT_GROUPS: Final = (
     "kappa",
+    "verdict",
+    "compare",
     "PA",
     "PABAK",
     "abstention",
@@ -140,6 +145,7 @@ def judges_table(
                 "self-bias 95% CI": ci_text(r["self_bias_low"], r["self_bias_high"]),
                 "self-bias flag": "yes" if r["self_bias_significant"] is True else "",
                 "flags": _text(r["flags"]),
+                "compare": compare_link(r),
                 "id": _text(r["id"])[:16],
                 "model_id": _text(r["model_id"]),
                 "organisation": _text((rec.get("meta") or {}).get("organisation")),
@@ -209,7 +215,6 @@ def _text(value: object) -> str:
 _JUDGE_ALL: Final = (
     *IDENTITY,
     *(c for g in JUDGE_GROUPS.values() for c in g),
-    "above ceiling",
     "model_id",
     "organisation",
 )
@@ -219,7 +224,6 @@ _MODEL_ALL: Final = (
     "model_id",
     "organisation",
 )
-ALWAYS_JUDGE: Final = (*IDENTITY, "above ceiling")
 
 
 def select(
@@ -233,8 +237,6 @@ def select(
         table = table[hay.str.contains(needle, regex=False)]
     wanted = set(chosen)
     columns = [c for c in IDENTITY if c in table.columns]
-    if "above ceiling" in table.columns:
-        columns.append("above ceiling")
     for group, cols in groups.items():
         if group in wanted:
             columns.extend(cols)
@@ -242,8 +244,33 @@ def select(
 
 
 def datatypes(frame: pd.DataFrame) -> list[str]:
-    """Gradio column types: ``number`` for numeric columns (sortable), ``str`` otherwise."""
-    return ["number" if pd.api.types.is_numeric_dtype(frame[c]) else "str" for c in frame.columns]
+    """Gradio column types: ``number`` for numeric columns (sortable), ``markdown`` for the
+    links we build (:data:`LINK_COLUMNS`, never submitter text), ``str`` otherwise."""
+    return [
+        "number"
+        if pd.api.types.is_numeric_dtype(frame[c])
+        else "markdown"
+        if c in LINK_COLUMNS
+        else "str"
+        for c in frame.columns
+    ]
+
+
+LINK_COLUMNS: Final = ("compare",)
+COMPARE_TOKEN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,127}$")
+
+
+def compare_link(row: Mapping[Any, Any]) -> str:
+    """A Markdown link that opens the Compare tab with this row against the physicians
+    (paper rows and baselines by their id, submissions by record id); empty for the
+    physician reference and for anything that is not a safe token."""
+    source = row.get("source")
+    if source == "physicians":
+        return ""
+    token = row.get("model_id") if source in ("paper", "baseline") else row.get("id")
+    if not isinstance(token, str) or not COMPARE_TOKEN.match(token):
+        return ""
+    return f"[vs physicians](?{urlencode({'tab': 'compare', 'a': token, 'b': 'physicians'})})"
 
 
 # --- one result record ----------------------------------------------------------------------------
