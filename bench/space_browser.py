@@ -87,6 +87,8 @@ class Timer:
         t0, seen, last = page.evaluate("[window.__mqb.t0, window.__mqb.seen, window.__mqb.last]")
         if not t0:
             raise RuntimeError("no input event reached the page")
+        if os.environ.get("MQB_DEBUG"):
+            print(f"  visible after {seen - t0:.0f} ms, last DOM change after {last - t0:.0f} ms")
         return float(max(seen, last) - t0)
 
 

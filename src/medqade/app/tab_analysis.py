@@ -149,7 +149,7 @@ def add_analysis_tab(ctx: TabContext, plots_cache: Plots) -> AnalysisTab:
         )
 
     plots: dict[str, gr.Plot] = {}
-    with gr.Tab("Analysis", id="analysis", elem_id="mq-analysis") as tab:
+    with gr.Tab("Analysis", id="analysis", elem_id="mq-analysis", render_children=True) as tab:
         gr.Markdown(text.ANALYSIS_HELP)
         a_status = gr.Markdown()
         a_judge = gr.Dropdown(

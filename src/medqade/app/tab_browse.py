@@ -209,7 +209,7 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
             return (gr.skip(), gr.skip(), gr.skip())
         return (gr.update(selected="browse"), item_id, item_ui(item_id, blind))
 
-    with gr.Tab("Browse", id="browse") as tab:
+    with gr.Tab("Browse", id="browse", render_children=True) as tab:
         gr.Markdown(text.BROWSE_HELP)
         with gr.Row():
             b_split = gr.Dropdown(browse.split_choices(), value=ALL, label="Split")

@@ -192,7 +192,7 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
             keys,
         )
 
-    with gr.Tab("Leaderboard", id="leaderboard") as tab:
+    with gr.Tab("Leaderboard", id="leaderboard", render_children=True) as tab:
         gr.Markdown(text.LEADERBOARD_HELP)
         with gr.Row():
             view = gr.Radio(
