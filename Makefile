@@ -7,17 +7,32 @@ BIN := $(VENV)/bin
 
 .PHONY: run test install install-test lint clean
 
+# pip prints each package it collects and a progress bar per download (no --quiet: the first
+# install takes a few minutes and should not look stuck); stamps skip it once it is done.
+PIP := $(BIN)/python -m pip install --progress-bar on
+
 $(BIN)/python:
+	@echo "==> creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(PIP) --upgrade pip
 
-install: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[space]'
+$(VENV)/.installed-space: pyproject.toml | $(BIN)/python
+	@echo "==> installing MedQADE with the Space's dependencies (first time: a few minutes)"
+	$(PIP) -e '.[space]'
+	@touch $@
 
-install-test: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[space,test]'
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	@echo "==> installing MedQADE with the Space's and the tests' dependencies"
+	$(PIP) -e '.[space,test]'
+	@touch $@ $(VENV)/.installed-space
+
+install: $(VENV)/.installed-space
+
+install-test: $(VENV)/.installed-test
 
 run: install
+	@echo "==> starting the Space (the first start builds the synthetic release; then it"
+	@echo "    prints 'Running on local URL' when it serves)"
 	$(BIN)/medqade space
 
 lint: install-test
