@@ -121,3 +121,11 @@ def test_compare_link_only_for_safe_tokens() -> None:
     assert views.compare_link({"source": "submission", "id": "](javascript:alert(1))"}) == ""
     frame = pd.DataFrame({"compare": ["x"], "kappa": [0.5], "name": ["n"]})
     assert views.datatypes(frame) == ["markdown", "number", "str"]
+
+
+def test_flags_as_words_and_abstention_as_percent() -> None:
+    assert views.flag_words("synthetic_data;partial_coverage") == "synthetic data, partial coverage"
+    assert views.flag_words("some_new_flag") == "some new flag"
+    assert views.flag_words(None) == ""
+    assert views.percent(0.0018) == 0.2
+    assert math.isnan(views.percent(None))  # undefined stays empty, never 0

@@ -28,7 +28,7 @@ JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
     "kappa": ("kappa", "kappa 95% CI"),
     "PA": ("PA", "PA 95% CI"),
     "PABAK": ("PABAK", "PABAK 95% CI"),
-    "abstention": ("abstention",),
+    "abstention": ("abstention (%)",),
     "coverage": ("coverage",),
     "n": ("n",),
     "verdict": ("verdict", "vs physicians", "vs physicians 95% CI"),
@@ -134,7 +134,7 @@ def judges_table(
                 "PA 95% CI": ci_text(r["pa_low"], r["pa_high"]),
                 "PABAK": number(r["pabak"]),
                 "PABAK 95% CI": ci_text(r["pabak_low"], r["pabak_high"]),
-                "abstention": number(r["abstention"], 4),
+                "abstention (%)": percent(r["abstention"]),
                 "coverage": number(r["coverage"]),
                 "n": _count(r["n"]),
                 "verdict": _text(r["verdict"]),
@@ -144,7 +144,7 @@ def judges_table(
                 "self-bias": number(r["self_bias"]),
                 "self-bias 95% CI": ci_text(r["self_bias_low"], r["self_bias_high"]),
                 "self-bias flag": "yes" if r["self_bias_significant"] is True else "",
-                "flags": _text(r["flags"]),
+                "flags": flag_words(r["flags"]),
                 "compare": compare_link(r),
                 "id": _text(r["id"])[:16],
                 "model_id": _text(r["model_id"]),
@@ -180,7 +180,7 @@ def models_table(
             "judge": _text(r["judge"]),
             "coverage": number(r["coverage"]),
             "n": _count(r["n"]),
-            "flags": _text(r["flags"]),
+            "flags": flag_words(r["flags"]),
             "id": _text(r["id"])[:16],
             "model_id": _text(r["model_id"]),
             "organisation": _text((rec.get("meta") or {}).get("organisation")),
@@ -241,6 +241,32 @@ def select(
         if group in wanted:
             columns.extend(cols)
     return table.loc[:, columns].reset_index(drop=True)
+
+
+FLAG_WORDS: Final[Mapping[str, str]] = {
+    "synthetic_data": "synthetic data",
+    "physician_reference": "physician reference",
+    "above_physician_ceiling": "above the physicians (check for leakage)",
+    "partial_coverage": "partial coverage",
+    "no_core": "no core items",
+    "duplicate_of_reference": "copy of a reference row",
+    "near_duplicate_of_reference": "near copy of a reference row",
+    "same_family_judge": "judge of the model's own family",
+}
+
+
+def flag_words(flags: object) -> str:
+    """The record's ``;``-separated flags as words for a reader (unknown flags as given,
+    underscores turned into spaces)."""
+    names = [f for f in _text(flags).split(";") if f]
+    return ", ".join(FLAG_WORDS.get(f, f.replace("_", " ")) for f in names)
+
+
+def percent(x: object, digits: int = 1) -> float:
+    """A proportion as percent for display (``0.0018`` -> ``0.2``); NaN stays NaN (shown
+    empty, never as 0)."""
+    value = number(x, 6)
+    return value if math.isnan(value) else round(100 * value, digits)
 
 
 def datatypes(frame: pd.DataFrame) -> list[str]:
