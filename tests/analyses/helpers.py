@@ -113,3 +113,30 @@ def check_report_shape(data: dict[str, Any], release: Release) -> None:
     assert set(rq5["evaluators"]) == evaluators
     assert all({"global", "by_tier"} <= set(v) for v in rq5["evaluators"].values())
     assert {"data_hash", "resamples", "seed", "version", "synthetic"} <= set(data["meta"])
+
+
+def statsmodels_fleiss(ratings: np.ndarray) -> float:
+    """statsmodels' Fleiss kappa of complete ratings (raters, units)."""
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    table, _ = aggregate_raters(ratings.T)
+    return float(fleiss_kappa(table, method="fleiss"))
+
+
+def pingouin_icc2(scores: np.ndarray) -> float:
+    """pingouin's ICC2 (two-way random, absolute, single rater) of scores (targets, raters)."""
+    import pandas as pd
+    import pingouin
+
+    n, k = scores.shape
+    frame = pd.DataFrame(
+        {
+            "target": np.repeat(np.arange(n), k),
+            "rater": np.tile(np.arange(k), n),
+            "score": scores.reshape(-1).astype(float),
+        }
+    )
+    table = pingouin.intraclass_corr(frame, targets="target", raters="rater", ratings="score")
+    by_type = dict(zip(table["Type"], table["ICC"], strict=True))
+    # the row is "ICC2" or "ICC(A,1)" depending on pingouin's version
+    return float(by_type["ICC2"] if "ICC2" in by_type else by_type["ICC(A,1)"])

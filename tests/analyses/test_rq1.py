@@ -10,7 +10,7 @@ from medqade.analyses.rq1 import difficulty_alpha, physician_reliability, slot_s
 from medqade.measures.seeds import question_weights
 from medqade.release import Release
 
-from .helpers import TOL, alpha, panel_means, weights_of
+from .helpers import TOL, alpha, panel_means, pingouin_icc2, statsmodels_fleiss, weights_of
 
 
 def _core_labels(release: Release) -> np.ndarray:
@@ -94,31 +94,6 @@ def test_physician_reliability_without_core_raises(release: Release) -> None:
 # --- the whole panel: Fleiss' kappa, Gwet's AC1 and the difficulty ICC --------------------------
 
 
-def _statsmodels_fleiss(ratings: np.ndarray) -> float:
-    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
-
-    table, _ = aggregate_raters(ratings.T)
-    return float(fleiss_kappa(table, method="fleiss"))
-
-
-def _pingouin_icc2(scores: np.ndarray) -> float:
-    """pingouin's ICC2 (two-way random, absolute, single rater) of (targets, raters)."""
-    import pandas as pd
-    import pingouin
-
-    n, k = scores.shape
-    frame = pd.DataFrame(
-        {
-            "t": np.repeat(np.arange(n), k),
-            "r": np.tile(np.arange(k), n),
-            "y": scores.reshape(-1).astype(float),
-        }
-    )
-    table = pingouin.intraclass_corr(frame, targets="t", raters="r", ratings="y")
-    by_type = dict(zip(table["Type"], table["ICC"], strict=True))
-    return float(by_type["ICC2"] if "ICC2" in by_type else by_type["ICC(A,1)"])
-
-
 def test_panel_coefficients_match_statsmodels_where_all_ten_rated(release: Release) -> None:
     labels = _core_labels(release)
     complete = np.isin(labels, (0, 1)).all(axis=(0, 2))
@@ -127,7 +102,7 @@ def test_panel_coefficients_match_statsmodels_where_all_ten_rated(release: Relea
     mask[mask] = complete
     result = physician_reliability(release.subset(mask))
     for s, model in enumerate(release.roster.student_ids):
-        expected = _statsmodels_fleiss(labels[:, complete, s])
+        expected = statsmodels_fleiss(labels[:, complete, s])
         assert result.slots[model].fleiss.value == pytest.approx(expected, abs=TOL)
 
 
@@ -154,7 +129,7 @@ def test_difficulty_icc_matches_pingouin(release: Release) -> None:
     d = release.physician_difficulty[:, release.is_core]
     keep = (d >= 0).all(axis=0)
     result = physician_reliability(release)
-    assert result.difficulty_icc.value == pytest.approx(_pingouin_icc2(d[:, keep].T), abs=1e-10)
+    assert result.difficulty_icc.value == pytest.approx(pingouin_icc2(d[:, keep].T), abs=1e-10)
     assert result.difficulty_icc.value != result.difficulty_alpha.value
 
 

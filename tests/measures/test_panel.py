@@ -11,11 +11,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
-import pingouin
 import pytest
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
+from analyses.helpers import pingouin_icc2, statsmodels_fleiss
 from medqade import stats
 from medqade.measures.agreement import substantive
 from medqade.measures.panel import difficulty_icc, panel_slots
@@ -70,28 +68,6 @@ def _loop_coefficients(ratings: np.ndarray, q: int) -> tuple[float, float]:
     return (p_a - pe_fleiss) / (1 - pe_fleiss), (p_a - pe_gwet) / (1 - pe_gwet)
 
 
-def _statsmodels_fleiss(ratings: np.ndarray) -> float:
-    """statsmodels' Fleiss kappa of complete ratings (raters, units)."""
-    table, _ = aggregate_raters(ratings.T)
-    return float(fleiss_kappa(table, method="fleiss"))
-
-
-def _pingouin_icc2(scores: np.ndarray) -> float:
-    """pingouin's ICC2 of scores (targets, raters); every row is its own target."""
-    n, k = scores.shape
-    frame = pd.DataFrame(
-        {
-            "target": np.repeat(np.arange(n), k),
-            "rater": np.tile(np.arange(k), n),
-            "score": scores.reshape(-1).astype(float),
-        }
-    )
-    table = pingouin.intraclass_corr(frame, targets="target", raters="rater", ratings="score")
-    by_type = dict(zip(table["Type"], table["ICC"], strict=True))
-    # the row is "ICC2" or "ICC(A,1)" depending on pingouin's version
-    return float(by_type["ICC2"] if "ICC2" in by_type else by_type["ICC(A,1)"])
-
-
 @pytest.fixture(scope="module")
 def core_labels(full: Release) -> np.ndarray:
     return substantive(full.physician_labels[:, full.is_core])
@@ -117,7 +93,7 @@ def test_shrout_fleiss_1979_example_icc21() -> None:
     scores = np.array(SHROUT_FLEISS_1979)
     est = difficulty_icc(scores.T)  # difficulty_icc takes (raters, items)
     assert est.value == pytest.approx(0.289764, abs=5e-7)
-    assert _pingouin_icc2(scores) == pytest.approx(0.289764, abs=5e-7)
+    assert pingouin_icc2(scores) == pytest.approx(0.289764, abs=5e-7)
     assert not est.has_interval
 
 
@@ -132,7 +108,7 @@ def test_panel_slots_equal_statsmodels_on_complete_items(
         complete = (core_labels[:, :, s] >= 0).all(axis=0)
         assert 20 < complete.sum() < core_labels.shape[1]  # abstentions exist, so do full units
         got = panel_slots(core_labels[:, complete], slots)[name]
-        expected = _statsmodels_fleiss(core_labels[:, complete, s])
+        expected = statsmodels_fleiss(core_labels[:, complete, s])
         assert got.fleiss.value == pytest.approx(expected, abs=TOL)
 
 
@@ -187,7 +163,7 @@ def test_difficulty_icc_equals_pingouin_on_core(full: Release) -> None:
     d = full.physician_difficulty[:, full.is_core]
     assert (d >= 0).all()
     est = difficulty_icc(d)
-    assert est.value == pytest.approx(_pingouin_icc2(d.T), abs=1e-10)
+    assert est.value == pytest.approx(pingouin_icc2(d.T), abs=1e-10)
     assert 0.05 < est.value < 0.6
 
 
@@ -197,7 +173,7 @@ def test_difficulty_icc_drops_items_with_a_missing_score(full: Release) -> None:
     d[7, 50:55] = -1
     keep = (d >= 0).all(axis=0)
     assert keep.sum() == d.shape[1] - 6
-    assert difficulty_icc(d).value == pytest.approx(_pingouin_icc2(d[:, keep].T), abs=1e-10)
+    assert difficulty_icc(d).value == pytest.approx(pingouin_icc2(d[:, keep].T), abs=1e-10)
 
 
 def test_difficulty_icc_replicates_come_from_the_same_weights(full: Release) -> None:
@@ -208,7 +184,7 @@ def test_difficulty_icc_replicates_come_from_the_same_weights(full: Release) -> 
     items = np.arange(d.shape[1])
     for r in (0, RESAMPLES - 1):
         resampled = d[:, np.repeat(items, w[r])].T  # an item drawn twice enters twice
-        assert est.replicates[r] == pytest.approx(_pingouin_icc2(resampled), abs=1e-10)
+        assert est.replicates[r] == pytest.approx(pingouin_icc2(resampled), abs=1e-10)
     for r in range(RESAMPLES):
         scores = d[:, np.repeat(items, w[r])].T
         expected = stats.intraclass_correlations(scores).icc2
