@@ -11,13 +11,14 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from medqade import labelstudio
+from medqade import labelstudio, vocab
 from medqade.build import build
 from medqade.cli import main
 from medqade.labelstudio import convert, import_export, load_export, load_rater_map
@@ -172,14 +173,18 @@ def test_convert_model_columns_instead_of_order(
     )
 
 
-def test_convert_label_aliases(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
-    # task S-E01, annotation of P01: position 2 is gemini-2.5-flash (Richtig)
+def test_convert_label_aliases_refused(
+    tasks: list[dict[str, Any]], rater_map: dict[str, str]
+) -> None:
+    # only the labeling config's German values count: aliases that vocab.parse_label would take
     _result(tasks[0], 0, "label_2")["value"]["choices"] = ["correct"]
-    _result(tasks[0], 0, "label_1")["value"]["choices"] = [" FALSE "]
+    _result(tasks[0], 0, "label_1")["value"]["choices"] = [" Falsch "]
     _result(tasks[0], 0, "difficulty")["value"]["choices"] = ["medium"]
-    result = convert(tasks, rater_map)
-    assert _frame_rows(result.ratings) == _sample_rows("ratings.csv", round="primary")
-    assert ("S-E01", "P01", "Mittel") in _frame_rows(result.difficulty)
+    text = _error(tasks, rater_map)
+    assert "annotation 1001: bad label (value 'correct')" in text
+    assert "annotation 1001: bad label (value ' Falsch ')" in text
+    assert "annotation 1001: bad difficulty (value 'medium')" in text
+    assert "the labeling config's choices are Einfach, Mittel, Schwer" in text
 
 
 def test_convert_missing_position_is_a_warning(
@@ -222,8 +227,10 @@ def test_convert_unknown_user(tasks: list[dict[str, Any]], rater_map: dict[str, 
     text = _error(tasks, rater_map)
     assert (
         "primary_export.json, task 4417, column 'completed_by': annotation 1003: "
-        "unknown Label Studio user (value '99'); add the user's id or e-mail to the rater map"
+        "unknown Label Studio user (value '99'); the rater map or --exclude-user names e-mails, "
+        "but the Export button's JSON names users by integer id only"
     ) in text
+    assert text.endswith("or leave the user's annotations out with --exclude-user 99")
 
 
 def test_convert_unknown_user_by_email(
@@ -232,7 +239,7 @@ def test_convert_unknown_user_by_email(
     tasks[1]["annotations"][0]["completed_by"] = {"id": 55, "email": "neu@klinik.example"}
     text = _error(tasks, rater_map)
     assert "task 4418, column 'completed_by': annotation 1004: unknown Label Studio user" in text
-    assert "(value 'neu@klinik.example')" in text
+    assert "(value 'neu@klinik.example'); add the user's id or e-mail to the rater map" in text
 
 
 def test_convert_unknown_from_name(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
@@ -251,7 +258,7 @@ def test_convert_bad_label(tasks: list[dict[str, Any]], rater_map: dict[str, str
         "primary_export.json, task 4418, column 'label_4': annotation 1004: bad label "
         "(value 'Teilweise richtig')"
     ) in text
-    assert "use one of Richtig, Falsch, Keine Angabe" in text
+    assert "the labeling config's choices are Richtig, Falsch, Keine Angabe (German" in text
 
 
 def test_convert_bad_difficulty(tasks: list[dict[str, Any]], rater_map: dict[str, str]) -> None:
@@ -475,10 +482,13 @@ def test_main_import_labelstudio(tmp_path: Path, capsys: pytest.CaptureFixture[s
     ]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert out.strip() == (
+    assert out.splitlines() == [
         "imported 2 tasks (5 annotations, 1 cancelled and skipped): "
-        f"20 ratings to {ratings}, 4 difficulty ratings to {difficulty}"
-    )
+        f"20 ratings to {ratings}, 4 difficulty ratings to {difficulty}",
+        "round: inferred from the split and the roster (20 primary ratings; the adjudicator on "
+        "an extension item is the adjudication round)",
+        "ratings per rater: P01 5, P02 5, P03 5, P04 5",
+    ]
     assert _csv_rows(ratings)[1] == _sample_rows("ratings.csv", round="primary")
 
 
@@ -531,3 +541,335 @@ def test_labelstudio_module_documents_the_mapping() -> None:
     doc = labelstudio.__doc__ or ""
     for needle in ("label_<k>", "difficulty", "completed_by", "was_cancelled", "task_format"):
         assert needle in doc
+
+
+# --- the real exports of Label Studio 1.23.2 (tests/fixtures/labelstudio/ls-1.23/README.md) ------
+
+REAL = FIXTURES / "ls-1.23"
+LEGACY = REAL / "p1_legacy_JSON.json"
+SNAPSHOT = REAL / "p1_snapshot_full_JSON.json"
+ADJ_SDK = REAL / "p2_adjudication_sdk_JSON.json"
+REAL_IDS = {"5": "P01", "6": "P02", "7": "P03"}
+REAL_EMAILS = {
+    "dr.weber@klinik.example": "P01",
+    "dr.schulz@klinik.example": "P02",
+    "dr.keller@klinik.example": "P03",
+}
+ADMIN_ID, ADMIN_EMAIL = 1, "admin@example.org"
+
+
+def _intended(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((REAL / name).read_text(encoding="utf-8"))
+    return data
+
+
+def _real_ratings(rows: list[list[str]], round: str) -> set[Row]:
+    return {(*row, round) for row in rows}
+
+
+def _real_error(path: Path, rater_map: dict[str, str], **kwargs: Any) -> str:
+    with pytest.raises(InputError) as info:
+        convert(load_export(path), rater_map, name=path.name, **kwargs)
+    return str(info.value)
+
+
+def _real_main(tmp_path: Path, export: Path, rater_map: dict[str, str], *extra: str) -> int:
+    map_file = tmp_path / "map.json"
+    map_file.write_text(json.dumps(rater_map), encoding="utf-8")
+    out = ["--out", str(tmp_path / "ratings.csv"), "--rater-map", str(map_file)]
+    return main(["import-labelstudio", str(export), *out, *extra])
+
+
+@pytest.mark.parametrize(
+    ("export", "rater_map", "exclude"),
+    [(LEGACY, REAL_IDS, ADMIN_ID), (SNAPSHOT, REAL_EMAILS, ADMIN_EMAIL), (SNAPSHOT, REAL_IDS, 1)],
+)
+def test_convert_real_export_equals_what_was_submitted(
+    export: Path, rater_map: dict[str, str], exclude: object
+) -> None:
+    intended = _intended("intended.json")
+    result = convert(load_export(export), rater_map, exclude=[exclude])
+    assert _frame_rows(result.ratings) == _real_ratings(intended["ratings"], "primary")
+    assert _frame_rows(result.difficulty) == {tuple(r) for r in intended["difficulty"]}
+    assert result.excluded == ((str(exclude), 1),)
+    # P01 left position 4 of MQ-E0001 empty: the one warning
+    assert [w.message for w in result.warnings] == [
+        "annotation 18: no rating for the answer at position 4 (gemma3:27b): left out as missing"
+    ]
+
+
+def test_convert_real_ids_and_emails_in_one_map() -> None:
+    mixed = {"5": "P01", "dr.schulz@klinik.example": "P02", "7": "P03"}
+    result = convert(load_export(SNAPSHOT), mixed, exclude=[ADMIN_EMAIL])
+    intended = _intended("intended.json")
+    assert _frame_rows(result.ratings) == _real_ratings(intended["ratings"], "primary")
+
+
+def test_convert_real_email_map_on_id_only_export() -> None:
+    text = _real_error(LEGACY, REAL_EMAILS, exclude=[ADMIN_EMAIL])
+    # one problem per user, not one per annotation (29 before)
+    assert text.startswith("Label Studio export p1_legacy_JSON.json: 4 problems found\n")
+    assert (
+        "task 1, column 'completed_by': annotation 1: unknown Label Studio user (and 9 more "
+        "annotations by this user) (value '5'); the rater map or --exclude-user names e-mails, "
+        "but the Export button's JSON names users by integer id only: map the ids"
+    ) in text
+    assert "GET /api/users" in text
+    assert "annotations__completed_by.only_id=false" in text
+    assert (
+        "task 6, column 'completed_by': annotation 30: unknown Label Studio user (value '1')"
+        in (text)
+    )
+
+
+def test_convert_real_admin_test_annotation_unknown() -> None:
+    text = _real_error(LEGACY, REAL_IDS)
+    assert text.startswith("Label Studio export p1_legacy_JSON.json: 1 problem found\n")
+    assert "annotation 30: unknown Label Studio user (value '1')" in text
+    assert text.endswith("or leave the user's annotations out with --exclude-user 1")
+
+
+def test_convert_real_admin_mapped_is_counted_per_rater() -> None:
+    # mapping the admin to P10 makes the test annotation a primary core rating; the summary
+    # shows it, --exclude-user removes it
+    result = convert(load_export(LEGACY), {**REAL_IDS, str(ADMIN_ID): "P10"})
+    admin = _intended("admin_intended.json")
+    p10 = result.ratings[result.ratings["rater"] == "P10"]
+    assert _frame_rows(p10) == _real_ratings(admin["admin_rows"], "primary")
+    assert "ratings per rater: P01 49, P02 50, P03 40, P10 5" in result.summary()
+
+
+def test_convert_real_exclude_by_email_on_id_only_export_warns() -> None:
+    result = convert(load_export(LEGACY), REAL_IDS, exclude=[ADMIN_ID, "nobody@example.org"])
+    assert result.excluded == (("1", 1), ("nobody@example.org", 0))
+    (warning,) = (w for w in result.warnings if w.column == "completed_by")
+    assert warning.message == "excluded user nobody@example.org made no annotation in this export"
+    assert warning.fix is not None and "names users by integer id only" in warning.fix
+
+
+def test_convert_real_adjudication_round_inferred() -> None:
+    result = convert(load_export(ADJ_SDK), {str(ADMIN_ID): "P10"})
+    expected = _intended("adj_intended.json")
+    assert _frame_rows(result.ratings) == _real_ratings(expected["rows"], "adjudication")
+    assert result.round is None
+    assert result.summary()[0] == (
+        "round: inferred from the split and the roster (15 adjudication ratings; the "
+        "adjudicator on an extension item is the adjudication round)"
+    )
+
+
+def test_convert_real_adjudication_given_as_primary_refused() -> None:
+    text = _real_error(ADJ_SDK, {"1": "P10"}, round="primary")
+    assert text.startswith("Label Studio export p2_adjudication_sdk_JSON.json: 3 problems found")
+    assert (
+        "task 11, column 'completed_by': annotation 31: the adjudicator P10 rates extension "
+        "items only in the adjudication round (value 'P10'); import the adjudication project "
+        "with --round adjudication, or leave --round out to infer it"
+    ) in text
+
+
+def test_convert_real_adjudication_given_matches_inferred() -> None:
+    given = convert(load_export(ADJ_SDK), {"1": "P10"}, round="adjudication")
+    inferred = convert(load_export(ADJ_SDK), {"1": "P10"})
+    assert _frame_rows(given.ratings) == _frame_rows(inferred.ratings)
+    assert given.summary()[0] == "round: adjudication for every annotation (given)"
+
+
+def test_convert_real_adjudicator_without_split_needs_a_round() -> None:
+    tasks = load_export(ADJ_SDK)
+    del tasks[0]["data"]["split"]
+    with pytest.raises(InputError) as info:
+        convert(tasks, {"1": "P10"}, name="adj.json")
+    assert (
+        "adj.json, task 11, column 'data.split': annotation 31: cannot tell the round of the "
+        "adjudicator P10's annotation: the task has no data.split; add data.split to the tasks, "
+        "pass the raw release (--raw), or give --round"
+    ) in str(info.value)
+
+
+def test_load_export_real_json_min_refused() -> None:
+    with pytest.raises(InputError) as info:
+        load_export(REAL / "p1_legacy_JSON_MIN.json")
+    assert str(info.value) == (
+        "p1_legacy_JSON_MIN.json: 1 problem found\n  - p1_legacy_JSON_MIN.json: this is a "
+        "JSON-MIN export (29 flat rows with 'annotator', no 'data' or 'annotations'); "
+        f"{labelstudio.EXPORT_AS_JSON}"
+    )
+
+
+def test_load_export_real_csv_gets_the_same_hint() -> None:
+    with pytest.raises(InputError) as info:
+        load_export(REAL / "p1_legacy_CSV.csv")
+    problem = info.value.problems[0]
+    assert problem.message.startswith("malformed JSON")
+    assert problem.fix == labelstudio.EXPORT_AS_JSON
+
+
+def test_convert_real_task_without_data_gets_the_hint() -> None:
+    tasks = load_export(LEGACY)
+    del tasks[0]["data"]
+    text = _real_error_tasks(tasks)
+    assert "task 1, column 'data': task has no data object" in text
+    assert labelstudio.EXPORT_AS_JSON in text
+
+
+def _real_error_tasks(tasks: list[dict[str, Any]], **kwargs: Any) -> str:
+    with pytest.raises(InputError) as info:
+        convert(tasks, REAL_IDS, name=LEGACY.name, exclude=[ADMIN_ID], **kwargs)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("value", ["Correct", "richtig", "1", 1, 0, 2])
+def test_convert_real_label_not_in_labeling_config(value: object) -> None:
+    tasks = load_export(LEGACY)
+    tasks[0]["annotations"][0]["result"][0]["value"]["choices"] = [value]
+    text = _real_error_tasks(tasks)
+    assert f"task 1, column 'label_1': annotation 1: bad label (value '{value}')" in text
+    assert "the labeling config's choices are Richtig, Falsch, Keine Angabe (German" in text
+
+
+@pytest.mark.parametrize("value", ["Easy", "Hard", "1", 2])
+def test_convert_real_difficulty_not_in_labeling_config(value: object) -> None:
+    tasks = load_export(LEGACY)
+    tasks[0]["annotations"][0]["result"][5]["value"]["choices"] = [value]
+    text = _real_error_tasks(tasks)
+    assert f"column 'difficulty': annotation 1: bad difficulty (value '{value}')" in text
+    assert "choices are Einfach, Mittel, Schwer" in text
+
+
+def test_labeling_config_choices_are_the_accepted_ones() -> None:
+    config = (REAL / "labeling_config.xml").read_text(encoding="utf-8")
+    choices = re.findall(r'<Choice value="([^"]+)"/>', config)
+    assert set(choices) == {*vocab.LABELS, *vocab.DIFFICULTIES}
+
+
+@pytest.mark.parametrize("empty", [None, "", {}])
+def test_convert_real_deleted_user(empty: object) -> None:
+    tasks = load_export(LEGACY)
+    tasks[1]["annotations"][2]["completed_by"] = empty
+    text = _real_error_tasks(tasks)
+    assert (
+        "task 2, column 'completed_by': annotation 6: the annotation has no user (completed_by "
+        "is empty): Label Studio empties it when the user was deleted"
+    ) in text
+    assert "restore the user in Label Studio, or delete the annotation and export again" in text
+
+
+def test_convert_real_duplicate_says_delete() -> None:
+    tasks = load_export(LEGACY)
+    tasks[0]["annotations"][1]["completed_by"] = 5
+    text = _real_error_tasks(tasks)
+    assert "annotation 2: P01 already rated question MQ-C0001 in annotation 1" in text
+    assert "delete the other one in Label Studio and export again" in text
+    assert "cancel" not in text
+
+
+def _raw_from_tasks(folder: Path, tasks: list[dict[str, Any]]) -> Path:
+    """A raw release's questions and answers written from the tasks' own data (README)."""
+    folder.mkdir()
+    with (folder / "answers.csv").open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(["question_id", "model", "answer"])
+        for task in tasks:
+            data = task["data"]
+            order = data.get("order") or [data[f"model_{k}"] for k in range(1, 6)]
+            for k, model in enumerate(order, start=1):
+                writer.writerow([data["question_id"], model, data[f"resp_{k}"]])
+    with (folder / "questions.csv").open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(["question_id", "split", "question", "reference_answer"])
+        for task in tasks:
+            d = task["data"]
+            writer.writerow([d["question_id"], d["split"], d["question"], d["reference_answer"]])
+    return folder
+
+
+def test_convert_real_answers_match_the_raw_release(tmp_path: Path) -> None:
+    tasks = load_export(LEGACY)
+    raw = labelstudio.load_raw_texts(_raw_from_tasks(tmp_path / "raw", tasks))
+    assert len(raw.answers) == 50
+    result = convert(tasks, REAL_IDS, exclude=[ADMIN_ID], raw=raw)
+    assert _frame_rows(result.ratings) == _real_ratings(
+        _intended("intended.json")["ratings"], "primary"
+    )
+
+
+def test_convert_real_wrong_order_is_caught(tmp_path: Path) -> None:
+    tasks = load_export(LEGACY)
+    raw = labelstudio.load_raw_texts(_raw_from_tasks(tmp_path / "raw", tasks))
+    order = tasks[1]["data"]["order"]
+    order[0], order[1] = order[1], order[0]  # the ratings would land on the wrong models
+    text = _real_error_tasks(tasks, raw=raw)
+    d = tasks[1]["data"]
+    assert text.startswith("Label Studio export p1_legacy_JSON.json: 2 problems found")
+    assert (
+        f"task 2, column 'data.resp_1': data.resp_1 is not the raw release's answer of "
+        f"order[1] = {order[0]} (the raw release has {d['resp_2']!r}) (value {d['resp_1']!r}); "
+        "data.order of this task does not match its answers"
+    ) in text
+    assert "column 'data.resp_2': data.resp_2 is not the raw release's answer of order[2]" in text
+
+
+def test_convert_real_question_missing_from_raw_release(tmp_path: Path) -> None:
+    tasks = load_export(LEGACY)
+    raw = labelstudio.load_raw_texts(_raw_from_tasks(tmp_path / "raw", tasks[1:]))
+    text = _real_error_tasks(tasks, raw=raw)
+    assert "task 1, column 'data.resp_1': the raw release raw has no answer of gemma3:4b to " in (
+        text
+    )
+
+
+def test_main_import_labelstudio_real_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _real_main(tmp_path, LEGACY, REAL_IDS, "--exclude-user", "1") == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "imported 10 tasks (30 annotations, 1 cancelled and skipped): "
+        f"139 ratings to {tmp_path / 'ratings.csv'}",
+        "round: inferred from the split and the roster (139 primary ratings; the adjudicator "
+        "on an extension item is the adjudication round)",
+        "left out (excluded users): user 1 (1 annotation)",
+        "ratings per rater: P01 49, P02 50, P03 40",
+    ]
+
+
+def test_main_import_labelstudio_real_raw_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks = load_export(LEGACY)
+    raw = _raw_from_tasks(tmp_path / "raw", tasks)
+    tasks[3]["data"]["order"].reverse()
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(tasks), encoding="utf-8")
+    assert _real_main(tmp_path, export, REAL_IDS, "--exclude-user", "1", "--raw", str(raw)) == 2
+    err = capsys.readouterr().err
+    assert "task 4, column 'data.resp_1': data.resp_1 is not the raw release's answer" in err
+    assert not (tmp_path / "ratings.csv").exists()
+
+
+def test_main_import_labelstudio_real_adjudication_append(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _real_main(tmp_path, LEGACY, REAL_IDS, "--exclude-user", "1") == 0
+    assert _real_main(tmp_path, ADJ_SDK, {"1": "P10"}, "--append") == 0
+    expected = _real_ratings(_intended("intended.json")["ratings"], "primary") | _real_ratings(
+        _intended("adj_intended.json")["rows"], "adjudication"
+    )
+    assert _csv_rows(tmp_path / "ratings.csv")[1] == expected
+
+
+def test_real_fixtures_are_the_shared_exports() -> None:
+    readme = (REAL / "README.md").read_text(encoding="utf-8")
+    assert "Label Studio 1.23.2" in readme
+    assert sorted(p.name for p in REAL.iterdir()) == [
+        "README.md",
+        "adj_intended.json",
+        "admin_intended.json",
+        "intended.json",
+        "labeling_config.xml",
+        "p1_legacy_CSV.csv",
+        "p1_legacy_JSON.json",
+        "p1_legacy_JSON_MIN.json",
+        "p1_snapshot_full_JSON.json",
+        "p2_adjudication_sdk_JSON.json",
+    ]

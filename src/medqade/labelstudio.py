@@ -7,30 +7,48 @@ Format", https://labelstud.io/guide/task_format) is a list of tasks::
       "was_cancelled": false, "result": [{"id": "a1", "from_name": "label_1", "to_name": "resp_1",
       "type": "choices", "origin": "manual", "value": {"choices": ["Richtig"]}}, ...]}], ...}
 
-The mapping from a MedQADE task to Label Studio (and back) is fixed here:
+Only this JSON export carries what the importer needs; JSON-MIN, CSV and TSV are flat rows
+without ``data`` and ``annotations`` and are refused with that hint. The mapping from a MedQADE
+task to Label Studio (and back) is fixed here:
 
 ``data``
-    ``question_id`` (required), the five answers as shown ``resp_1`` .. ``resp_5``, and which
+    ``question_id`` (required), the five answers as shown ``resp_1`` .. ``resp_5``, which
     student model wrote the answer at each position: either ``order`` (a list of five model
-    ids, or a JSON list / comma-separated string) or ``model_1`` .. ``model_5``.
+    ids, or a JSON list / comma-separated string) or ``model_1`` .. ``model_5``, and the
+    ``split`` (``core`` / ``extension``), from which the round is inferred.
 ``result`` items of ``type: "choices"``
     ``from_name`` ``label_<k>`` (or ``resp_<k>``), k = 1..5: the rating of the answer at
-    position k, one of the choices ``Richtig`` / ``Falsch`` / ``Keine Angabe`` (aliases accepted,
-    see :func:`medqade.vocab.parse_label`); ``from_name`` ``difficulty``: the item difficulty
-    (``Einfach`` / ``Mittel`` / ``Schwer``). Any other choices control is an error; results of
-    other types (a free-text ``textarea`` comment, say) are not ratings and are skipped.
+    position k, exactly one of the labeling config's choices ``Richtig`` / ``Falsch`` /
+    ``Keine Angabe``; ``from_name`` ``difficulty``: the item difficulty (``Einfach`` /
+    ``Mittel`` / ``Schwer``). Only these German values are accepted: English words
+    (``Correct``, ``Easy``) or numbers mean the project's labeling config differs from the one
+    documented in ``tests/fixtures/labelstudio/README.md``, and are refused, naming the accepted
+    values. Any other choices control is an error; results of other types (a free-text
+    ``textarea`` comment, say) are not ratings and are skipped.
 ``completed_by``
-    the Label Studio user (an integer id, or an object with ``id`` and ``email``), mapped to a
-    physician id (``P01`` .. ``P10``) by the rater map, a JSON object whose keys are user ids or
-    e-mail addresses: ``{"3": "P01", "dr.weber@klinik.example": "P02"}``.
+    the Label Studio user, mapped to a physician id (``P01`` .. ``P10``) by the rater map, a
+    JSON object whose keys may mix user ids and e-mail addresses:
+    ``{"5": "P01", "dr.schulz@klinik.example": "P02"}``. The Export button's JSON holds only the
+    integer user id; an export snapshot made with user details
+    (``annotations__completed_by.only_id=false``) holds ``{id, email, ...}`` objects, matched by
+    id or e-mail. Ids are shown on the organisation's members page and by ``GET /api/users``.
+    An empty ``completed_by`` (a deleted user) is an error. ``exclude`` names users (id or
+    e-mail) whose annotations are left out, e.g. an admin's test annotation; the count is
+    reported.
 ``was_cancelled``
     skipped (cancelled) annotations are left out. A position the rater left empty is a missing
     rating: excluded (listed as a warning), never guessed. ``predictions`` and ``drafts`` are
-    not physician ratings and are ignored.
+    not physician ratings and are ignored. Two annotations of one rater on one task are an
+    error: delete one in Label Studio and export again.
 ``round``
-    one export holds one round (``--round primary`` or ``adjudication``); in the adjudication
-    round only the roster's adjudicator may appear. Import the adjudication project's export
-    with ``--append`` to add its rows to the primary ones.
+    by default inferred per annotation: the roster's adjudicator on an extension item rates in
+    the adjudication round, everyone else (and the adjudicator on the core) in the primary
+    round. ``round="primary"`` refuses the adjudicator on an extension item;
+    ``round="adjudication"`` admits only the adjudicator. Import the adjudication project's
+    export with ``--append`` to add its rows to the primary ones.
+``answers``
+    optionally the raw release's answer texts: then ``data.resp_<k>`` must equal the answer of
+    the model at ``order[k]``, so a wrong ``order`` cannot mislabel answers silently.
 
 Every problem (unknown user, unknown ``from_name``, bad label, task without ``question_id``,
 ...) is collected and raised as one :class:`~medqade.problems.InputError` naming the task id,
@@ -43,6 +61,7 @@ import csv
 import io
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,17 +71,32 @@ import pandas as pd
 
 from medqade import atomic, vocab
 from medqade.problems import InputError, Problem, ProblemLog
-from medqade.tables import decode_utf8, read_table
+from medqade.tables import decode_utf8, find_table, read_table
 
 RATING_COLUMNS = ("question_id", "rater", "model", "label", "round")
 DIFFICULTY_COLUMNS = ("question_id", "rater", "difficulty")
 DIFFICULTY_CONTROL = "difficulty"
 _POSITION_CONTROL = re.compile(r"^(?:label|resp)_([1-9][0-9]*)$")
+EXPORT_AS_JSON = "export the project as JSON (Export > JSON), not JSON-MIN, CSV or TSV"
+"""The hint for every export that is not Label Studio's full JSON."""
+_FLAT_KEYS = ("annotator", "annotation_id")
+"""Keys of a JSON-MIN row (one flat row per annotation, no ``data`` / ``annotations``)."""
+WHERE_USER_IDS = "user ids are on the organisation's members page or from GET /api/users"
+ID_ONLY = (
+    "the Export button's JSON names users by integer id only: map the ids "
+    f'({{"5": "P01"}}; {WHERE_USER_IDS}), or export a snapshot with user details '
+    "(annotations__completed_by.only_id=false), whose users carry their e-mail"
+)
+_SHOWN_CHARS = 80
 
 
 @dataclass(frozen=True)
 class LabelStudioImport:
-    """What one export held: tidy ``ratings`` and ``difficulty`` frames plus counts."""
+    """What one export held: tidy ``ratings`` and ``difficulty`` frames plus counts.
+
+    ``round`` is the ``round`` argument, ``None`` when the round was inferred per annotation;
+    ``excluded`` counts the annotations left out per excluded user (as given).
+    """
 
     ratings: pd.DataFrame
     difficulty: pd.DataFrame
@@ -70,6 +104,36 @@ class LabelStudioImport:
     n_tasks: int
     n_annotations: int
     n_cancelled: int
+    round: str | None = None
+    excluded: tuple[tuple[str, int], ...] = ()
+
+    def summary(self) -> list[str]:
+        """Lines that say how the rounds were set, who was left out and who rated how much."""
+        rounds = Counter(self.ratings["round"])
+        counts = ", ".join(f"{n} {r}" for r in vocab.ROUNDS if (n := rounds.get(r, 0)))
+        if self.round is None:
+            lines = [
+                f"round: inferred from the split and the roster ({counts or 'no'} ratings; "
+                "the adjudicator on an extension item is the adjudication round)"
+            ]
+        else:
+            lines = [f"round: {self.round} for every annotation (given)"]
+        if self.excluded:
+            left = ", ".join(f"user {u} ({_n(n, 'annotation')})" for u, n in self.excluded)
+            lines.append(f"left out (excluded users): {left}")
+        raters = Counter(self.ratings["rater"])
+        if raters:
+            lines.append("ratings per rater: " + ", ".join(f"{r} {n}" for r, n in raters.items()))
+        return lines
+
+
+@dataclass(frozen=True)
+class RawTexts:
+    """What the importer checks tasks against: answer texts and splits of a raw release."""
+
+    answers: Mapping[tuple[str, str], str]
+    splits: Mapping[str, str]
+    name: str = "raw release"
 
 
 class _Where:
@@ -106,36 +170,34 @@ class _Where:
         (self.log.warn if warn else self.log.error)(problem)
 
 
+def _refuse(name: str, message: str, fix: str, row: int | None = None) -> InputError:
+    return InputError(name, [Problem(name, row, message, fix=fix)])
+
+
 def load_export(path: Path) -> list[dict[str, Any]]:
-    """Read a Label Studio JSON export: a list of task objects."""
+    """Read a Label Studio JSON export: a list of task objects (JSON-MIN and CSV refused)."""
     path = Path(path)
     name = path.name
     text = decode_utf8(path.read_bytes(), name)
     try:
         tasks = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(
-            name,
-            [
-                Problem(
-                    name,
-                    exc.lineno,
-                    f"malformed JSON ({exc.msg} at column {exc.colno})",
-                    fix="export the project again as JSON (not JSON-MIN or CSV)",
-                )
-            ],
+        raise _refuse(
+            name, f"malformed JSON ({exc.msg} at column {exc.colno})", EXPORT_AS_JSON, exc.lineno
         ) from None
     if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
-        raise InputError(
+        raise _refuse(name, "expected a JSON list of task objects", EXPORT_AS_JSON)
+    flat = [
+        t
+        for t in tasks
+        if "data" not in t and "annotations" not in t and any(k in t for k in _FLAT_KEYS)
+    ]
+    if tasks and len(flat) == len(tasks):
+        raise _refuse(
             name,
-            [
-                Problem(
-                    name,
-                    None,
-                    "expected a JSON list of task objects",
-                    fix="use Label Studio's JSON export (Export > JSON)",
-                )
-            ],
+            f"this is a JSON-MIN export ({len(tasks)} flat rows with 'annotator', no 'data' or "
+            "'annotations')",
+            EXPORT_AS_JSON,
         )
     return tasks
 
@@ -152,16 +214,10 @@ def load_rater_map(path: Path, roster: vocab.Roster = vocab.DEFAULT_ROSTER) -> d
             name, [Problem(name, exc.lineno, f"malformed JSON ({exc.msg} at column {exc.colno})")]
         ) from None
     if not isinstance(data, dict):
-        raise InputError(
+        raise _refuse(
             name,
-            [
-                Problem(
-                    name,
-                    None,
-                    "expected a JSON object",
-                    fix='map user ids or e-mails to physician ids: {"3": "P01"}',
-                )
-            ],
+            "expected a JSON object",
+            'map user ids and/or e-mails to physician ids: {"5": "P01", "a@b.example": "P02"}',
         )
     return check_rater_map(data, roster, name)
 
@@ -192,29 +248,133 @@ def check_rater_map(
     return out
 
 
+def load_raw_texts(folder: Path) -> RawTexts:
+    """The ``answers`` texts and ``questions`` splits of a raw release folder (only these two
+    tables are read, so the ratings being imported into it need not be valid yet)."""
+    folder = Path(folder)
+    tables: dict[str, pd.DataFrame] = {}
+    for table, columns in (("answers", ("question_id", "model", "answer")), ("questions", ())):
+        path = find_table(folder, table)
+        if path is None:
+            if table == "questions":
+                continue
+            raise _refuse(str(folder), f"no {table} table", "pass the raw release folder (--raw)")
+        frame = read_table(path)
+        missing = [c for c in (*columns, "question_id") if c not in frame.columns]
+        if missing:
+            raise _refuse(path.name, f"no column {missing[0]!r}", "use a raw release table")
+        tables[table] = frame
+    a = tables["answers"]
+    answers = {
+        (str(q).strip(), str(m).strip()): str(t)
+        for q, m, t in zip(a["question_id"], a["model"], a["answer"], strict=True)
+    }
+    splits: dict[str, str] = {}
+    q = tables.get("questions")
+    if q is not None and "split" in q.columns:
+        splits = {
+            str(i).strip(): str(v).strip()
+            for i, v in zip(q["question_id"], q["split"], strict=True)
+        }
+    return RawTexts(answers, splits, folder.name or str(folder))
+
+
 def _user_key(key: object) -> str:
     return str(key).strip().casefold()
 
 
-def _rater(completed_by: object, rater_map: Mapping[str, str], where: _Where) -> str | None:
-    """Physician id of ``completed_by`` (an int id or a user object with id/email)."""
-    candidates: list[object] = []
+def _user_keys(completed_by: object) -> list[str]:
+    """The keys a rater map or exclusion may name ``completed_by`` by (id, e-mail)."""
     if isinstance(completed_by, dict):
-        candidates = [completed_by.get("email"), completed_by.get("id")]
-        shown: object = completed_by.get("email") or completed_by.get("id")
+        raw = [completed_by.get("id"), completed_by.get("email")]
     else:
-        candidates = [completed_by]
-        shown = completed_by
-    for c in candidates:
-        if c is not None and _user_key(c) in rater_map:
-            return rater_map[_user_key(c)]
-    where(
-        "unknown Label Studio user",
-        "completed_by",
-        shown,
-        "add the user's id or e-mail to the rater map (--rater-map)",
-    )
-    return None
+        raw = [completed_by]
+    return [_user_key(c) for c in raw if c is not None and str(c).strip()]
+
+
+def _shown_user(completed_by: object) -> object:
+    if isinstance(completed_by, dict):
+        return completed_by.get("email") or completed_by.get("id")
+    return completed_by
+
+
+class _Users:
+    """Maps ``completed_by`` to physicians; collects unknown users, one problem per user."""
+
+    def __init__(self, rater_map: Mapping[str, str], exclude: Iterable[object]) -> None:
+        self.rater_map = {_user_key(k): v for k, v in rater_map.items()}
+        self.exclude = {_user_key(u): str(u).strip() for u in exclude}
+        self.excluded: Counter[str] = Counter()
+        self.unknown: dict[str, list[_Where]] = {}
+        self.by_id_only = False
+
+    def is_excluded(self, completed_by: object) -> bool:
+        for key in _user_keys(completed_by):
+            if key in self.exclude:
+                self.excluded[key] += 1
+                return True
+        return False
+
+    def rater(self, completed_by: object, where: _Where) -> str | None:
+        keys = _user_keys(completed_by)
+        if not keys:
+            where(
+                "the annotation has no user (completed_by is empty): Label Studio empties it "
+                "when the user was deleted",
+                "completed_by",
+                json.dumps(completed_by),
+                "restore the user in Label Studio, or delete the annotation and export again",
+            )
+            return None
+        if not isinstance(completed_by, dict):
+            self.by_id_only = True
+        for key in keys:
+            if key in self.rater_map:
+                return self.rater_map[key]
+        self.unknown.setdefault(str(_shown_user(completed_by)), []).append(where)
+        return None
+
+    def report(self) -> None:
+        """One problem per unknown user, at its first annotation, with the fitting hint."""
+        email_keys = any("@" in k for k in (*self.rater_map, *self.exclude))
+        for user, places in self.unknown.items():
+            more = (
+                f" (and {_n(len(places) - 1, 'more annotation')} by this user)"
+                if len(places) > 1
+                else ""
+            )
+            if user.isdigit() and email_keys:
+                fix = f"the rater map or --exclude-user names e-mails, but {ID_ONLY}"
+            elif user.isdigit():
+                fix = f"add the user id to the rater map (--rater-map); {WHERE_USER_IDS}"
+            else:
+                fix = "add the user's id or e-mail to the rater map (--rater-map)"
+            fix += f"; or leave the user's annotations out with --exclude-user {user}"
+            places[0](f"unknown Label Studio user{more}", "completed_by", user, fix)
+
+    def excluded_counts(self, log: ProblemLog, name: str) -> tuple[tuple[str, int], ...]:
+        """Annotations left out per excluded user; a warning for each that matched none."""
+        out = []
+        for key, given in self.exclude.items():
+            n = self.excluded.get(key, 0)
+            out.append((given, n))
+            if n == 0:
+                hint = ID_ONLY if "@" in key and self.by_id_only else None
+                log.warn(
+                    Problem(
+                        name,
+                        None,
+                        f"excluded user {given} made no annotation in this export",
+                        "completed_by",
+                        given,
+                        hint,
+                    )
+                )
+        return tuple(out)
+
+
+def _n(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _positions(data: Mapping[str, Any], where: _Where, roster: vocab.Roster) -> list[str] | None:
@@ -259,6 +419,36 @@ def _positions(data: Mapping[str, Any], where: _Where, roster: vocab.Roster) -> 
     return order
 
 
+def _clip(text: str) -> str:
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
+
+
+def _check_texts(
+    qid: str, data: Mapping[str, Any], order: list[str], raw: RawTexts, where: _Where
+) -> None:
+    """``data.resp_<k>`` must be the raw release's answer of ``order[k]``."""
+    for k, model in enumerate(order, start=1):
+        if f"resp_{k}" not in data:
+            continue
+        shown = str(data[f"resp_{k}"])
+        expected = raw.answers.get((qid, model))
+        if expected is None:
+            where(
+                f"the raw release {raw.name} has no answer of {model} to question {qid}",
+                f"data.resp_{k}",
+                _clip(shown),
+                "import tasks made from this raw release, or pass the right one (--raw)",
+            )
+        elif expected.strip() != shown.strip():
+            where(
+                f"data.resp_{k} is not the raw release's answer of order[{k}] = {model} "
+                f"(the raw release has {_clip(expected)!r})",
+                f"data.resp_{k}",
+                _clip(shown),
+                "data.order of this task does not match its answers: fix the task's order",
+            )
+
+
 def _choice(value: object) -> tuple[list[object], bool]:
     """The chosen values of a choices result and whether the shape was right."""
     if not isinstance(value, dict) or not isinstance(value.get("choices"), list):
@@ -266,22 +456,89 @@ def _choice(value: object) -> tuple[list[object], bool]:
     return list(value["choices"]), True
 
 
+def _exact_choice(value: object, accepted: tuple[str, ...]) -> str | None:
+    """``value`` if it is one of the labeling config's (German) choices, else ``None``."""
+    return value if isinstance(value, str) and value in accepted else None
+
+
+def _accepted_hint(accepted: tuple[str, ...]) -> str:
+    return (
+        f"the labeling config's choices are {', '.join(accepted)} (German, exactly as written); "
+        "English words and numbers are not accepted: set these Choice values in the project's "
+        "labeling config and export again"
+    )
+
+
+def _round_of(
+    rater: str,
+    split: str | None,
+    given: str | None,
+    roster: vocab.Roster,
+    at: _Where,
+) -> str | None:
+    """The round of one annotation: ``given``, or inferred from the split and the roster."""
+    is_adj = rater == roster.adjudicator
+    if given == vocab.ADJUDICATION:
+        if not is_adj:
+            at(
+                f"only the adjudicator {roster.adjudicator} rates in the adjudication round",
+                "completed_by",
+                rater,
+                "import primary-round exports with --round primary (or leave --round out)",
+            )
+            return None
+        return given
+    if is_adj and split is None and given is None:
+        at(
+            f"cannot tell the round of the adjudicator {roster.adjudicator}'s annotation: the "
+            "task has no data.split",
+            "data.split",
+            None,
+            "add data.split to the tasks, pass the raw release (--raw), or give --round",
+        )
+        return None
+    if is_adj and split == vocab.EXTENSION:
+        if given == vocab.PRIMARY:
+            at(
+                f"the adjudicator {roster.adjudicator} rates extension items only in the "
+                f"{vocab.ADJUDICATION} round",
+                "completed_by",
+                rater,
+                "import the adjudication project with --round adjudication, or leave --round "
+                "out to infer it",
+            )
+            return None
+        return vocab.ADJUDICATION
+    return vocab.PRIMARY
+
+
+def _split_of(qid: str, data: Mapping[str, Any], raw: RawTexts | None) -> str | None:
+    if raw is not None and qid in raw.splits:
+        return raw.splits[qid]
+    split = str(data.get("split", "")).strip()
+    return split if split in vocab.SPLITS else None
+
+
 def convert(
     tasks: Iterable[Mapping[str, Any]],
     rater_map: Mapping[str, str],
     *,
-    round: str = vocab.PRIMARY,
+    round: str | None = None,
     roster: vocab.Roster = vocab.DEFAULT_ROSTER,
     name: str = "export.json",
+    exclude: Iterable[object] = (),
+    raw: RawTexts | None = None,
 ) -> LabelStudioImport:
     """Convert parsed export ``tasks`` into ratings and difficulty rows (see module docstring).
 
-    ``rater_map`` keys are normalised with :func:`check_rater_map`. Raises ``InputError``
-    listing every problem; missing positions are returned as warnings.
+    ``round`` ``None`` infers it per annotation; ``exclude`` lists users (ids or e-mails) whose
+    annotations are left out; with ``raw`` every ``data.resp_<k>`` is checked against the raw
+    release's answer of ``order[k]``. Raises ``InputError`` listing every problem; missing
+    positions and exclusions that matched nothing are returned as warnings.
     """
-    if round not in vocab.ROUNDS:
+    if round is not None and round not in vocab.ROUNDS:
         raise ValueError(f"unknown round {round!r}: use one of {', '.join(vocab.ROUNDS)}")
-    rater_map = {_user_key(k): v for k, v in rater_map.items()}
+    users = _Users(rater_map, exclude)
     log = ProblemLog()
     ratings: list[dict[str, str]] = []
     difficulty: list[dict[str, str]] = []
@@ -293,7 +550,7 @@ def convert(
         where = _Where(log, name, task_id)
         data = task.get("data")
         if not isinstance(data, dict):
-            where("task has no data object", "data")
+            where("task has no data object", "data", None, EXPORT_AS_JSON)
             continue
         qid = str(data.get("question_id", "")).strip()
         if not qid:
@@ -305,6 +562,9 @@ def convert(
             )
             continue
         order = _positions(data, where, roster)
+        if order is not None and raw is not None:
+            _check_texts(qid, data, order, raw, where)
+        split = _split_of(qid, data, raw)
         annotations = task.get("annotations") or []
         if not isinstance(annotations, list):
             where("annotations must be a list", "annotations")
@@ -314,18 +574,14 @@ def convert(
                 where("annotation is not a JSON object", "annotations")
                 continue
             n_annotations += 1
+            if users.is_excluded(ann.get("completed_by")):
+                continue
             if ann.get("was_cancelled"):
                 n_cancelled += 1
                 continue
             at = _Where(log, name, task_id, ann.get("id"))
-            rater = _rater(ann.get("completed_by"), rater_map, at)
-            if rater is not None and round == vocab.ADJUDICATION and rater != roster.adjudicator:
-                at(
-                    f"only the adjudicator {roster.adjudicator} rates in the adjudication round",
-                    "completed_by",
-                    rater,
-                    "import primary-round exports with --round primary",
-                )
+            rater = users.rater(ann.get("completed_by"), at)
+            ann_round = None if rater is None else _round_of(rater, split, round, roster, at)
             if rater is not None:
                 earlier = seen.get((qid, rater))
                 if earlier is not None:
@@ -333,7 +589,8 @@ def convert(
                         f"{rater} already rated question {qid} in annotation {earlier}",
                         "completed_by",
                         rater,
-                        "keep one annotation per rater and task (cancel or delete the other)",
+                        "keep one annotation per rater and task: delete the other one in Label "
+                        "Studio and export again",
                     )
                     continue
                 seen[(qid, rater)] = ann.get("id")
@@ -364,16 +621,15 @@ def convert(
                     continue
                 match = _POSITION_CONTROL.match(control)
                 if control == DIFFICULTY_CONTROL:
-                    try:
-                        diff = vocab.parse_difficulty(chosen[0])
-                    except ValueError as exc:
-                        at("bad difficulty", control, chosen[0], str(exc).split(": ", 1)[-1])
+                    diff = _exact_choice(chosen[0], vocab.DIFFICULTIES)
+                    if diff is None:
+                        at("bad difficulty", control, chosen[0], _accepted_hint(vocab.DIFFICULTIES))
                 elif match and 1 <= int(match.group(1)) <= vocab.N_SLOTS:
-                    k = int(match.group(1))
-                    try:
-                        labels[k] = vocab.parse_label(chosen[0])
-                    except ValueError as exc:
-                        at("bad label", control, chosen[0], str(exc).split(": ", 1)[-1])
+                    label = _exact_choice(chosen[0], vocab.LABELS)
+                    if label is None:
+                        at("bad label", control, chosen[0], _accepted_hint(vocab.LABELS))
+                    else:
+                        labels[int(match.group(1))] = label
                 else:
                     at(
                         "unknown from_name",
@@ -381,7 +637,7 @@ def convert(
                         control,
                         "name the controls label_1 .. label_5 and difficulty",
                     )
-            if rater is None or order is None:
+            if rater is None or order is None or ann_round is None:
                 continue
             for k in range(1, vocab.N_SLOTS + 1):
                 if k in labels:
@@ -391,7 +647,7 @@ def convert(
                             "rater": rater,
                             "model": order[k - 1],
                             "label": labels[k],
-                            "round": round,
+                            "round": ann_round,
                         }
                     )
                 else:
@@ -403,6 +659,8 @@ def convert(
                     )
             if diff is not None:
                 difficulty.append({"question_id": qid, "rater": rater, "difficulty": diff})
+    users.report()
+    excluded = users.excluded_counts(log, name)
     log.raise_if_any(f"Label Studio export {name}")
     return LabelStudioImport(
         ratings=_sorted(pd.DataFrame(ratings, columns=list(RATING_COLUMNS)), roster),
@@ -411,6 +669,8 @@ def convert(
         n_tasks=n_tasks,
         n_annotations=n_annotations,
         n_cancelled=n_cancelled,
+        round=round,
+        excluded=excluded,
     )
 
 
@@ -476,18 +736,29 @@ def import_export(
     rater_map: Mapping[str, str],
     *,
     difficulty_out: Path | None = None,
-    round: str = vocab.PRIMARY,
+    round: str | None = None,
     append: bool = False,
     roster: vocab.Roster = vocab.DEFAULT_ROSTER,
+    exclude: Iterable[object] = (),
+    raw: Path | None = None,
 ) -> LabelStudioImport:
     """Read ``export``, convert it, and write the ratings (and difficulty) tables as CSV.
 
     Each file is written atomically, and only after both tables converted and merged cleanly.
     With ``append`` the rows are added to existing tables (e.g. an adjudication-round export
-    after the primary one); a row present in both is an error.
+    after the primary one); a row present in both is an error. ``raw`` (a raw release folder)
+    checks the tasks' answer texts and supplies the splits; see :func:`convert`.
     """
     export = Path(export)
-    result = convert(load_export(export), rater_map, round=round, roster=roster, name=export.name)
+    result = convert(
+        load_export(export),
+        rater_map,
+        round=round,
+        roster=roster,
+        name=export.name,
+        exclude=exclude,
+        raw=None if raw is None else load_raw_texts(raw),
+    )
     outputs = [(Path(ratings_out), result.ratings, ["question_id", "model", "rater"])]
     if difficulty_out is not None:
         outputs.append((Path(difficulty_out), result.difficulty, ["question_id", "rater"]))
@@ -498,10 +769,13 @@ def import_export(
 
 
 __all__ = [
+    "EXPORT_AS_JSON",
     "LabelStudioImport",
+    "RawTexts",
     "check_rater_map",
     "convert",
     "import_export",
     "load_export",
     "load_rater_map",
+    "load_raw_texts",
 ]

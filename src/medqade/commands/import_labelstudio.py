@@ -13,6 +13,14 @@ NAME = "import-labelstudio"
 HELP = "Convert a Label Studio JSON export into the raw release's ratings (and difficulty) table."
 MAX_WARNINGS_SHOWN = 20
 
+EPILOG = """\
+The export must be Label Studio's JSON export (Export > JSON, or an export snapshot), not
+JSON-MIN, CSV or TSV. The Export button's JSON names each annotation's user by integer id only;
+a snapshot exported with annotations__completed_by.only_id=false also carries the e-mail. The
+rater map may mix both: {"5": "P01", "dr.schulz@klinik.example": "P02"}. User ids are on the
+organisation's members page in Label Studio, or from GET /api/users.
+"""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("export", type=Path, help="Label Studio JSON export (Export > JSON)")
@@ -29,13 +37,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--rater-map",
         type=Path,
         required=True,
-        help='JSON object: Label Studio user id or e-mail -> physician id, e.g. {"3": "P01"}',
+        help='JSON object: Label Studio user id and/or e-mail -> physician id, e.g. {"5": "P01"}',
     )
     p.add_argument(
         "--round",
         choices=vocab.ROUNDS,
-        default=vocab.PRIMARY,
-        help="rating round of every annotation in this export (default primary)",
+        default=None,
+        help="rating round of every annotation in this export (default: inferred per "
+        "annotation: the adjudicator on an extension item is the adjudication round, "
+        "everything else primary)",
+    )
+    p.add_argument(
+        "--exclude-user",
+        action="append",
+        default=[],
+        metavar="ID_OR_EMAIL",
+        help="leave this Label Studio user's annotations out (e.g. an admin's test "
+        "annotation); repeatable",
+    )
+    p.add_argument(
+        "--raw",
+        type=Path,
+        default=None,
+        help="raw release folder: check that each task's resp_1..resp_5 are the answers of "
+        "the models in its order, and take the splits from its questions table",
     )
     p.add_argument(
         "--roster",
@@ -48,6 +73,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="add the rows to existing output tables instead of replacing them",
     )
+    p.epilog = EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         round=args.round,
         append=args.append,
         roster=roster,
+        exclude=args.exclude_user,
+        raw=args.raw,
     )
     for w in result.warnings[:MAX_WARNINGS_SHOWN]:
         print(f"warning: {w}", file=sys.stderr)
@@ -72,4 +101,6 @@ def run(args: argparse.Namespace) -> int:
         f"imported {result.n_tasks} tasks ({result.n_annotations} annotations, "
         f"{result.n_cancelled} cancelled and skipped): {wrote}"
     )
+    for line in result.summary():
+        print(line)
     return 0
