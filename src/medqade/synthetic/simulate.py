@@ -15,17 +15,19 @@ Design (exact where the paper gives numbers)
 
 Latent model
     *Answers.* Student ``m`` gives a correct-type answer with probability
-    ``sigmoid(skill_m - slope * (d_i - 0.75) + lexical_boost_m * exact_i)`` where ``d_i`` is
+    ``sigmoid(skill_m - slope_m * (d_i - 0.75) + lexical_boost_m * exact_i)`` where ``d_i`` is
     the item's latent difficulty (0-2, from its tier). A correct-type answer is the reference
     verbatim (probability ``verbatim_m``) or an *equivalent* variant; an incorrect one is a
-    *vague* variant (probability ``vague_share``) or a *wrong* one. In exact-match items one
+    *vague* variant (probability ``vague_m``) or a *wrong* one. In exact-match items one
     student (drawn by skill) is forced to the verbatim reference; in no-match items a verbatim
     draw becomes an equivalent (or vague, if the fact has none). Answers are the fact's strings,
     so text and labels agree.
 
     *Merit.* Each answer has a latent log-odds of being judged correct, drawn by type:
     verbatim ``N(4.0, 1.0)``, equivalent ``N(1.9, 1.7)``, vague ``N(-1.4, 1.7)``, wrong
-    ``N(-3.8, 1.2)``. Answers near 0 are the ones physicians disagree on.
+    ``N(-3.8, 1.2)``, lowered by ``doubt_m`` for a student's correct-type answers and shrunk
+    toward 0 by ``MERIT_SHRINK * d_i / 2`` on hard items. Answers near 0 are the ones
+    physicians disagree on.
 
     *Physicians.* Physician ``r`` says Richtig with probability ``sigmoid(sharp_r * z + bias_r)``;
     abstains on a whole item with a probability that rises with the tier (scaled per physician),
@@ -33,12 +35,39 @@ Latent model
     ratings are ``round(d_i + offset_r + N(0, sigma))`` clipped to 0-2, then minimally repaired
     so the mean lands in the item's target tier.
 
-    *Evaluators.* Evaluator ``e`` says Richtig with probability
-    ``sigmoid(sharp_e * (z + u + N(0, s_e)) + bias_e + self_e [own answers] + family_{e,m}
-    [a sibling's answers])`` and abstains at its own rate per tier (see :data:`EVALUATORS`).
-    ``u ~ N(0, LLM_SHARED_NOISE)`` is drawn once per answer and shared by all evaluators (LLMs
-    tend to err on the same answers, so majority-vote ensembles gain little, as in the paper);
-    ``s_e`` is chosen so that the total noise has standard deviation ``noise_e``.
+    *Evaluators.* Evaluator ``e`` says Richtig when
+    ``z + u + loading_e * w + N(0, noise_e) + bias_e + self_e [own answers] + family_{e,m}
+    [a sibling's answers] > 0`` and abstains at its own rate per tier (see :data:`EVALUATORS`).
+    ``u ~ N(0, LLM_SHARED_NOISE)`` is drawn once per answer and shared by every evaluator;
+    ``w ~ N(0, WEAK_SHARED_NOISE)`` is a second error shared by every evaluator but Gemini 3
+    Flash (``loading`` 0), whose own noise is also the smallest.
+
+How the paper's findings arise (``medqade synthesize --check`` checks each one)
+    - *Ensembles gain little and Gemini 3 Flash is the best single judge* (RQ3): the judges'
+      errors are mostly shared (``u``), which no vote removes, and the other judges also share
+      ``w``; a majority of them therefore cannot correct Gemini 3 Flash, which carries neither
+      ``w`` nor much own noise. The best subset for PA and PABAK is Gemini 3 Flash alone, and
+      the best kappa subset differs from it by about 0, within the paper's interval.
+    - *Physicians agree near 0.6 and the leave-one-out ceiling near 0.71* (RQ1, RQ3): physician
+      sharpness and the merit mixture set how many answers lie near 0; the spread of the
+      physicians' leniency (``PHYS_BIAS``) makes alpha, which pools the raters' marginals,
+      come out below the mean pairwise Cohen's kappa, as in the paper.
+    - *Gemma 3 4B and Qwen3-4B have the highest PA but not the highest kappa* (RQ1): few of
+      their answers are correct (low prevalence), their wrong answers are mostly clearly wrong,
+      and their few right ones are doubtful (``doubt``), so agreement is high but chance-
+      corrected agreement is not.
+    - *Accuracy falls with difficulty, most for Gemini 2.5 Flash, and exact-match items are
+      easier* (RQ2): ``slope_m`` and ``lexical_boost_m``, plus the exact-match share that falls
+      from 27% of T1 items to 10% of T4 items, and merit that shrinks toward 0 on hard items
+      (which also leaves more T4 answers unresolved).
+    - *Self and family bias* (RQ4): the additive shifts ``self_e`` and ``family_{e,m}``; the
+      peer mean that RQ4 subtracts shares ``u`` (and ``w``), so the measured bias is the shift.
+    - *Abstention* (RQ5) and the *adjudication flow* (section 3) follow from the per-tier
+      abstention rates, the primary pairs' disagreement and the adjudicator's own rates.
+
+What it cannot reproduce: anything about the real questions' content (the items reuse about
+a thousand hand-written facts), the real answers' wording, which specialties are hard, or the
+paper's exact per-item numbers; only the distributional findings above.
 """
 
 from __future__ import annotations
@@ -70,12 +99,15 @@ class Student:
     skill: float
     lexical_boost: float
     verbatim: float
+    slope: float = 0.9
+    vague: float = 0.4
+    doubt: float = 0.0
 
 
 @dataclass(frozen=True)
 class Evaluator:
-    sharp: float
     noise: float
+    loading: float
     bias: float
     self_bias: float
     abstain_by_tier: tuple[float, float, float, float]
@@ -83,50 +115,52 @@ class Evaluator:
 
 
 STUDENTS: dict[str, Student] = {
-    "gemini-2.5-flash": Student(skill=0.82, lexical_boost=1.6, verbatim=0.40),
-    "gpt-5-nano": Student(skill=-0.10, lexical_boost=1.1, verbatim=0.30),
-    "gemma3:27b": Student(skill=-0.45, lexical_boost=1.0, verbatim=0.30),
-    "gemma3:4b": Student(skill=-2.6, lexical_boost=0.7, verbatim=0.25),
-    "qwen3:4b": Student(skill=-2.05, lexical_boost=0.8, verbatim=0.25),
+    "gemini-2.5-flash": Student(skill=1.05, lexical_boost=1.8, verbatim=0.8, slope=1.1, vague=0.35),
+    "gpt-5-nano": Student(skill=-0.10, lexical_boost=1.1, verbatim=0.30, vague=0.35),
+    "gemma3:27b": Student(skill=-0.45, lexical_boost=1.0, verbatim=0.30, vague=0.35),
+    "gemma3:4b": Student(skill=-1.5, lexical_boost=0.7, verbatim=0.25, vague=0.1, doubt=2.2),
+    "qwen3:4b": Student(skill=-1.35, lexical_boost=0.8, verbatim=0.25, vague=0.1, doubt=2.2),
 }
-SLOPE = 0.9
-VAGUE_SHARE = 0.4
 MERIT = {
     "verbatim": (4.0, 1.0),
     "equivalent": (1.9, 1.7),
     "vague": (-1.4, 1.7),
     "wrong": (-3.8, 1.2),
 }
+MERIT_SHRINK = 0.35
 
+# Evaluators, in merit units: own noise SD, loading on the weaker judges' shared error,
+# leniency, extra leniency on their own answers, abstention by tier.
 EVALUATORS: dict[str, Evaluator] = {
-    "gemini-3-flash-preview": Evaluator(1.3, 1.25, 0.0, 0.0, (0, 0, 0, 0)),
-    "gemini-2.5-flash": Evaluator(1.2, 1.4, 0.15, 0.9, (0.001, 0.002, 0.003, 0.005)),
-    "gemini-2.5-flash-lite": Evaluator(1.2, 1.45, 0.1, 0.0, (0.002, 0.003, 0.004, 0.006)),
-    "gpt-5.4-mini": Evaluator(1.3, 1.35, -0.1, 0.0, (0, 0, 0, 0)),
-    "gpt-5.4-nano": Evaluator(1.1, 1.5, 0.0, 0.0, (0.001, 0.001, 0.002, 0.004)),
-    "gpt-5-nano": Evaluator(1.1, 1.55, -0.1, 1.3, (0.0008, 0.0008, 0.0021, 0.0138)),
-    "gemma3:27b": Evaluator(1.0, 1.7, 0.2, 1.0, (0.003, 0.004, 0.006, 0.01)),
-    "gemma3:4b": Evaluator(0.6, 3.9, 0.3, 0.0, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
-    "qwen3:4b": Evaluator(0.8, 3.1, -0.3, -0.8, (0.032, 0.043, 0.055, 0.07), invalid=0.002),
+    "gemini-3-flash-preview": Evaluator(0.10, 0.0, 0.0, 0.0, (0, 0, 0, 0)),
+    "gemini-2.5-flash": Evaluator(0.4, 0.8, 0.12, 0.6, (0.001, 0.002, 0.003, 0.005)),
+    "gemini-2.5-flash-lite": Evaluator(0.5, 0.9, 0.08, 0.0, (0.002, 0.003, 0.004, 0.006)),
+    "gpt-5.4-mini": Evaluator(0.35, 0.6, -0.08, 0.0, (0, 0, 0, 0)),
+    "gpt-5.4-nano": Evaluator(0.5, 0.9, 0.0, 0.0, (0.001, 0.001, 0.002, 0.004)),
+    "gpt-5-nano": Evaluator(0.45, 0.85, -0.09, 0.85, (0.0008, 0.0008, 0.0021, 0.0138)),
+    "gemma3:27b": Evaluator(0.6, 1.0, 0.2, 1.3, (0.002, 0.003, 0.005, 0.008)),
+    "gemma3:4b": Evaluator(4.0, 1.0, 0.5, 0.0, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
+    "qwen3:4b": Evaluator(2.5, 1.0, -0.37, -0.75, (0.032, 0.043, 0.055, 0.07), invalid=0.002),
 }
-LLM_SHARED_NOISE = 1.1
+LLM_SHARED_NOISE = 1.7
+WEAK_SHARED_NOISE = 1.4
 FAMILY_BIAS: dict[tuple[str, str], float] = {
-    ("gemini-3-flash-preview", "gemini-2.5-flash"): 0.7,
-    ("gemini-2.5-flash-lite", "gemini-2.5-flash"): -1.2,
+    ("gemini-3-flash-preview", "gemini-2.5-flash"): 0.55,
+    ("gemini-2.5-flash-lite", "gemini-2.5-flash"): -0.72,
     ("gemma3:27b", "gemma3:4b"): 0.6,
-    ("gemma3:4b", "gemma3:27b"): 0.4,
-    ("gpt-5.4-nano", "gpt-5-nano"): 0.9,
-    ("gpt-5.4-mini", "gpt-5-nano"): 0.9,
+    ("gemma3:4b", "gemma3:27b"): 0.75,
+    ("gpt-5.4-nano", "gpt-5-nano"): 0.8,
+    ("gpt-5.4-mini", "gpt-5-nano"): 0.5,
 }
 
 # Physicians P01..P10: how sharply each separates right from wrong, a leniency bias (log-odds)
 # and an abstention multiplier. Fixed (not drawn) so every seed has the same panel.
-PHYS_SHARPNESS = (1.2, 0.95, 1.3, 1.05, 1.15, 0.9, 1.35, 1.0, 1.25, 0.7)
-PHYS_BIAS = (0.1, -0.35, 0.3, -0.1, 0.0, 0.45, -0.25, 0.2, -0.5, 0.05)
+PHYS_SHARPNESS = (1.38, 1.09, 1.45, 1.16, 1.3, 1.06, 1.52, 1.13, 1.41, 1.0)
+PHYS_BIAS = (0.28, -0.84, 0.7, -0.28, 0.0, 1.12, -0.63, 0.49, -1.26, -0.6)
 PHYS_ABSTAIN_SCALE = (1.0, 0.8, 1.25, 0.9, 1.1, 0.85, 1.2, 1.0, 0.95, 1.0)
 PHYS_ITEM_ABSTAIN = (0.006, 0.022, 0.045, 0.07)
 PHYS_ANSWER_ABSTAIN = (0.024, 0.04, 0.055, 0.065)
-ADJUDICATOR_ABSTAIN_SCALE = 1.75
+ADJUDICATOR_ABSTAIN_SCALE = 1.5
 MISSING_RATE = 0.002
 DIFF_SIGMA = 0.8
 
@@ -190,12 +224,16 @@ def _answers(
     skill = np.array([s.skill for s in params])
     boost = np.array([s.lexical_boost for s in params])
     verbatim = np.array([s.verbatim for s in params])
-    p_ok = _sigmoid(skill[None, :] - SLOPE * (d[:, None] - 0.75) + boost[None, :] * exact[:, None])
+    slope = np.array([s.slope for s in params])
+    vague = np.array([s.vague for s in params])
+    p_ok = _sigmoid(
+        skill[None, :] - slope[None, :] * (d[:, None] - 0.75) + boost[None, :] * exact[:, None]
+    )
     ok = rng.random((n, 5)) < p_ok
     kind = np.where(
         ok,
         np.where(rng.random((n, 5)) < verbatim[None, :], "verbatim", "equivalent"),
-        np.where(rng.random((n, 5)) < VAGUE_SHARE, "vague", "wrong"),
+        np.where(rng.random((n, 5)) < vague[None, :], "vague", "wrong"),
     ).astype("<U10")
     weights = _sigmoid(skill)
     texts: list[list[str]] = []
@@ -226,12 +264,16 @@ def _answers(
     return texts, kind
 
 
-def _merit(kind: npt.NDArray[np.str_], rng: np.random.Generator) -> FloatArray:
+def _merit(kind: npt.NDArray[np.str_], d: FloatArray, rng: np.random.Generator) -> FloatArray:
+    """Latent merit (items, 5): drawn by answer type, shrunk toward 0 on harder items."""
     z = np.empty(kind.shape)
     for k, (mu, sd) in MERIT.items():
         m = kind == k
         z[m] = rng.normal(mu, sd, size=int(m.sum()))
-    return z
+    doubt = np.array([s.doubt for s in STUDENTS.values()])
+    right = (kind == "verbatim") | (kind == "equivalent")
+    z = z - np.where(right, doubt[None, :], 0.0)
+    return z * (1.0 - MERIT_SHRINK * d[:, None] / 2.0)
 
 
 def _extension_pairs(n_ext: int) -> npt.NDArray[np.int64]:
@@ -320,6 +362,7 @@ def _evaluators(
     students = list(STUDENTS)
     n = len(z)
     shared = _tie(rng.normal(0.0, LLM_SHARED_NOISE, size=z.shape), same)
+    weak = _tie(rng.normal(0.0, WEAK_SHARED_NOISE, size=z.shape), same)
     labels = np.empty((len(EVALUATORS), n, 5), dtype=np.int8)
     diff = np.empty((len(EVALUATORS), n), dtype=np.int8)
     for e, (eid, p) in enumerate(EVALUATORS.items()):
@@ -328,11 +371,9 @@ def _evaluators(
             if sid == eid:
                 shift[s] += p.self_bias
             shift[s] += FAMILY_BIAS.get((eid, sid), 0.0)
-        own = np.sqrt(max(p.noise**2 - LLM_SHARED_NOISE**2, 0.0))
-        noise = _tie(rng.normal(0.0, own, size=z.shape), same)
-        x = p.sharp * (z + shared + noise) + shift[None, :]
-        draw = _tie(rng.random(z.shape), same)
-        lab = np.where(draw < _sigmoid(x), vocab.RICHTIG_CODE, vocab.FALSCH_CODE)
+        noise = _tie(rng.normal(0.0, p.noise, size=z.shape), same)
+        x = z + shared + p.loading * weak + noise + shift[None, :]
+        lab = np.where(x > 0, vocab.RICHTIG_CODE, vocab.FALSCH_CODE)
         abstain = (
             _tie(rng.random(z.shape), same) < np.asarray(p.abstain_by_tier)[tiers - 1][:, None]
         )
@@ -353,7 +394,7 @@ def simulate(facts: tuple[Fact, ...], seed: int) -> dict[str, Any]:
     items = _choose_items(facts, n, rng)
     texts, kind = _answers(items, d, exact, rng)
     same = _same_text(texts)
-    z = _tie(_merit(kind, rng), same)
+    z = _tie(_merit(kind, d, rng), same)
     ratings, _all, adjudicated = _physician_labels(z, tiers, core, same, rng)
     rated_item = np.asarray((ratings >= 0).any(axis=2), dtype=bool)
     diff = _difficulty(d, tiers, rated_item, rng)
@@ -428,6 +469,8 @@ def fingerprint(facts_path: Path | None = None) -> str:
     from medqade.synthetic.facts import default_facts_path
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(Path(__file__).with_name("pool.py").read_bytes())
+    digest.update(Path(__file__).with_name("rerating.py").read_bytes())
     digest.update(Path(facts_path or default_facts_path()).read_bytes())
     return digest.hexdigest()
 
@@ -435,7 +478,9 @@ def fingerprint(facts_path: Path | None = None) -> str:
 SYNTHETIC_KIND = "MedQADE synthetic raw release"
 
 
-def synthesize(out: Path, seed: int = 5, facts_path: Path | None = None) -> Path:
+def synthesize(
+    out: Path, seed: int = 5, facts_path: Path | None = None, *, pool: bool = True
+) -> Path:
     """Write a synthetic raw release to ``out`` (atomically: all tables or nothing).
 
     ``out`` is replaced only when it is empty or an earlier synthetic release written here
@@ -451,9 +496,12 @@ def synthesize(out: Path, seed: int = 5, facts_path: Path | None = None) -> Path
     tables = simulate(load_facts(facts_path), seed)
     roster = vocab.DEFAULT_ROSTER.to_dict() | {"synthetic": True}
     with atomic.directory(Path(out), output) as tmp:
+        from medqade.synthetic.rerating import with_rerating  # 40 core items re-rated
+
+        written = {**tables, "ratings": with_rerating(tables, seed)}
         for name in ("questions", "answers", "ratings", "difficulty"):
             atomic.write_text(
-                tmp / f"{name}.csv", tables[name].to_csv(index=False, lineterminator="\n")
+                tmp / f"{name}.csv", written[name].to_csv(index=False, lineterminator="\n")
             )
         lines = (
             json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in tables["judgments"]
@@ -462,6 +510,10 @@ def synthesize(out: Path, seed: int = 5, facts_path: Path | None = None) -> Path
         atomic.write_text(
             tmp / "roster.json", json.dumps(roster, ensure_ascii=False, indent=2) + "\n"
         )
+        if pool:  # the 26,598-item pool around the benchmark (medqade.synthetic.pool)
+            from medqade.synthetic.pool import write_pool
+
+            write_pool(tmp, load_facts(facts_path), seed, tables)
         atomic.write_text(
             tmp / "SYNTHETIC.txt",
             f"Synthetic MedQADE raw release written by `medqade synthesize --seed {seed}`.\n"
