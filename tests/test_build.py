@@ -319,7 +319,7 @@ def test_build_is_byte_identical(copy_sample: Any, tmp_path: Path, built_sample:
     a, b = _hashes(tmp_path / "a"), _hashes(tmp_path / "b")
     assert a == b
     assert a == _hashes(built_sample)
-    assert set(a) == {"README.md", "release.json"} | {
+    assert set(a) == {"README.md", "release.json", "eval.yaml"} | {
         f"data/{c}/{s}-00000-of-00001.parquet" for c in CONFIGS for s in vocab.SPLITS
     }
 

@@ -5,6 +5,7 @@ tiers, and writes exactly the folder that is uploaded to the Hub::
 
     OUT/README.md                          dataset card with YAML configs + features
     OUT/release.json                       roster, synthetic flag, hashes, version
+    OUT/eval.yaml                          the Hub's benchmark registration (medqade.hub_eval)
     OUT/data/<config>/<split>-00000-of-00001.parquet
 
 Nothing is written unless the whole build succeeds (the folder is assembled beside ``OUT``
@@ -30,6 +31,7 @@ from medqade import __version__, atomic, vocab
 from medqade.atomic import Output
 from medqade.card import render_card
 from medqade.consensus import majority
+from medqade.hub_eval import EVAL_YAML, eval_yaml
 from medqade.problems import InputError, Problem
 from medqade.raw import RawRelease, load_raw_release
 from medqade.schema import CONFIGS, answer_id, features
@@ -52,7 +54,7 @@ def build_files(folder: Path) -> set[str] | None:
     files = meta.get("files")
     if not isinstance(files, dict):
         return None
-    return {RELEASE_JSON, CARD, *(str(f) for f in files)}
+    return {RELEASE_JSON, CARD, EVAL_YAML, *(str(f) for f in files)}
 
 
 def _outputs(raw_dir: Path, out: Path, arrow_dir: Path | None) -> tuple[Output, Output | None]:
@@ -285,8 +287,12 @@ def counts(tables: BuiltTables) -> dict[str, Any]:
     return out
 
 
-def build(raw_dir: Path, out: Path, arrow_dir: Path | None = None) -> dict[str, Any]:
+def build(
+    raw_dir: Path, out: Path, arrow_dir: Path | None = None, *, space_id: str | None = None
+) -> dict[str, Any]:
     """Build the dataset folder ``out`` from the raw release ``raw_dir``; return its metadata.
+
+    ``space_id`` (``ORG/NAME``) is the leaderboard Space that ``eval.yaml`` points at.
 
     ``out`` (and ``arrow_dir``) are checked before anything is read: a path that is not empty
     and not an earlier build (export) of ours, or that is, contains or lies inside the raw
@@ -338,6 +344,9 @@ def build(raw_dir: Path, out: Path, arrow_dir: Path | None = None) -> dict[str, 
             json.dumps(meta, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
         )
         atomic.write_text(tmp / CARD, render_card(meta, raw.extra_columns))
+        atomic.write_text(
+            tmp / EVAL_YAML, eval_yaml(synthetic=bool(meta["synthetic"]), space_id=space_id)
+        )
     if arrow_dir is not None:
         export_arrow(out, arrow_dir, arrow_out)
     return meta

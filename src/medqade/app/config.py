@@ -62,7 +62,8 @@ class SpaceConfig:
     account as ``space.account``; without it a random key is generated once into
     ``account_key_file`` (default: :attr:`key_file`, beside the results folder, never in it, so
     the Hub mirror never uploads it). ``cache_hours``: Gradio deletes its temporary files
-    (uploads and downloads) older than this, checking every hour.
+    (uploads and downloads) older than this, checking every hour. ``space_id`` (``SPACE_ID``,
+    set by the Hub in a Space) names this Space in the ``.eval_results`` files it offers.
     """
 
     data: str | None = None
@@ -83,6 +84,7 @@ class SpaceConfig:
     account_key: str | None = field(default=None, repr=False)
     account_key_file: Path | None = None
     cache_hours: float = DEFAULT_CACHE_HOURS
+    space_id: str | None = None
 
     def __post_init__(self) -> None:
         if self.rate_limit < 0:
@@ -115,6 +117,15 @@ class SpaceConfig:
             raise ValueError(
                 f"results repo {self.results_repo!r}: expected ORG/NAME, e.g. medqade/results"
             )
+
+    @property
+    def hub_dataset(self) -> str | None:
+        """The Hub dataset repo the Space shows (``data`` when it is ``ORG/NAME`` and no local
+        path), which ``.eval_results`` entries name; ``None`` for a local release."""
+        data = self.data
+        if data and REPO_ID.match(data) and not Path(data).exists():
+            return data
+        return None
 
     @property
     def show_login(self) -> bool:
@@ -165,6 +176,7 @@ class SpaceConfig:
             require_login=require_login,
             resamples=number(ENV_RESAMPLES, int, 1000),
             account_key=env.get(ENV_ACCOUNT_KEY) or None,
+            space_id=env.get("SPACE_ID") or None,
             account_key_file=Path(key_file)
             if (key_file := env.get(ENV_ACCOUNT_KEY_FILE))
             else None,

@@ -18,7 +18,7 @@ import gradio as gr
 import pandas as pd
 from gradio import utils as gradio_utils
 
-from medqade import scoring
+from medqade import hub_eval, scoring
 from medqade.app import text, views
 from medqade.app.context import TabContext, Table, empty, frame
 from medqade.app.state import FAMILY_OTHER, Outcome
@@ -132,6 +132,14 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
                     discard_upload(path)
         return _outcome(outcome)
 
+    def _eval_results_file(record: dict[str, Any]) -> Any:
+        """The record as a Hub ``.eval_results`` file, when the Space shows a Hub dataset."""
+        text = eval_results_text(record, config.hub_dataset, config.space_id)
+        if text is None:
+            return gr.update(value=None, visible=False)
+        path = exports.write(hub_eval.eval_results_name(record), text)
+        return gr.update(value=path, visible=True)
+
     def render_result(result: dict[str, Any] | None, problems: Any) -> tuple[Any, ...]:
         # the record is looked up in the store by id: what the browser sends back is not trusted
         sent = (result or {}).get("record") or {}
@@ -150,6 +158,7 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
                 gr.update(visible=False),
                 *(empty() for _ in range(8)),
                 None,
+                gr.update(value=None, visible=False),
                 gr.update(value=problems_file, visible=problems_file is not None),
                 warnings,
                 show_problems,
@@ -169,6 +178,7 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
             frame(views.ensembles_table(record)),
             frame(views.disagreements_table(record)),
             record_file,
+            _eval_results_file(record),
             gr.update(value=None, visible=False),
             warnings,
             show_problems,
@@ -240,7 +250,11 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
                 label="Answers where the judge contradicts a unanimous physician panel",
                 interactive=False,
             )
-            record_file = gr.DownloadButton("Result record (JSON)", size="sm")
+            with gr.Row():
+                record_file = gr.DownloadButton("Result record (JSON)", size="sm")
+                eval_file = gr.DownloadButton(
+                    "For your model repo's .eval_results/ (YAML)", size="sm", visible=False
+                )
 
     return SubmitTab(
         form=[
@@ -274,6 +288,7 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
             ensembles,
             disagreements,
             record_file,
+            eval_file,
             problems_file,
             warnings_box,
             problems,
@@ -282,6 +297,19 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
         submit=submit,
         render_result=render_result,
     )
+
+
+def eval_results_text(
+    record: dict[str, Any], dataset_id: str | None, space_id: str | None
+) -> str | None:
+    """The ``.eval_results`` YAML offered with a result; ``None`` when the Space shows a local
+    release (no Hub dataset to name) or the result has no headline value (no core items)."""
+    if dataset_id is None:
+        return None
+    try:
+        return hub_eval.eval_results_yaml(record, dataset_id, space_id=space_id)
+    except ValueError:
+        return None
 
 
 def discard_upload(path: str | os.PathLike[str] | None) -> bool:

@@ -42,7 +42,9 @@ SUBMIT_HELP: Final = (
     "Lines or Parquet; templates and formats are on the About tab. The file is checked first; "
     "every problem is listed with its line. Tick *validate only* for a dry run. Accepted "
     "submissions are stored and appear on the leaderboard as *self-reported* until a maintainer "
-    "verifies them. Identical content is scored once."
+    "verifies them. Identical content is scored once. With a result comes a Hub "
+    "`.eval_results` file (headline value, its CI in the notes) for your model repo, when the "
+    "Space shows a Hub dataset."
 )
 
 BROWSE_HELP: Final = (

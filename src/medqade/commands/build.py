@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from medqade.build import build
+from medqade.publish import REPO_ID
 
 NAME = "build"
 HELP = "Build the Hugging Face dataset folder (Parquet + card) from a raw release."
@@ -26,10 +27,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="also save_to_disk each config here (replaced only if empty or an earlier export)",
     )
+    p.add_argument(
+        "--space-id",
+        default=None,
+        help="the leaderboard Space (ORG/NAME) that the build's eval.yaml points at",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    meta = build(args.raw, args.out, args.arrow)
+    if args.space_id is not None and not REPO_ID.match(args.space_id):
+        raise ValueError(
+            f"--space-id {args.space_id!r}: expected ORG/NAME, e.g. medqade/leaderboard"
+        )
+    meta = build(args.raw, args.out, args.arrow, space_id=args.space_id)
     for w in meta["warnings"][:20]:
         print(f"warning: {w}", file=sys.stderr)
     if meta["n_warnings"] > 20:

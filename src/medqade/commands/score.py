@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from medqade import atomic
+from medqade import atomic, hub_eval
 from medqade.commands._args import add_data_argument, add_margin_argument, non_negative_int
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.release import open_release
+from medqade.publish import REPO_ID
+from medqade.release import HUB_ID, open_release
 from medqade.scoring import Limits, attach_labels, parse_submission, score, validate_only
 from medqade.scoring.meta import PROMPTS
 
@@ -35,6 +36,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result record as JSON")
     p.add_argument("--out", type=Path, default=None, help="also write the record to this file")
     p.add_argument("--validate-only", action="store_true", help="check the file, do not score")
+    hub = p.add_argument_group("the Hub's leaderboard (.eval_results for your model repo)")
+    hub.add_argument(
+        "--eval-results",
+        type=Path,
+        default=None,
+        metavar="FILE.yaml",
+        help="also write the result as a Hub .eval_results entry (headline value, CI in notes)",
+    )
+    hub.add_argument(
+        "--hub-dataset",
+        default=None,
+        metavar="ORG/NAME",
+        help="the benchmark dataset on the Hub (default: --data, when it is a Hub repo id)",
+    )
+    hub.add_argument("--hub-revision", default=None, help="the dataset revision scored (git SHA)")
+    hub.add_argument(
+        "--space-id", default=None, metavar="ORG/NAME", help="leaderboard Space named as source"
+    )
     meta = p.add_argument_group("metadata (stored with the result)")
     meta.add_argument("--name", help="display name")
     meta.add_argument("--model-id", help="model id as served")
@@ -203,10 +222,32 @@ def summary(record: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def hub_dataset(args: argparse.Namespace) -> str:
+    """The Hub dataset id the ``.eval_results`` entry names: ``--hub-dataset``, else ``--data``
+    when that is a Hub repo id; ``ValueError`` otherwise."""
+    dataset = args.hub_dataset
+    data = args.data
+    if dataset is None and data is not None and HUB_ID.match(str(data)) and not Path(data).exists():
+        dataset = str(data)
+    if dataset is None:
+        raise ValueError(
+            "--eval-results needs the benchmark dataset on the Hub: give --hub-dataset ORG/NAME "
+            "(or --data ORG/NAME)"
+        )
+    for option, value in (("--hub-dataset", dataset), ("--space-id", args.space_id)):
+        if value is not None and not REPO_ID.match(value):
+            raise ValueError(f"{option} {value!r}: expected ORG/NAME")
+    return str(dataset)
+
+
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
+    dataset_id = None
+    if args.eval_results is not None and not args.validate_only:
+        dataset_id = hub_dataset(args)
+        hub_eval.check_eval_results_target(args.eval_results)
     release = open_release(args.data)
     limits = Limits()
     if args.validate_only:
@@ -235,10 +276,22 @@ def run(args: argparse.Namespace) -> int:
         release, sub, meta_from_args(args), args.resamples, args.seed, margin=args.margin
     )
     text = json.dumps(record, ensure_ascii=False, indent=2)
+    hub_text = None
+    if dataset_id is not None:
+        hub_text = hub_eval.eval_results_yaml(
+            record, dataset_id, revision=args.hub_revision, space_id=args.space_id
+        )
     if args.out is not None:
         atomic.write_text(args.out, text + "\n")
+    if hub_text is not None:
+        hub_eval.write_eval_results(args.eval_results, hub_text)
     if args.json:
         print(text)
     else:
         print(summary(record))
+    if hub_text is not None:
+        print(
+            f"wrote {args.eval_results}: put it in your model repo's .eval_results/ folder",
+            file=sys.stderr if args.json else sys.stdout,
+        )
     return 0
