@@ -79,6 +79,19 @@ class BuiltTables:
     answers: pd.DataFrame
     ratings: pd.DataFrame
     judgments: pd.DataFrame
+    reviews: pd.DataFrame | None = None
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """Every config's frame, the optional ones only when present."""
+        out = {
+            "questions": self.questions,
+            "answers": self.answers,
+            "ratings": self.ratings,
+            "judgments": self.judgments,
+        }
+        if self.reviews is not None:
+            out["reviews"] = self.reviews
+        return out
 
 
 def derive_tables(raw: RawRelease) -> BuiltTables:
@@ -96,10 +109,12 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     tiers = vocab.tier_of(q["difficulty_mean"].to_numpy())
     q["difficulty_tier"] = pd.array([int(t) if t else None for t in tiers], dtype="Int8")
 
-    # Votes per slot, all rounds together (the adjudicator's votes are extra votes).
+    # Votes per slot, primary and adjudication together (the adjudicator's votes are extra
+    # votes); a re-rating is never a vote.
     r = raw.ratings
     counts = (
-        r.groupby(["question_id", "model", "label"])
+        r[r["round"].isin(vocab.CONSENSUS_ROUNDS)]
+        .groupby(["question_id", "model", "label"])
         .size()
         .unstack("label", fill_value=0)
         .reindex(columns=list(vocab.LABELS), fill_value=0)
@@ -172,6 +187,7 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     ratings["answer_id"] = [
         answer_id(x, m) for x, m in zip(ratings["question_id"], ratings["model"], strict=True)
     ]
+    ratings["rated_at"] = ratings["rated_at"].where(ratings["rated_at"] != "", None)
     ratings["split"] = ratings["question_id"].map(split_of)
     ratings["canary"] = vocab.CANARY
 
@@ -186,7 +202,16 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     judgments["position"] = judgments["position"].astype("int8")
     judgments["split"] = judgments["question_id"].map(split_of)
     judgments["canary"] = vocab.CANARY
-    return BuiltTables(q, a, ratings, judgments)
+    reviews = None
+    if raw.reviews is not None:
+        reviews = raw.reviews.frame.copy()
+        reviews["answer_id"] = [
+            answer_id(x, m) for x, m in zip(reviews["question_id"], reviews["model"], strict=True)
+        ]
+        reviews["note"] = reviews["note"].where(reviews["note"] != "", None)
+        reviews["split"] = reviews["question_id"].map(split_of)
+        reviews["canary"] = vocab.CANARY
+    return BuiltTables(q, a, ratings, judgments, reviews)
 
 
 def _sorted(
@@ -272,6 +297,12 @@ def counts(tables: BuiltTables) -> dict[str, Any]:
             "ratings": int((tables.ratings["split"] == split).sum())
             if split != "all"
             else len(tables.ratings),
+            "rerating_ratings": int(
+                (
+                    (tables.ratings["round"] == vocab.RERATING) & _in_split(tables.ratings, split)
+                ).sum()
+            ),
+            "reviews": 0 if tables.reviews is None else int(_in_split(tables.reviews, split).sum()),
             "judgments": int((tables.judgments["split"] == split).sum())
             if split != "all"
             else len(tables.judgments),
@@ -285,6 +316,10 @@ def counts(tables: BuiltTables) -> dict[str, Any]:
             "no_tier_items": int(tier.isna().sum()),
         }
     return out
+
+
+def _in_split(frame: pd.DataFrame, split: str) -> pd.Series:
+    return frame["split"] == split if split != "all" else pd.Series(True, index=frame.index)
 
 
 def build(
@@ -319,15 +354,13 @@ def build(
         "warnings": [str(w) for w in raw.warnings[:200]],
         "n_warnings": len(raw.warnings),
     }
-    frames = {
-        "questions": tables.questions,
-        "answers": tables.answers,
-        "ratings": tables.ratings,
-        "judgments": tables.judgments,
-    }
+    frames = tables.frames()
+    meta["configs"] = list(frames)
+    if raw.reviews is not None:
+        meta["codebook"] = raw.reviews.codebook.to_dict()
     with atomic.directory(out, build_out) as tmp:
         files: dict[str, list[str]] = {}
-        for config in CONFIGS:
+        for config in frames:
             extras = raw.extra_columns if config in ("questions", "answers") else ()
             for split in vocab.SPLITS:
                 rel = f"data/{config}/{PARQUET_NAME.format(split=split)}"
@@ -363,5 +396,8 @@ def export_arrow(dataset_dir: Path, arrow_dir: Path, output: Output | None = Non
     if output is None:
         output = Output(ARROW_KIND, "--arrow", None, ((Path(dataset_dir), "the build"),))
     with atomic.directory(Path(arrow_dir), output) as tmp:
-        for config in CONFIGS:
+        configs = json.loads((Path(dataset_dir) / RELEASE_JSON).read_text(encoding="utf-8")).get(
+            "configs", CONFIGS
+        )
+        for config in configs:
             load_dataset(str(dataset_dir), config).save_to_disk(str(tmp / config))

@@ -58,6 +58,7 @@ def card_data(meta: dict[str, Any], extra_columns: tuple[str, ...]) -> DatasetCa
         medqade_canary=vocab.CANARY,
         medqade_synthetic=bool(meta["synthetic"]),
     )
+    present = tuple(meta.get("configs", CONFIGS))
     configs = MetadataConfigs(
         {
             config: {
@@ -67,7 +68,7 @@ def card_data(meta: dict[str, Any], extra_columns: tuple[str, ...]) -> DatasetCa
                 ],
                 **({"default": True} if config == DEFAULT_CONFIG else {}),
             }
-            for config in CONFIGS
+            for config in present
         }
     )
     configs.to_dataset_card_data(data)
@@ -79,7 +80,7 @@ def card_data(meta: dict[str, Any], extra_columns: tuple[str, ...]) -> DatasetCa
                 ),
                 config_name=config,
             )
-            for config in CONFIGS
+            for config in present
         }
     )
     infos.to_dataset_card_data(data)

@@ -4,9 +4,11 @@ Layout (each table as ``.csv``, ``.jsonl`` or ``.parquet``, chosen by extension)
 
     questions   question_id, split (core/extension), question, reference_answer [, extras...]
     answers     question_id, model, answer
-    ratings     question_id, rater, model, label, round (primary/adjudication)
+    ratings     question_id, rater, model, label, round (primary/adjudication/rerating)
+                [, rated_at (ISO 8601 date or date-time)]
     difficulty  question_id, rater, difficulty
     judgments   evaluator, question_id, order, resp_1..resp_5, difficulty   (optional)
+    reviews     question_id, model, reviewer, codes, note      (optional, medqade.raw_reviews)
     roster.json optional override of the default roster
 
 :func:`load_raw_release` reads every table, checks every row, and either returns a
@@ -21,6 +23,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -28,6 +31,9 @@ from medqade import vocab
 from medqade.problems import InputError, Problem, ProblemLog
 from medqade.schema import published_columns
 from medqade.tables import LINE, find_table, read_table, row_kind
+
+if TYPE_CHECKING:
+    from medqade.raw_reviews import ReviewTable
 
 REQUIRED: dict[str, tuple[str, ...]] = {
     "questions": ("question_id", "split", "question", "reference_answer"),
@@ -39,6 +45,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 OPTIONAL_TABLES = ("judgments",)
 OPTIONAL: dict[str, tuple[str, ...]] = {
     "questions": ("lexical_match",),
+    "ratings": ("rated_at",),
     "judgments": ("difficulty",),
 }
 """Columns a table may carry besides the required ones (``questions`` also takes extras)."""
@@ -67,6 +74,7 @@ class RawRelease:
     extra_columns: tuple[str, ...]
     source_hash: str
     warnings: tuple[Problem, ...]
+    reviews: ReviewTable | None = None
 
 
 def release_hash(folder: Path) -> str:
@@ -334,6 +342,10 @@ def load_raw_release(folder: Path) -> RawRelease:
     )
     _check_lexical_flag(checkers["questions"], questions, answers)
     log.raise_if_any(f"raw release {folder.name}")
+    from medqade.raw_reviews import load_reviews
+
+    reviews = load_reviews(folder, log, roster, answers)
+    log.raise_if_any(f"raw release {folder.name}")
 
     extras = tuple(
         c
@@ -352,6 +364,7 @@ def load_raw_release(folder: Path) -> RawRelease:
         extra_columns=extras,
         source_hash=release_hash(folder),
         warnings=tuple(log.warnings),
+        reviews=reviews,
     )
 
 
@@ -435,15 +448,18 @@ def _check_ratings(
             f"record this rating with round {vocab.ADJUDICATION}, or give the primary rating "
             f"to one of {', '.join(roster.primary_raters[:3])}, ...",
         )
-    c.check_duplicates(["question_id", "model", "rater"], "rating")
-    rated = set(f["question_id"])
+    _check_rerating(c)
+    rated = set(f[f["round"] != vocab.RERATING]["question_id"])
     for qid in sorted(known - rated):
         c.problem(
             None, f"question {qid} has no physician ratings", "question_id", qid, "add its ratings"
         )
     # Core items: every physician rates every answer (missing ratings are allowed, with a warning).
     core = set(questions.loc[questions["split"] == vocab.CORE, "question_id"])
-    got = f[f["question_id"].isin(core)].groupby(["question_id", "model"])["rater"].nunique()
+    votes = f[f["round"] != vocab.RERATING]
+    got = (
+        votes[votes["question_id"].isin(core)].groupby(["question_id", "model"])["rater"].nunique()
+    )
     short = got[got < len(roster.physicians)].reset_index(name="n")
     for qid, model, n in short.itertuples(index=False):
         c.problem(
@@ -455,6 +471,58 @@ def _check_ratings(
             warn=True,
         )
     return f
+
+
+def _check_rerating(c: _Checker) -> None:
+    """One vote per rater and answer, one re-rating beside it (of an answer the rater rated
+    first), and a ``rated_at`` that parses and, where both are given, comes after the first."""
+    f = c.frame
+    if "rated_at" not in f.columns:
+        f["rated_at"] = ""
+    _strip(f, ["rated_at"])
+    when = pd.to_datetime(
+        f["rated_at"].where(f["rated_at"] != ""), errors="coerce", utc=True, format="ISO8601"
+    )
+    bad = (f["rated_at"] != "") & when.isna()
+    for line, value in f.loc[bad, [LINE, "rated_at"]].itertuples(index=False):
+        c.problem(
+            line,
+            "rated_at is not a date",
+            "rated_at",
+            value,
+            "write an ISO 8601 date or date-time (2025-03-01 or 2025-03-01T14:30:00Z), or leave "
+            "it empty",
+        )
+    again = f["round"] == vocab.RERATING
+    keys = ["question_id", "model", "rater"]
+    c.frame = f[~again]
+    c.check_duplicates(keys, "rating")
+    c.frame = f[again]
+    c.check_duplicates(keys, "re-rating")
+    c.frame = f
+    first = f[~again].assign(first_at=when[~again])[[*keys, "first_at"]]
+    first = first.drop_duplicates(keys)
+    merged = f[again].assign(at=when[again]).merge(first, on=keys, how="left", indicator=True)
+    for line, qid, model, rater in merged.loc[
+        merged["_merge"] == "left_only", [LINE, *keys]
+    ].itertuples(index=False):
+        c.problem(
+            line,
+            f"a re-rating of {qid}/{model} by {rater}, who has no first rating of it",
+            "round",
+            vocab.RERATING,
+            "a re-rating repeats a rater's own earlier rating: add the first rating, or give "
+            "this row round primary",
+        )
+    early = merged["at"].notna() & merged["first_at"].notna() & (merged["at"] <= merged["first_at"])
+    for line, value in merged.loc[early, [LINE, "rated_at"]].itertuples(index=False):
+        c.problem(
+            line,
+            "the re-rating is not later than the rater's first rating of this answer",
+            "rated_at",
+            value,
+            "check the dates: the re-rating comes after a washout",
+        )
 
 
 def _check_difficulty(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.DataFrame:

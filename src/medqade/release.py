@@ -5,7 +5,8 @@ in the dataset (core first, then extension); slots follow the roster's student o
 arrays use the codes of :mod:`medqade.vocab` (``-1`` missing, ``0`` Falsch, ``1`` Richtig,
 ``2`` Keine Angabe)::
 
-    physician_labels      (physicians, items, 5)  every physician rating, all rounds
+    physician_labels      (physicians, items, 5)  every physician vote (primary, adjudication;
+                                                  re-ratings stay in ``ratings`` only)
     physician_difficulty  (physicians, items)     -1 missing, else 0/1/2
     evaluator_labels      (evaluators, items, 5)
     evaluator_difficulty  (evaluators, items)
@@ -57,6 +58,8 @@ class Release:
     evaluator_labels: Codes = field(repr=False)
     evaluator_difficulty: Codes = field(repr=False)
     consensus: Codes = field(repr=False)
+    reviews: pd.DataFrame | None = None
+    """The optional ``reviews`` config (``None`` when the release has none)."""
 
     @property
     def synthetic(self) -> bool:
@@ -126,6 +129,9 @@ class Release:
             evaluator_labels=self.evaluator_labels[:, mask],
             evaluator_difficulty=self.evaluator_difficulty[:, mask],
             consensus=self.consensus[mask],
+            reviews=None
+            if self.reviews is None
+            else self.reviews[self.reviews["question_id"].isin(ids)].reset_index(drop=True),
         )
 
 
@@ -214,6 +220,8 @@ def _assemble(meta: dict[str, Any], read: Callable[[str], pd.DataFrame]) -> Rele
     answers = read("answers")
     ratings = read("ratings")
     judgments = read("judgments")
+    reviews = read("reviews") if "reviews" in meta.get("configs", ()) else None
+    votes = ratings[ratings["round"] != vocab.RERATING]
     ids = questions["question_id"].tolist()
     item_index = {q: i for i, q in enumerate(ids)}
     n = len(ids)
@@ -242,7 +250,7 @@ def _assemble(meta: dict[str, Any], read: Callable[[str], pd.DataFrame]) -> Rele
         ratings=ratings,
         judgments=judgments,
         physician_labels=_codes(
-            ratings, "rater", roster.physicians, item_index, n, "label", label_map, slot_of
+            votes, "rater", roster.physicians, item_index, n, "label", label_map, slot_of
         ),
         physician_difficulty=_codes(
             diff_long,
@@ -268,6 +276,7 @@ def _assemble(meta: dict[str, Any], read: Callable[[str], pd.DataFrame]) -> Rele
             None,
         ),
         consensus=consensus,
+        reviews=reviews,
     )
 
 

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from datasets import Features, List, Value
 
 CONFIGS = ("questions", "answers", "ratings", "judgments")
+OPTIONAL_CONFIGS = ("reviews",)
+"""Configs a build publishes only when the raw release has the table."""
 DEFAULT_CONFIG = "questions"
 
 _ANSWER_FIELDS = {
@@ -65,6 +67,7 @@ def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
                 "rater": Value("string"),
                 "round": Value("string"),
                 "label": Value("string"),
+                "rated_at": Value("string"),
                 "canary": Value("string"),
             }
         )
@@ -81,7 +84,21 @@ def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
                 "canary": Value("string"),
             }
         )
-    raise ValueError(f"unknown config {config!r}; use one of {', '.join(CONFIGS)}")
+    if config == "reviews":
+        return Features(
+            {
+                "answer_id": Value("string"),
+                "question_id": Value("string"),
+                "model": Value("string"),
+                "reviewer": Value("string"),
+                "codes": List(Value("string")),
+                "note": Value("string"),
+                "canary": Value("string"),
+            }
+        )
+    raise ValueError(
+        f"unknown config {config!r}; use one of {', '.join((*CONFIGS, *OPTIONAL_CONFIGS))}"
+    )
 
 
 def published_columns() -> frozenset[str]:

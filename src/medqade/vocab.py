@@ -98,7 +98,12 @@ SPLITS: Final = (CORE, EXTENSION)
 
 PRIMARY: Final = "primary"
 ADJUDICATION: Final = "adjudication"
-ROUNDS: Final = (PRIMARY, ADJUDICATION)
+RERATING: Final = "rerating"
+"""The same physician rating an answer again after a washout (intra-rater reliability only:
+never counted in consensus, difficulty or any agreement with the panel)."""
+ROUNDS: Final = (PRIMARY, ADJUDICATION, RERATING)
+CONSENSUS_ROUNDS: Final = (PRIMARY, ADJUDICATION)
+"""The rounds whose ratings are the panel's votes."""
 
 CANARY: Final = "MEDQADE-CANARY 4c7b2e91-58d3-4f0a-9d6e-2b1f8a7c3e50"
 """Benchmark canary: stored in every row and the card, so training corpora can be screened."""

@@ -2,8 +2,9 @@
 
 ``reproduce(release)`` runs RQ1-RQ5 and the supplementary analyses with seeded bootstrap
 resamples and returns a frozen :class:`Report`: ``to_dict()`` (the ``report.json`` shape, NaN as
-``None``), ``to_json()``, ``tables()`` (Tables 1-4 and three supplementary tables, each with a
-Markdown and a CSV form) and ``to_markdown()``. The same release, resamples and seed give the
+``None``), ``to_json()``, ``tables()`` (Tables 1-4 and four supplementary tables, S4 the
+physicians one by one from :mod:`medqade.analyses.panel_table`, each with a Markdown and a CSV
+form) and ``to_markdown()``. The same release, resamples and seed give the
 same numbers, and ``to_json()`` the same bytes.
 
 Randomness: the core-item resamples of RQ1 and RQ3 are one index matrix
@@ -31,6 +32,7 @@ from medqade.analyses.rq4 import EvaluatorBias, evaluator_bias
 from medqade.analyses.rq5 import Abstention, abstention
 from medqade.analyses.supplementary import Supplementary, supplementary
 from medqade.measures.estimate import Estimate
+from medqade.measures.rater_report import PanelReport, panel_report
 from medqade.measures.seeds import BOOTSTRAP_SEED, STREAM_BIAS, check_seed, question_weights
 from medqade.release import Release
 
@@ -149,6 +151,7 @@ class Report:
     rq5: Abstention
     supplementary: Supplementary
     meta: Mapping[str, Any]
+    panel: PanelReport | None = None
 
     @property
     def synthetic(self) -> bool:
@@ -164,6 +167,7 @@ class Report:
                 "rq4": self.rq4.to_dict(),
                 "rq5": self.rq5.to_dict(),
                 "supplementary": self.supplementary.to_dict(),
+                **({"panel": self.panel.to_dict()} if self.panel is not None else {}),
                 "meta": dict(self.meta),
             }
         )
@@ -182,6 +186,7 @@ class Report:
             _table_tiers(self),
             _table_bias(self),
             _table_ensembles(self),
+            *_table_panel(self),
         )
 
     def to_markdown(self) -> str:
@@ -457,6 +462,15 @@ def _table_ensembles(r: Report) -> Table:
 # --- the entry point -----------------------------------------------------------------------
 
 
+def _table_panel(r: Report) -> tuple[Table, ...]:
+    """S4, the physicians one by one (:mod:`medqade.analyses.panel_table`), when computed."""
+    if r.panel is None:
+        return ()
+    from medqade.analyses.panel_table import panel_table
+
+    return (panel_table(r.panel),)
+
+
 def _positive(value: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -490,6 +504,7 @@ def reproduce(
         rq4=evaluator_bias(release, bias_weights),
         rq5=abstention(release),
         supplementary=supplementary(release),
+        panel=panel_report(release, resamples, seed),
         meta={
             "data_hash": release.data_hash,
             "resamples": resamples,

@@ -30,6 +30,10 @@ STREAM_ALL: Final = 1
 STREAM_LEXICAL: Final = 2
 STREAM_TIER: Final = 3
 STREAM_BIAS: Final = 4
+STREAM_PANEL_EXTENSION: Final = 16
+"""Resamples of the extension questions for the per-physician partner/adjudicator agreement."""
+STREAM_RERATING: Final = 17
+"""Resamples of the re-rated questions (intra-rater reliability)."""
 
 
 def check_seed(seed: int) -> int:
