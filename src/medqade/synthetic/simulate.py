@@ -469,8 +469,6 @@ def fingerprint(facts_path: Path | None = None) -> str:
     from medqade.synthetic.facts import default_facts_path
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    digest.update(Path(__file__).with_name("pool.py").read_bytes())
-    digest.update(Path(__file__).with_name("rerating.py").read_bytes())
     digest.update(Path(facts_path or default_facts_path()).read_bytes())
     return digest.hexdigest()
 
@@ -478,9 +476,7 @@ def fingerprint(facts_path: Path | None = None) -> str:
 SYNTHETIC_KIND = "MedQADE synthetic raw release"
 
 
-def synthesize(
-    out: Path, seed: int = 5, facts_path: Path | None = None, *, pool: bool = True
-) -> Path:
+def synthesize(out: Path, seed: int = 5, facts_path: Path | None = None) -> Path:
     """Write a synthetic raw release to ``out`` (atomically: all tables or nothing).
 
     ``out`` is replaced only when it is empty or an earlier synthetic release written here
@@ -496,12 +492,9 @@ def synthesize(
     tables = simulate(load_facts(facts_path), seed)
     roster = vocab.DEFAULT_ROSTER.to_dict() | {"synthetic": True}
     with atomic.directory(Path(out), output) as tmp:
-        from medqade.synthetic.rerating import with_rerating  # 40 core items re-rated
-
-        written = {**tables, "ratings": with_rerating(tables, seed)}
         for name in ("questions", "answers", "ratings", "difficulty"):
             atomic.write_text(
-                tmp / f"{name}.csv", written[name].to_csv(index=False, lineterminator="\n")
+                tmp / f"{name}.csv", tables[name].to_csv(index=False, lineterminator="\n")
             )
         lines = (
             json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in tables["judgments"]
@@ -510,10 +503,6 @@ def synthesize(
         atomic.write_text(
             tmp / "roster.json", json.dumps(roster, ensure_ascii=False, indent=2) + "\n"
         )
-        if pool:  # the 26,598-item pool around the benchmark (medqade.synthetic.pool)
-            from medqade.synthetic.pool import write_pool
-
-            write_pool(tmp, load_facts(facts_path), seed, tables)
         atomic.write_text(
             tmp / "SYNTHETIC.txt",
             f"Synthetic MedQADE raw release written by `medqade synthesize --seed {seed}`.\n"
