@@ -487,6 +487,7 @@ def test_main_import_labelstudio(tmp_path: Path, capsys: pytest.CaptureFixture[s
         f"20 ratings to {ratings}, 4 difficulty ratings to {difficulty}",
         "round: inferred from the split and the roster (20 primary ratings; the adjudicator on "
         "an extension item is the adjudication round)",
+        "answer texts: not checked against a raw release (give --raw RAW)",
         "ratings per rater: P01 5, P02 5, P03 5, P04 5",
     ]
     assert _csv_rows(ratings)[1] == _sample_rows("ratings.csv", round="primary")
@@ -829,8 +830,32 @@ def test_main_import_labelstudio_real_summary(
         "round: inferred from the split and the roster (139 primary ratings; the adjudicator "
         "on an extension item is the adjudication round)",
         "left out (excluded users): user 1 (1 annotation)",
+        "answer texts: not checked against a raw release (give --raw RAW)",
         "ratings per rater: P01 49, P02 50, P03 40",
     ]
+
+
+def test_main_import_labelstudio_checks_the_raw_release_of_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --out RAW/ratings.csv: RAW's answers table is checked without --raw
+    tasks = load_export(LEGACY)
+    raw = _raw_from_tasks(tmp_path / "raw", tasks)
+    map_file = tmp_path / "map.json"
+    map_file.write_text(json.dumps(REAL_IDS), encoding="utf-8")
+    argv = ["--out", str(raw / "ratings.csv"), "--rater-map", str(map_file), "--exclude-user", "1"]
+    assert main(["import-labelstudio", str(LEGACY), *argv]) == 0
+    out = capsys.readouterr().out
+    assert "answer texts: every data.resp_k is the answer of order[k] in raw\n" in out
+    tasks[0]["data"]["order"].reverse()
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(tasks), encoding="utf-8")
+    before = (raw / "ratings.csv").read_bytes()
+    assert main(["import-labelstudio", str(export), *argv]) == 2
+    assert "task 1, column 'data.resp_1': data.resp_1 is not the raw release's answer" in (
+        capsys.readouterr().err
+    )
+    assert (raw / "ratings.csv").read_bytes() == before
 
 
 def test_main_import_labelstudio_real_raw_check(

@@ -106,6 +106,8 @@ class LabelStudioImport:
     n_cancelled: int
     round: str | None = None
     excluded: tuple[tuple[str, int], ...] = ()
+    checked: str | None = None
+    """The raw release the answer texts were checked against (``None``: not checked)."""
 
     def summary(self) -> list[str]:
         """Lines that say how the rounds were set, who was left out and who rated how much."""
@@ -121,6 +123,12 @@ class LabelStudioImport:
         if self.excluded:
             left = ", ".join(f"user {u} ({_n(n, 'annotation')})" for u, n in self.excluded)
             lines.append(f"left out (excluded users): {left}")
+        if self.checked is not None:
+            lines.append(
+                f"answer texts: every data.resp_k is the answer of order[k] in {self.checked}"
+            )
+        else:
+            lines.append("answer texts: not checked against a raw release (give --raw RAW)")
         raters = Counter(self.ratings["rater"])
         if raters:
             lines.append("ratings per rater: " + ", ".join(f"{r} {n}" for r, n in raters.items()))
@@ -671,6 +679,7 @@ def convert(
         n_cancelled=n_cancelled,
         round=round,
         excluded=excluded,
+        checked=None if raw is None else raw.name,
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from medqade import vocab
 from medqade.labelstudio import import_export, load_rater_map
+from medqade.tables import find_table
 
 NAME = "import-labelstudio"
 HELP = "Convert a Label Studio JSON export into the raw release's ratings (and difficulty) table."
@@ -60,7 +61,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         help="raw release folder: check that each task's resp_1..resp_5 are the answers of "
-        "the models in its order, and take the splits from its questions table",
+        "the models in its order, and take the splits from its questions table (default: the "
+        "folder of --out, when it holds an answers table)",
     )
     p.add_argument(
         "--roster",
@@ -77,6 +79,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
+def raw_folder(raw: Path | None, out: Path) -> Path | None:
+    """``--raw``, else the folder of ``--out`` when it is a raw release (has ``answers``)."""
+    if raw is not None:
+        return raw
+    folder = Path(out).parent
+    return folder if folder.is_dir() and find_table(folder, "answers") is not None else None
+
+
 def run(args: argparse.Namespace) -> int:
     roster = vocab.Roster.from_json(args.roster) if args.roster else vocab.DEFAULT_ROSTER
     result = import_export(
@@ -88,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         append=args.append,
         roster=roster,
         exclude=args.exclude_user,
-        raw=args.raw,
+        raw=raw_folder(args.raw, args.out),
     )
     for w in result.warnings[:MAX_WARNINGS_SHOWN]:
         print(f"warning: {w}", file=sys.stderr)
