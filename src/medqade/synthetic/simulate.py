@@ -470,6 +470,7 @@ def fingerprint(facts_path: Path | None = None) -> str:
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
     digest.update(Path(facts_path or default_facts_path()).read_bytes())
+    digest.update(Path(__file__).with_name("rerating.py").read_bytes())
     return digest.hexdigest()
 
 
@@ -492,9 +493,12 @@ def synthesize(out: Path, seed: int = 5, facts_path: Path | None = None) -> Path
     tables = simulate(load_facts(facts_path), seed)
     roster = vocab.DEFAULT_ROSTER.to_dict() | {"synthetic": True}
     with atomic.directory(Path(out), output) as tmp:
+        from medqade.synthetic.rerating import with_rerating  # 40 core items re-rated
+
+        written = {**tables, "ratings": with_rerating(tables, seed)}
         for name in ("questions", "answers", "ratings", "difficulty"):
             atomic.write_text(
-                tmp / f"{name}.csv", tables[name].to_csv(index=False, lineterminator="\n")
+                tmp / f"{name}.csv", written[name].to_csv(index=False, lineterminator="\n")
             )
         lines = (
             json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in tables["judgments"]
