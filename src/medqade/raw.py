@@ -8,6 +8,9 @@ Layout (each table as ``.csv``, ``.jsonl`` or ``.parquet``, chosen by extension)
                 [, rated_at (ISO 8601 date or date-time)]
     difficulty  question_id, rater, difficulty
     judgments   evaluator, question_id, order, resp_1..resp_5, difficulty   (optional)
+    pool        question_id, question, reference_answer [, the questions' extras] (optional)
+    pool_answers    question_id, model, answer                 (with pool)
+    pool_judgments  evaluator, question_id, order, resp_1..resp_5 (optional, with pool)
     reviews     question_id, model, reviewer, codes, note      (optional, medqade.raw_reviews)
     roster.json optional override of the default roster
 
@@ -74,7 +77,18 @@ class RawRelease:
     extra_columns: tuple[str, ...]
     source_hash: str
     warnings: tuple[Problem, ...]
+    pool: PoolTables | None = None
     reviews: ReviewTable | None = None
+
+
+@dataclass(frozen=True)
+class PoolTables:
+    """The optional item pool the benchmark was sampled from (see :mod:`medqade.raw_pool`);
+    ``judgments`` is long like :attr:`RawRelease.judgments` (empty without the table)."""
+
+    questions: pd.DataFrame
+    answers: pd.DataFrame
+    judgments: pd.DataFrame
 
 
 def release_hash(folder: Path) -> str:
@@ -131,6 +145,8 @@ class _Checker:
             if column == LINE:
                 continue
             cells = self.frame[column]
+            if _clean_text(cells):  # fast path for the common case (large pool tables)
+                continue
             is_text = cells.map(lambda v: isinstance(v, str)).astype(bool)
             allowed = is_text | (
                 cells.map(lambda v: isinstance(v, list)).astype(bool) if column in lists else False
@@ -270,6 +286,14 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _clean_text(cells: pd.Series) -> bool:
+    """Whether every cell is a string without NUL that encodes as UTF-8 (checked in C)."""
+    if pd.api.types.infer_dtype(cells, skipna=False) not in {"string", "empty"}:
+        return False
+    joined = "".join(cells.tolist())
+    return "\x00" not in joined and not _not_unicode(joined)
+
+
 def _not_unicode(text: str) -> bool:
     try:
         text.encode("utf-8")
@@ -342,6 +366,10 @@ def load_raw_release(folder: Path) -> RawRelease:
     )
     _check_lexical_flag(checkers["questions"], questions, answers)
     log.raise_if_any(f"raw release {folder.name}")
+    from medqade.raw_pool import load_pool
+
+    pool = load_pool(folder, log, roster, questions, answers)
+    log.raise_if_any(f"raw release {folder.name}")
     from medqade.raw_reviews import load_reviews
 
     reviews = load_reviews(folder, log, roster, answers)
@@ -364,6 +392,7 @@ def load_raw_release(folder: Path) -> RawRelease:
         extra_columns=extras,
         source_hash=release_hash(folder),
         warnings=tuple(log.warnings),
+        pool=pool,
         reviews=reviews,
     )
 
@@ -550,6 +579,13 @@ def _parse_order(value: object) -> list[str] | None:
     return [v.strip() for v in text.replace(";", ",").split(",")]
 
 
+def _position(orders: pd.Series, k: int) -> pd.Series:
+    """The ``k``-th student (1-based) of each parsed order, computed once per distinct order."""
+    keys = orders.map(tuple)
+    firsts = {o: o[k - 1] for o in keys.unique()}
+    return keys.map(firsts)
+
+
 def _empty_judgments() -> pd.DataFrame:
     cols = ["question_id", "model", "evaluator", "label", "difficulty", "position"]
     return pd.DataFrame({c: pd.Series(dtype="int64" if c == "position" else object) for c in cols})
@@ -564,7 +600,11 @@ def _check_judgments(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.D
     c.check_member("evaluator", roster.evaluator_ids, "evaluator")
     c.check_duplicates(["evaluator", "question_id"], "judgment")
     students = set(roster.student_ids)
-    orders = f["order"].map(_parse_order)
+    if pd.api.types.infer_dtype(f["order"], skipna=False) == "string":  # parse each text once
+        parsed = {v: _parse_order(v) for v in f["order"].unique()}
+        orders = f["order"].map(parsed)
+    else:
+        orders = f["order"].map(_parse_order)
     bad = orders.map(lambda o: o is None or len(o) != vocab.N_SLOTS or set(o) != students)
     for line, value in f.loc[bad, [LINE, "order"]].itertuples(index=False):
         c.problem(
@@ -585,7 +625,7 @@ def _check_judgments(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.D
             pd.DataFrame(
                 {
                     "question_id": f.loc[good, "question_id"],
-                    "model": orders[good].map(lambda o, k=k: o[k - 1]),
+                    "model": _position(orders[good], k),
                     "evaluator": f.loc[good, "evaluator"],
                     "label": labels[k][good],
                     "difficulty": diff[good],

@@ -263,7 +263,9 @@ def read_table(path: Path) -> pd.DataFrame:
             problems += bad
             continue
         for key, value in zip(keys, rec.values(), strict=True):
-            columns.setdefault(key, [""] * i).append(_jsonl_cell(value))
+            if key not in columns:  # (a default argument would build the list every time)
+                columns[key] = [""] * i
+            columns[key].append(_jsonl_cell(value))
         for col in columns.values():
             if len(col) < i + 1:
                 col.append("")

@@ -469,15 +469,18 @@ def fingerprint(facts_path: Path | None = None) -> str:
     from medqade.synthetic.facts import default_facts_path
 
     digest = hashlib.sha256(Path(__file__).read_bytes())
-    digest.update(Path(facts_path or default_facts_path()).read_bytes())
+    digest.update(Path(__file__).with_name("pool.py").read_bytes())
     digest.update(Path(__file__).with_name("rerating.py").read_bytes())
+    digest.update(Path(facts_path or default_facts_path()).read_bytes())
     return digest.hexdigest()
 
 
 SYNTHETIC_KIND = "MedQADE synthetic raw release"
 
 
-def synthesize(out: Path, seed: int = 5, facts_path: Path | None = None) -> Path:
+def synthesize(
+    out: Path, seed: int = 5, facts_path: Path | None = None, *, pool: bool = True
+) -> Path:
     """Write a synthetic raw release to ``out`` (atomically: all tables or nothing).
 
     ``out`` is replaced only when it is empty or an earlier synthetic release written here
@@ -507,6 +510,10 @@ def synthesize(out: Path, seed: int = 5, facts_path: Path | None = None) -> Path
         atomic.write_text(
             tmp / "roster.json", json.dumps(roster, ensure_ascii=False, indent=2) + "\n"
         )
+        if pool:  # the 26,598-item pool around the benchmark (medqade.synthetic.pool)
+            from medqade.synthetic.pool import write_pool
+
+            write_pool(tmp, load_facts(facts_path), seed, tables)
         atomic.write_text(
             tmp / "SYNTHETIC.txt",
             f"Synthetic MedQADE raw release written by `medqade synthesize --seed {seed}`.\n"
