@@ -177,6 +177,9 @@ class BrowseIndex:
             name: disagrees(codes, consensus) for name, codes in self._judges.items()
         }
         self.row_of = release.item_index
+        from medqade.review import review_notes
+
+        self.reviews = review_notes(release)  # answer id -> "reviewer: codes (note)" lines
 
     # --- choices ----------------------------------------------------------------------------
 
@@ -337,6 +340,10 @@ class BrowseIndex:
                 f'<span class="mq-badge mq-trigger">filter: {e(x)}</span>' for x in hits[slot]
             )
             adjudicated = " · adjudicated" if bool(a["adjudicated"]) else ""
+            reviewed = "".join(
+                f'<div class="mq-review" lang="de">Review {e(line)}</div>'
+                for line in self.reviews.get(str(a["answer_id"]), ())
+            )
             cards.append(
                 f'<li class="mq-answer{" mq-hit" if hits[slot] else ""}">'
                 f'<div class="mq-answer-head"><strong>{names[pos]}</strong> · {e(model)}</div>'
@@ -345,7 +352,7 @@ class BrowseIndex:
                 f'<div class="mq-answer-meta"><span class="mq-cons mq-c{int(cons[slot])}">'
                 f"consensus {e(consensus)}</span> · physicians {vote_split(r, f, k)}"
                 f'{adjudicated} <span class="mq-badge mq-{agree.split(",")[0].replace(" ", "-")}">'
-                f"{e(agree)}</span>{trigger}</div></li>"
+                f"{e(agree)}</span>{trigger}</div>{reviewed}</li>"
             )
         extension = str(self.split[row]) == "extension"
         label_rows: list[dict[str, str]] = []

@@ -12,6 +12,7 @@ import gradio as gr
 from medqade import measures, scoring
 from medqade.app import phone, text, views
 from medqade.app.context import HIDDEN, READS, TabContext, Table, frame
+from medqade.app.panel_view import PhysicianPanel, is_ceiling_row
 from medqade.scoring.leaderboard import rows
 
 METRICS: Final = {"kappa": "kappa", "PA": "pa", "PABAK": "pabak", "pa": "pa", "pabak": "pabak"}
@@ -34,8 +35,11 @@ class LeaderboardTab:
     shown: gr.State
     leaderboard: Callable[[str, str], tuple[Table, Table]]
     leaderboard_ui: Callable[..., tuple[Any, ...]]
+    open_physicians: Callable[[gr.SelectData], tuple[Any, Any]]
     metric: gr.Radio
     margin: gr.Number
+    physicians_note: gr.Markdown
+    physicians: gr.Dataframe
 
     @property
     def inputs(self) -> list[Any]:
@@ -51,7 +55,11 @@ class LeaderboardTab:
 
     def wire(self) -> None:
         """Refresh on every control and on opening the tab (sending only the parts whose
-        content changed); the public ``/leaderboard``."""
+        content changed); the public ``/leaderboard``. Clicking the physician ceiling row
+        opens the per-physician table."""
+        self.judges.select(
+            self.open_physicians, None, [self.physicians_note, self.physicians], **HIDDEN
+        )
         gr.on(
             [
                 self.view.change,
@@ -253,6 +261,23 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
             dl_models = gr.DownloadButton("Models CSV", size="sm")
             dl_json = gr.DownloadButton("Leaderboard JSON", size="sm")
         shown = gr.State({})
+        physicians_note = gr.Markdown(visible=False)
+        physicians_table = gr.Dataframe(
+            label="Physicians one by one (click the physician ceiling row)",
+            interactive=False,
+            visible=False,
+            pinned_columns=1,
+            elem_id="mq-physicians",
+        )
+
+    panel = PhysicianPanel(release)
+
+    def open_physicians(evt: gr.SelectData) -> tuple[Any, Any]:
+        row = evt.row_value if isinstance(evt.row_value, list) else []
+        if not is_ceiling_row(row):
+            return gr.skip(), gr.skip()
+        note, table = panel.table()
+        return gr.update(value=note, visible=True), gr.update(value=table, visible=True)
 
     return LeaderboardTab(
         tab=tab,
@@ -269,4 +294,7 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         leaderboard_ui=leaderboard_ui,
         metric=metric,
         margin=margin,
+        physicians_note=physicians_note,
+        physicians=physicians_table,
+        open_physicians=open_physicians,
     )

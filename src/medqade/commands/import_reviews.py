@@ -1,0 +1,66 @@
+"""``medqade import-reviews``: a reviewed Label Studio export in, the ``reviews`` table out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from medqade.codebook import load_codebook
+from medqade.labelstudio_reviews import import_reviews
+from medqade.problems import InputError, Problem
+
+NAME = "import-reviews"
+HELP = "Convert a Label Studio export of review-queue tasks into the raw release's reviews table."
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("export", type=Path, help="Label Studio JSON export (Export > JSON)")
+    p.add_argument(
+        "--out", type=Path, required=True, help="reviews table to write (RAW/reviews.csv)"
+    )
+    p.add_argument(
+        "--codebook",
+        type=Path,
+        default=None,
+        help="codebook JSON the tasks were reviewed with (default: the package's German one); "
+        "copy it to RAW/codebook.json so the build checks the reviews against it",
+    )
+    p.add_argument(
+        "--reviewer-map",
+        type=Path,
+        default=None,
+        help='JSON object: Label Studio user id and/or e-mail -> reviewer name, e.g. {"5": "R1"} '
+        "(default: the e-mail when the export has it, else 'user ID')",
+    )
+
+
+def _reviewer_map(path: Path | None) -> dict[str, str] | None:
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(path.name, [Problem(path.name, None, f"not valid JSON ({exc})")]) from None
+    if not isinstance(data, dict) or not all(isinstance(v, str) and v for v in data.values()):
+        raise InputError(
+            path.name,
+            [Problem(path.name, None, "expected a JSON object of user -> reviewer name")],
+        )
+    return {str(k).strip().casefold(): v for k, v in data.items()}
+
+
+def run(args: argparse.Namespace) -> int:
+    result = import_reviews(
+        args.export,
+        args.out,
+        load_codebook(args.codebook),
+        reviewer_map=_reviewer_map(args.reviewer_map),
+    )
+    print(
+        f"{len(result.reviews)} reviews from {result.n_tasks} tasks to {args.out}"
+        + (f" ({result.n_cancelled} cancelled left out)" if result.n_cancelled else ""),
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,190 @@
+"""A reviewed Label Studio export (of the review queue's tasks) in, the ``reviews`` table out.
+
+Uses the ratings importer's machinery (:mod:`medqade.labelstudio`: the export loader that
+refuses JSON-MIN and CSV, problems per task and annotation). Each task's ``data`` carries
+``question_id`` and ``model`` (as written by :func:`medqade.review.tasks`); each annotation
+that is not cancelled is one review:
+
+``result`` items of ``type: "choices"``
+    ``from_name`` a code group id of the codebook; each choice is a code id (the config's
+    ``alias``) or the code's label as shown; the codes together must satisfy the codebook;
+``type: "textarea"``, ``from_name: "note"``
+    the note (several lines joined by a new line);
+``completed_by``
+    the reviewer: mapped by ``reviewer_map`` (Label Studio user id or e-mail -> name) when
+    given, else the user's e-mail when the export carries it, else ``user <id>``.
+
+Every problem is collected and raised as one :class:`~medqade.problems.InputError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from medqade import atomic, vocab
+from medqade.codebook import Codebook
+from medqade.labelstudio import _user_keys, _Where, load_export, to_csv
+from medqade.problems import Problem, ProblemLog
+from medqade.review import NOTE_CONTROL
+
+REVIEW_COLUMNS = ("question_id", "model", "reviewer", "codes", "note")
+
+
+@dataclass(frozen=True)
+class ReviewImport:
+    reviews: pd.DataFrame
+    warnings: tuple[Problem, ...]
+    n_tasks: int
+    n_cancelled: int
+
+
+def _reviewer(completed_by: object, reviewer_map: Mapping[str, str] | None) -> str | None:
+    keys = _user_keys(completed_by)
+    if reviewer_map is not None:
+        return next((reviewer_map[k] for k in keys if k in reviewer_map), None)
+    if isinstance(completed_by, Mapping) and completed_by.get("email"):
+        return str(completed_by["email"])
+    return f"user {keys[0]}" if keys else None
+
+
+def _codes(item: Mapping[str, Any], codebook: Codebook, at: _Where) -> list[str] | None:
+    value = item.get("value")
+    chosen = value.get("choices") if isinstance(value, Mapping) else None
+    if not isinstance(chosen, list):
+        at("expected a list of choices", str(item.get("from_name")), value)
+        return None
+    by_label = {codebook.label(c): c for c in codebook.code_ids}
+    out = []
+    for choice in chosen:
+        code = str(choice) if str(choice) in codebook.code_ids else by_label.get(str(choice))
+        if code is None:
+            at(
+                "unknown code",
+                str(item.get("from_name")),
+                choice,
+                "use the labeling config written by medqade review-queue with this codebook",
+            )
+            continue
+        if codebook.group_of(code).id != item.get("from_name"):
+            at(f"code {code!r} belongs to another group", str(item.get("from_name")), choice)
+            continue
+        out.append(code)
+    return out
+
+
+def convert_reviews(
+    tasks: list[dict[str, Any]],
+    codebook: Codebook,
+    *,
+    reviewer_map: Mapping[str, str] | None = None,
+    roster: vocab.Roster = vocab.DEFAULT_ROSTER,
+    name: str = "export",
+) -> ReviewImport:
+    """The reviews in ``tasks`` (a loaded export), checked against ``codebook``."""
+    log = ProblemLog()
+    rows = []
+    cancelled = 0
+    groups = {g.id for g in codebook.groups}
+    for t_index, task in enumerate(tasks):
+        task_id = task.get("id", t_index + 1)
+        data = task.get("data")
+        where = _Where(log, name, task_id)
+        if not isinstance(data, Mapping):
+            where("task without data", "data", None, "export the review project as JSON")
+            continue
+        qid = str(data.get("question_id", "")).strip()
+        model = str(data.get("model", "")).strip()
+        if not qid or model not in roster.student_ids:
+            where(
+                "task without question_id and a student model",
+                "data.model",
+                model or None,
+                "import tasks written by medqade review-queue",
+            )
+            continue
+        for ann in task.get("annotations") or []:
+            at = _Where(log, name, task_id, ann.get("id"))
+            if ann.get("was_cancelled"):
+                cancelled += 1
+                continue
+            reviewer = _reviewer(ann.get("completed_by"), reviewer_map)
+            if reviewer is None:
+                at(
+                    "the reviewer is not in the reviewer map",
+                    "completed_by",
+                    ann.get("completed_by"),
+                    'add the user id or e-mail to the reviewer map ({"5": "Dr. Weber"})',
+                )
+                continue
+            codes: list[str] = []
+            notes: list[str] = []
+            ok = True
+            for item in ann.get("result") or []:
+                kind, control = item.get("type"), item.get("from_name")
+                if kind == "choices" and control in groups:
+                    got = _codes(item, codebook, at)
+                    ok = ok and got is not None
+                    codes.extend(got or [])
+                elif kind == "textarea" and control == NOTE_CONTROL:
+                    text = (item.get("value") or {}).get("text") or []
+                    notes.extend(str(x) for x in text)
+                elif kind == "choices":
+                    at(
+                        "unknown from_name",
+                        "from_name",
+                        control,
+                        f"name the controls after the code groups: {', '.join(sorted(groups))}",
+                    )
+            for message, fix in codebook.problems_with(codes):
+                at(message, "codes", "; ".join(codes), fix)
+                ok = False
+            if ok:
+                order = {c: i for i, c in enumerate(codebook.code_ids)}
+                rows.append(
+                    {
+                        "question_id": qid,
+                        "model": model,
+                        "reviewer": reviewer,
+                        "codes": "; ".join(sorted(set(codes), key=order.__getitem__)),
+                        "note": "\n".join(notes).strip(),
+                    }
+                )
+    log.raise_if_any(f"Label Studio export {name}")
+    frame = pd.DataFrame(rows, columns=list(REVIEW_COLUMNS))
+    return ReviewImport(frame, tuple(log.warnings), len(tasks), cancelled)
+
+
+def import_reviews(
+    export: Path,
+    out: Path,
+    codebook: Codebook,
+    *,
+    reviewer_map: Mapping[str, str] | None = None,
+    roster: vocab.Roster = vocab.DEFAULT_ROSTER,
+) -> ReviewImport:
+    """Read ``export``, convert it and write the ``reviews`` table ``out`` (CSV, atomically).
+
+    ``out`` must not be the export itself; an existing ``out`` is replaced only when it is a
+    reviews table (its header is the reviews table's columns).
+    """
+    export, out = Path(export), Path(out)
+    if out.suffix != ".csv":
+        raise ValueError(f"{out}: the importer writes CSV; name the output file *.csv")
+    if out.exists() and out.resolve() == export.resolve():
+        raise atomic.OutputRefused(f"{out}: this is the export itself; choose another --out")
+    if out.exists():
+        first = out.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].strip()
+        if first != ",".join(REVIEW_COLUMNS):
+            raise atomic.OutputRefused(
+                f"{out} exists and is not a reviews table; choose another --out or move it away"
+            )
+    result = convert_reviews(
+        load_export(export), codebook, reviewer_map=reviewer_map, roster=roster, name=export.name
+    )
+    atomic.write_text(out, to_csv(result.reviews))
+    return result

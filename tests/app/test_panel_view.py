@@ -1,0 +1,25 @@
+"""The per-physician table behind the leaderboard's ceiling row."""
+
+from __future__ import annotations
+
+from medqade.analyses.panel_table import HEADER
+from medqade.app import views
+from medqade.app.panel_view import CEILING_BADGE, PhysicianPanel, is_ceiling_row
+from medqade.release import Release
+
+
+def test_ceiling_badge_is_the_leaderboards_physician_badge() -> None:
+    assert views.badge({"flags": [views.PHYSICIAN_REFERENCE]}) == CEILING_BADGE
+    assert is_ceiling_row(["", "physicians (LOO)", "", "physicians", CEILING_BADGE])
+    assert not is_ceiling_row(["1", "Gemini 3 Flash", "Gemini", "paper", "verified"])
+
+
+def test_physician_panel_has_one_row_per_physician_and_is_computed_once(
+    sample_release: Release,
+) -> None:
+    panel = PhysicianPanel(sample_release, resamples=20)
+    note, table = panel.table()
+    assert list(table.columns) == list(HEADER)
+    assert table["Physician"].str[:3].tolist() == list(sample_release.roster.physicians)
+    assert "ceiling kappa" in note and "outlier" in note
+    assert panel.table()[1] is table
