@@ -486,6 +486,8 @@ def _round_of(
 ) -> str | None:
     """The round of one annotation: ``given``, or inferred from the split and the roster."""
     is_adj = rater == roster.adjudicator
+    if given == vocab.RERATING:  # a re-rating project: every annotation repeats a rating
+        return given
     if given == vocab.ADJUDICATION:
         if not is_adj:
             at(
@@ -768,7 +770,8 @@ def import_export(
         exclude=exclude,
         raw=None if raw is None else load_raw_texts(raw),
     )
-    outputs = [(Path(ratings_out), result.ratings, ["question_id", "model", "rater"])]
+    keys = ["question_id", "model", "rater"] + (["round"] if round == vocab.RERATING else [])
+    outputs = [(Path(ratings_out), result.ratings, keys)]
     if difficulty_out is not None:
         outputs.append((Path(difficulty_out), result.difficulty, ["question_id", "rater"]))
     merged = [(path, _target(frame, path, keys, append, roster)) for path, frame, keys in outputs]

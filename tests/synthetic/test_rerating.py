@@ -63,3 +63,18 @@ def test_rerating_rows_are_seeded_and_mostly_repeat_the_first_label() -> None:
     first = tables["ratings"].merge(a, on=["question_id", "model", "rater"], suffixes=("", "_r"))
     same = float((first["label"] == first["label_r"]).mean())
     assert 0.85 < same < 0.99
+
+
+def test_rerating_rows_are_published_and_never_votes(synthetic_build: Path, hf_cache: Path) -> None:
+    from datasets import load_dataset
+
+    ds = load_dataset(str(synthetic_build), "ratings", split="core", cache_dir=str(hf_cache))
+    frame = ds.to_pandas()
+    again = frame[frame["round"] == vocab.RERATING]
+    assert len(again) > 0 and again["rated_at"].notna().all()
+    assert frame.loc[frame["round"] != vocab.RERATING, "rated_at"].isna().all()
+    answers = load_dataset(str(synthetic_build), "answers", split="core", cache_dir=str(hf_cache))
+    votes = frame[frame["round"] != vocab.RERATING]
+    richtig = votes[votes["label"] == vocab.RICHTIG].groupby("answer_id").size()
+    got = answers.to_pandas().set_index("answer_id")["votes_richtig"]
+    assert (got == richtig.reindex(got.index, fill_value=0)).all()
