@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pandas as pd
 import pytest
 
 if TYPE_CHECKING:
@@ -85,3 +87,56 @@ def synthetic(synthetic_build: Path) -> Release:
     from medqade.release import load_release
 
     return load_release(synthetic_build)
+
+
+# --- the sample with a pool (medqade.raw_pool): its six items plus two new ones -------------
+
+POOL_STUDENTS = ["gemini-2.5-flash", "gpt-5-nano", "gemma3:27b", "gemma3:4b", "qwen3:4b"]
+
+
+def _add_pool(raw: Path, *, extra_items: int = 2, judged: bool = True) -> None:
+    """Pool = the sample's items plus ``extra_items`` new ones, written as CSV."""
+    q = pd.read_csv(raw / "questions.csv", dtype=str)
+    a = pd.read_csv(raw / "answers.csv", dtype=str)
+    new = pd.DataFrame(
+        {
+            "question_id": [f"P-{i}" for i in range(extra_items)],
+            "question": [f"Frage {i} ___." for i in range(extra_items)],
+            "reference_answer": ["Femur"] * extra_items,
+            "specialty": ["Anatomie"] * extra_items,
+        }
+    )
+    pool = pd.concat([q.drop(columns=["split"]), new], ignore_index=True)
+    pool.to_csv(raw / "pool.csv", index=False)
+    new_answers = pd.DataFrame(
+        {
+            "question_id": [qid for qid in new["question_id"] for _ in POOL_STUDENTS],
+            "model": POOL_STUDENTS * extra_items,
+            "answer": ["Femur", "Tibia", "Tibia", "Humerus", "Knochen"] * extra_items,
+        }
+    )
+    pd.concat([a, new_answers], ignore_index=True).to_csv(raw / "pool_answers.csv", index=False)
+    if judged:
+        rows = [
+            {
+                "evaluator": "gemini-3-flash-preview",
+                "question_id": qid,
+                "order": json.dumps(POOL_STUDENTS),
+                **{f"resp_{k}": "Richtig" if k == 1 else "Falsch" for k in range(1, 6)},
+            }
+            for qid in pool["question_id"]
+        ]
+        pd.DataFrame(rows).to_csv(raw / "pool_judgments.csv", index=False)
+
+
+@pytest.fixture
+def pool_sample(copy_sample: Callable[[], Path]) -> Callable[..., Path]:
+    """Return a function that copies the sample and adds pool tables (``judged``: with
+    ``pool_judgments`` by one judge saying Richtig to the first student only)."""
+
+    def make(*, judged: bool = True) -> Path:
+        raw = copy_sample()
+        _add_pool(raw, judged=judged)
+        return raw
+
+    return make

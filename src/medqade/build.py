@@ -34,7 +34,7 @@ from medqade.consensus import majority
 from medqade.hub_eval import EVAL_YAML, eval_yaml
 from medqade.problems import InputError, Problem
 from medqade.raw import RawRelease, load_raw_release
-from medqade.schema import CONFIGS, answer_id, features
+from medqade.schema import CONFIGS, answer_id, config_splits, features
 
 PARQUET_NAME = "{split}-00000-of-00001.parquet"
 RELEASE_JSON = "release.json"
@@ -80,6 +80,8 @@ class BuiltTables:
     ratings: pd.DataFrame
     judgments: pd.DataFrame
     reviews: pd.DataFrame | None = None
+    pool: pd.DataFrame | None = None
+    pool_judgments: pd.DataFrame | None = None
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Every config's frame, the optional ones only when present."""
@@ -91,6 +93,9 @@ class BuiltTables:
         }
         if self.reviews is not None:
             out["reviews"] = self.reviews
+        if self.pool is not None and self.pool_judgments is not None:
+            out["pool"] = self.pool
+            out["pool_judgments"] = self.pool_judgments
         return out
 
 
@@ -211,7 +216,14 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
         reviews["note"] = reviews["note"].where(reviews["note"] != "", None)
         reviews["split"] = reviews["question_id"].map(split_of)
         reviews["canary"] = vocab.CANARY
-    return BuiltTables(q, a, ratings, judgments, reviews)
+    pool = pool_judgments = None
+    if raw.pool is not None:
+        from medqade.build_pool import derive_pool
+
+        pool, pool_judgments = derive_pool(
+            raw.pool, set(q["question_id"]), roster, raw.extra_columns
+        )
+    return BuiltTables(q, a, ratings, judgments, reviews, pool, pool_judgments)
 
 
 def _sorted(
@@ -358,11 +370,15 @@ def build(
     meta["configs"] = list(frames)
     if raw.reviews is not None:
         meta["codebook"] = raw.reviews.codebook.to_dict()
+    if tables.pool is not None and tables.pool_judgments is not None:
+        from medqade.build_pool import pool_counts
+
+        meta["pool"] = pool_counts(tables.pool, tables.pool_judgments)
     with atomic.directory(out, build_out) as tmp:
         files: dict[str, list[str]] = {}
         for config in frames:
-            extras = raw.extra_columns if config in ("questions", "answers") else ()
-            for split in vocab.SPLITS:
+            extras = raw.extra_columns if config in ("questions", "answers", "pool") else ()
+            for split in config_splits(config):
                 rel = f"data/{config}/{PARQUET_NAME.format(split=split)}"
                 part = frames[config][frames[config]["split"] == split]
                 _write_parquet(_arrow(part, config, extras), tmp / rel)

@@ -15,7 +15,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from medqade import vocab
-from medqade.schema import CONFIGS, DEFAULT_CONFIG, features
+from medqade.schema import CONFIGS, DEFAULT_CONFIG, config_splits, features
 
 GATING_PROMPT = (
     "MedQADE is released for the evaluation of language models under CC BY-NC 4.0. "
@@ -64,7 +64,7 @@ def card_data(meta: dict[str, Any], extra_columns: tuple[str, ...]) -> DatasetCa
             config: {
                 "data_files": [
                     {"split": split, "path": f"data/{config}/{split}-*.parquet"}
-                    for split in vocab.SPLITS
+                    for split in config_splits(config)
                 ],
                 **({"default": True} if config == DEFAULT_CONFIG else {}),
             }
@@ -76,7 +76,7 @@ def card_data(meta: dict[str, Any], extra_columns: tuple[str, ...]) -> DatasetCa
         {
             config: DatasetInfo(
                 features=features(
-                    config, extra_columns if config in ("questions", "answers") else ()
+                    config, extra_columns if config in ("questions", "answers", "pool") else ()
                 ),
                 config_name=config,
             )
@@ -114,6 +114,7 @@ def render_card(meta: dict[str, Any], extra_columns: tuple[str, ...]) -> str:
         version=meta["version"],
         canary=vocab.CANARY,
         extra_columns=list(extra_columns),
+        pool=meta.get("pool"),
         families=", ".join(roster.families),
         physicians=", ".join(roster.physicians),
         adjudicator=roster.adjudicator,

@@ -6,9 +6,20 @@ from collections.abc import Iterable
 
 from datasets import Features, List, Value
 
+from medqade import vocab
+
 CONFIGS = ("questions", "answers", "ratings", "judgments")
-OPTIONAL_CONFIGS = ("reviews",)
+OPTIONAL_CONFIGS = ("reviews", "pool", "pool_judgments")
 """Configs a build publishes only when the raw release has the table."""
+POOL_SPLIT = "pool"
+"""The one split of the ``pool`` and ``pool_judgments`` configs."""
+
+
+def config_splits(config: str) -> tuple[str, ...]:
+    """The splits a config is published in (the pool configs have one, ``pool``)."""
+    return (POOL_SPLIT,) if config in ("pool", "pool_judgments") else vocab.SPLITS
+
+
 DEFAULT_CONFIG = "questions"
 
 _ANSWER_FIELDS = {
@@ -80,6 +91,38 @@ def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
                 "evaluator": Value("string"),
                 "label": Value("string"),
                 "difficulty": Value("string"),
+                "position": Value("int8"),
+                "canary": Value("string"),
+            }
+        )
+    if config == "pool":
+        return Features(
+            {
+                "question_id": Value("string"),
+                "question": Value("string"),
+                "reference_answer": Value("string"),
+                "lexical_match": Value("bool"),
+                "in_benchmark": Value("bool"),
+                "answers": List(
+                    {
+                        "answer_id": Value("string"),
+                        "model": Value("string"),
+                        "answer": Value("string"),
+                        "exact_match": Value("bool"),
+                    }
+                ),
+                **extras,
+                "canary": Value("string"),
+            }
+        )
+    if config == "pool_judgments":
+        return Features(
+            {
+                "answer_id": Value("string"),
+                "question_id": Value("string"),
+                "model": Value("string"),
+                "evaluator": Value("string"),
+                "label": Value("string"),
                 "position": Value("int8"),
                 "canary": Value("string"),
             }
