@@ -214,3 +214,11 @@ def test_roundtrip_panel_table_shows_review_codes(
     assert main(["panel", "--data", str(roundtrip["after"]), "--resamples", "20"]) == 0
     out = capsys.readouterr().out
     assert "| Review codes |" in out.splitlines()[2]
+
+
+def test_roundtrip_show_prints_the_reviews_config(
+    roundtrip: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["show", "--data", str(roundtrip["after"])]) == 0
+    out = capsys.readouterr().out
+    assert "\n[reviews]\n" in out and "'reviewer', 'codes', 'note'" in out
