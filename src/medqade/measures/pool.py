@@ -1,0 +1,145 @@
+"""Physician-calibrated accuracy of each student on the whole item pool.
+
+The physicians labelled only the benchmark, a stratified sample of the pool (strata: lexical
+match, exact vs no match); a judge can label every pool answer. Per student model, three
+estimates of the pool accuracy under physician consensus:
+
+- ``physician_only``: the design-weighted mean over the labelled sample (stratum weights
+  ``N_h / n_h``), with its CI;
+- ``judge_only``: the judge's own pool accuracy; biased whenever the judge is, its interval
+  reflects only the pool's size. Shown for contrast, never as the answer;
+- ``ppi``: per stratum the judge's pool mean plus the labelled mean of (consensus - judge),
+  power-tuned (PPI++), combined with the stratum weights, with a 95% CI; ``ppi_plain`` the
+  same with ``lam = 1``. ``ess_gain`` = ``var(physician_only) / var(ppi)``: how many times
+  more physician-labelled items the physician-only estimate would need for the same width.
+
+Unresolved consensus (the one assumption, applied the same way in all three): an answer
+without a verdict is *missing*, as in the paper's accuracy (Richtig / (Richtig + Falsch)).
+For the physicians that is an unresolved consensus, for the judge an abstention or an
+unparseable output. Each estimate is therefore a ratio, ``P(Richtig) / P(verdict)``, over the
+pool; PPI corrects numerator and denominator alike (:mod:`medqade.stats.ppi`), so its estimand
+is exactly the pool share of Richtig among answers the physicians would resolve, with no
+assumption on why an answer stays unresolved.
+
+The intervals are design-based: the pool is a finite population and the benchmark a simple
+random sample within each stratum (finite-population correction ``1 - n_h / N_h``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from medqade import vocab
+from medqade.stats.ppi import PPIEstimate, RatioStratum, plug_in_ratio, stratified_ppi
+
+Codes = npt.NDArray[np.int8]
+
+
+@dataclass(frozen=True)
+class StudentPoolEstimate:
+    """The pool accuracy of one student by the three estimators (see the module docstring)."""
+
+    physician_only: PPIEstimate
+    judge_only: PPIEstimate
+    ppi: PPIEstimate
+    ppi_plain: PPIEstimate
+    n_labelled: int
+    n_pool: int
+
+    @property
+    def ess_gain(self) -> float:
+        """``var(physician_only) / var(ppi)`` (NaN when undefined)."""
+        if not (self.ppi.se > 0) or math.isnan(self.physician_only.se):
+            return math.nan
+        return float((self.physician_only.se / self.ppi.se) ** 2)
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape of ``medqade pool-estimate --json`` for one student."""
+
+        def part(e: PPIEstimate) -> dict[str, object]:
+            return {"estimate": e.estimate, "ci": [e.low, e.high]}
+
+        return {
+            "physician_only": part(self.physician_only),
+            "judge_only": part(self.judge_only),
+            "ppi": part(self.ppi),
+            "ess_gain": self.ess_gain,
+        }
+
+
+def _indicators(codes: Codes) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(says Richtig, gives a verdict) as floats; abstention and missing are no verdict."""
+    c = np.asarray(codes)
+    return (
+        (c == vocab.RICHTIG_CODE).astype(np.float64),
+        ((c == vocab.RICHTIG_CODE) | (c == vocab.FALSCH_CODE)).astype(np.float64),
+    )
+
+
+def pool_estimates(
+    students: Sequence[str],
+    consensus: Codes,
+    judge_labelled: Codes,
+    lexical_labelled: npt.NDArray[np.bool_],
+    judge_pool: Codes,
+    lexical_pool: npt.NDArray[np.bool_],
+    *,
+    alpha: float = 0.05,
+) -> dict[str, StudentPoolEstimate]:
+    """Per student, the three pool estimates.
+
+    Parameters
+    ----------
+    consensus, judge_labelled : (n, 5) codes
+        Physician consensus (``-1`` unresolved) and the judge's labels on the labelled items.
+    lexical_labelled : (n,) bool
+        Lexical stratum of each labelled item.
+    judge_pool, lexical_pool : (N, 5) codes and (N,) bool
+        The judge's labels and the stratum of every pool item (the labelled ones included).
+    """
+    consensus = np.asarray(consensus)
+    judge_labelled = np.asarray(judge_labelled)
+    judge_pool = np.asarray(judge_pool)
+    lexical_labelled = np.asarray(lexical_labelled, dtype=bool)
+    lexical_pool = np.asarray(lexical_pool, dtype=bool)
+    n, k = consensus.shape
+    if judge_labelled.shape != (n, k) or judge_pool.shape[1:] != (k,) or len(students) != k:
+        raise ValueError(
+            f"shapes do not match: consensus {consensus.shape}, judge on the sample "
+            f"{judge_labelled.shape}, judge on the pool {judge_pool.shape}, "
+            f"{len(students)} students"
+        )
+    y, r = _indicators(consensus)
+    f, g = _indicators(judge_labelled)
+    fp, gp = _indicators(judge_pool)
+    out: dict[str, StudentPoolEstimate] = {}
+    for s, student in enumerate(students):
+        strata = [
+            RatioStratum.make(
+                y[m_lab, s],
+                f[m_lab, s],
+                fp[m_pool, s],
+                r=r[m_lab, s],
+                g=g[m_lab, s],
+                g_pool=gp[m_pool, s],
+            )
+            for m_lab, m_pool in (
+                (lexical_labelled, lexical_pool),
+                (~lexical_labelled, ~lexical_pool),
+            )
+            if m_lab.any() and m_pool.any()
+        ]
+        out[student] = StudentPoolEstimate(
+            physician_only=stratified_ppi(strata, lam=0.0, alpha=alpha),
+            judge_only=plug_in_ratio(fp[:, s], gp[:, s], alpha=alpha),
+            ppi=stratified_ppi(strata, lam=None, alpha=alpha),
+            ppi_plain=stratified_ppi(strata, lam=1.0, alpha=alpha),
+            n_labelled=n,
+            n_pool=len(judge_pool),
+        )
+    return out
