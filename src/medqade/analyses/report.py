@@ -152,6 +152,8 @@ class Report:
     supplementary: Supplementary
     meta: Mapping[str, Any]
     panel: PanelReport | None = None
+    pool: Any = None
+    """S5, a :class:`medqade.analyses.pool_table.PoolReport` when the release has a pool."""
 
     @property
     def synthetic(self) -> bool:
@@ -168,6 +170,7 @@ class Report:
                 "rq5": self.rq5.to_dict(),
                 "supplementary": self.supplementary.to_dict(),
                 **({"panel": self.panel.to_dict()} if self.panel is not None else {}),
+                **({"pool": self.pool.to_dict()} if self.pool is not None else {}),
                 "meta": dict(self.meta),
             }
         )
@@ -187,6 +190,7 @@ class Report:
             _table_bias(self),
             _table_ensembles(self),
             *_table_panel(self),
+            *_table_pool(self),
         )
 
     def to_markdown(self) -> str:
@@ -469,6 +473,15 @@ def _table_panel(r: Report) -> tuple[Table, ...]:
     from medqade.analyses.panel_table import panel_table
 
     return (panel_table(r.panel),)
+
+
+def _table_pool(r: Report) -> tuple[Table, ...]:
+    """S5, the pool accuracy (:mod:`medqade.analyses.pool_table`), when the pool is present."""
+    if r.pool is None:
+        return ()
+    from medqade.analyses.pool_table import pool_table
+
+    return (pool_table(r.pool, r.roster),)
 
 
 def _positive(value: int, name: str) -> int:

@@ -56,6 +56,15 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         contrast_resamples=args.contrast_resamples,
     )
+    if release.meta.get("pool", {}).get("judgments"):  # S5: the pool, when published
+        import dataclasses
+
+        from medqade.analyses.pool_table import pool_report
+        from medqade.release import resolve_data
+
+        report = dataclasses.replace(
+            report, pool=pool_report(resolve_data(args.data), release.roster)
+        )
     markdown = report.to_markdown()
     print(markdown, end="")
     from medqade.analyses.figures import write_figures
