@@ -7,6 +7,7 @@ import argparse
 from medqade.release import open_release
 from medqade.runners.options import add_run_arguments, dry_run_text, execute, report, run_config
 from medqade.runners.parsing import parse_student_output
+from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import STUDENT_SYSTEM_PROMPT, load_prompt
 from medqade.runners.student import (
     check_submission_path,
@@ -29,8 +30,10 @@ def run(args: argparse.Namespace) -> int:
     check_submission_path(args.out)
     config = run_config(args, label=NAME)
     system = load_prompt(args.prompt_file) if args.prompt_file else STUDENT_SYSTEM_PROMPT
-    release = open_release(args.data)
-    questions = select_questions(release.questions, args.split, args.limit)
+    if args.split == "pool":  # the whole item pool (medqade.runners.pool_source)
+        questions = pool_inputs(args.data, args.limit)[0]
+    else:
+        questions = select_questions(open_release(args.data).questions, args.split, args.limit)
     if questions.empty:
         raise ValueError(f"no questions in split {args.split!r} of this release")
     jobs = student_jobs(questions, system)

@@ -15,6 +15,7 @@ from medqade.runners.judge import (
     write_judgments,
 )
 from medqade.runners.options import add_run_arguments, dry_run_text, execute, report, run_config
+from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT, load_prompt
 from medqade.runners.student import select_questions
 
@@ -46,12 +47,15 @@ def run(args: argparse.Namespace) -> int:
     check_judgment_path(args.out)
     config = run_config(args, label=NAME)
     system = load_prompt(args.prompt_file) if args.prompt_file else JUDGE_SYSTEM_PROMPT
-    release = open_release(args.data)
-    questions = select_questions(release.questions, args.split, args.limit)
+    if args.split == "pool":  # the whole item pool (medqade.runners.pool_source)
+        questions, answers, students = pool_inputs(args.data, args.limit)
+    else:
+        release = open_release(args.data)
+        questions = select_questions(release.questions, args.split, args.limit)
+        answers, students = release.answers, release.roster.student_ids
     if questions.empty:
         raise ValueError(f"no questions in split {args.split!r} of this release")
-    students = release.roster.student_ids
-    items = judge_items(questions, release.answers, students, args.seed)
+    items = judge_items(questions, answers, students, args.seed)
     jobs = judge_jobs(items, system, args.response_format)
     if args.dry_run:
         print(dry_run_text(jobs[0], config, len(jobs)))

@@ -63,7 +63,12 @@ def add_run_arguments(p: argparse.ArgumentParser, default_concurrency: int = 8) 
         f"unset means {DUMMY_KEY!r}, fine for local vLLM/Ollama)",
     )
     add_data_argument(p)
-    p.add_argument("--split", choices=SPLIT_CHOICES, default="all", help="items to ask")
+    p.add_argument(
+        "--split",
+        choices=(*SPLIT_CHOICES, "pool"),
+        default="all",
+        help="items to ask (pool: every item of the release's pool, see docs/pool.md)",
+    )
     p.add_argument("--out", type=Path, required=True, help="output file")
     p.add_argument("--prompt-file", type=Path, default=None, help="system prompt to use instead")
     p.add_argument(
