@@ -13,6 +13,7 @@ from medqade import measures, scoring
 from medqade.app import phone, text, views
 from medqade.app.context import HIDDEN, READS, TabContext, Table, frame
 from medqade.app.panel_view import PhysicianPanel, is_ceiling_row
+from medqade.app.pool_view import add_pool_panel, pool_view
 from medqade.scoring.leaderboard import rows
 
 METRICS: Final = {"kappa": "kappa", "PA": "pa", "PABAK": "pabak", "pa": "pa", "pabak": "pabak"}
@@ -260,6 +261,9 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
             dl_judges = gr.DownloadButton("Judges CSV", size="sm")
             dl_models = gr.DownloadButton("Models CSV", size="sm")
             dl_json = gr.DownloadButton("Leaderboard JSON", size="sm")
+        pool = pool_view(ctx.config.data, release)  # the whole pool, when published
+        if pool is not None:
+            add_pool_panel(pool)
         shown = gr.State({})
         physicians_note = gr.Markdown(visible=False)
         physicians_table = gr.Dataframe(

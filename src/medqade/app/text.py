@@ -114,6 +114,21 @@ labels for them (`question_id,label[,answer]`), a judged estimate.
 JSON Lines files may start with `{{"meta": {{...}}}}` (name, model_id, family, ...); the form
 fields win over it.
 
+## Accuracy on the whole pool
+
+The 3,800 benchmark items were drawn from a pool of 26,598 questions, with extra weight on
+questions where some model repeated the reference answer word for word; so the benchmark's
+accuracies describe the sample, not the pool. Physicians rated only the sample, but an LLM judge
+can rate every pool answer. Where the release publishes judges' pool labels, the Leaderboard tab
+shows each model's accuracy on the whole pool for a judge you choose: the judge's pool figure,
+corrected by how far the same judge was off the physicians on the benchmark
+(*prediction-powered inference*). The correction keeps the estimate honest about the
+physicians' verdict even for a lenient or strict judge, and a good judge makes the interval
+narrower than the physicians' labels alone would; the *ESS gain* says by how much (2 means the
+judge is worth twice as many physician-rated questions). The judge's own figure is shown
+beside it only for contrast. Answers without a verdict (physicians tied, judge abstained)
+count as missing, as in the benchmark's accuracy.
+
 ## Citation
 
 ```bibtex
