@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from medqade import vocab
+from medqade.release import SYNTHETIC_SEED
 from medqade.synthetic import simulate
 from medqade.synthetic.facts import load_facts
 from medqade.synthetic.pool import POOL_EXACT, POOL_ITEMS, Pool, latent_consensus
@@ -16,7 +17,7 @@ from medqade.synthetic.pool import POOL_EXACT, POOL_ITEMS, Pool, latent_consensu
 
 @pytest.fixture(scope="module")
 def pool() -> Pool:
-    return latent_consensus(5)
+    return latent_consensus(SYNTHETIC_SEED)
 
 
 def test_simulate_pool_sizes_and_strata(pool: Pool) -> None:
@@ -37,7 +38,7 @@ def test_simulate_pool_lexical_flag_follows_answers(pool: Pool) -> None:
 
 def test_simulate_pool_keeps_benchmark_items(pool: Pool) -> None:
     facts = load_facts()
-    bench = simulate(facts, 5)
+    bench = simulate(facts, SYNTHETIC_SEED)
     ids = pool.pool.loc[pool.in_benchmark, "question_id"]
     assert set(ids) == set(bench["questions"]["question_id"])
     merged = bench["answers"].merge(pool.answers, on=["question_id", "model"], suffixes=("", "_p"))
@@ -72,7 +73,7 @@ def test_simulate_pool_latent_consensus_is_not_published(synthetic_raw: Path) ->
 
 
 def test_simulate_pool_is_seeded(pool: Pool) -> None:
-    again = latent_consensus(5)
+    again = latent_consensus(SYNTHETIC_SEED)
     assert again.pool.equals(pool.pool) and again.judgments.equals(pool.judgments)
     assert np.array_equal(again.consensus, pool.consensus)
     other = latent_consensus(6)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from medqade import vocab
+from medqade.release import SYNTHETIC_SEED
 from medqade.synthetic.facts import load_facts
 from medqade.synthetic.rerating import (
     N_ITEMS,
@@ -46,7 +47,7 @@ def test_rerating_dates_fall_after_the_washout(synthetic_raw: Path) -> None:
 
 
 def test_rerating_leaves_the_simulated_tables_unchanged(synthetic_raw: Path) -> None:
-    tables = simulate(load_facts(), 5)
+    tables = simulate(load_facts(), SYNTHETIC_SEED)
     r = _raw_ratings(synthetic_raw)
     votes = r[r["round"] != vocab.RERATING].drop(columns=["rated_at"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(votes, tables["ratings"].astype(str))
@@ -55,9 +56,9 @@ def test_rerating_leaves_the_simulated_tables_unchanged(synthetic_raw: Path) -> 
 
 
 def test_rerating_rows_are_seeded_and_mostly_repeat_the_first_label() -> None:
-    tables = simulate(load_facts(), 5)
-    a = rerating_rows(tables, 5)
-    b = rerating_rows(tables, 5)
+    tables = simulate(load_facts(), SYNTHETIC_SEED)
+    a = rerating_rows(tables, SYNTHETIC_SEED)
+    b = rerating_rows(tables, SYNTHETIC_SEED)
     pd.testing.assert_frame_equal(a, b)
     assert not rerating_rows(tables, 6)["question_id"].equals(a["question_id"])
     first = tables["ratings"].merge(a, on=["question_id", "model", "rater"], suffixes=("", "_r"))

@@ -29,7 +29,8 @@ Latent model
     toward 0 by ``MERIT_SHRINK * d_i / 2`` on hard items. Answers near 0 are the ones
     physicians disagree on.
 
-    *Physicians.* Physician ``r`` says Richtig with probability ``sigmoid(sharp_r * z + bias_r)``;
+    *Physicians.* Physician ``r`` says Richtig with probability ``sigmoid(sharp_r * z + bias_r)``
+    (``sharp_r`` times ``EXTENSION_SHARPNESS`` on extension items, 800 per rater against 200);
     abstains on a whole item with a probability that rises with the tier (scaled per physician),
     and on single answers at a lower rate; a small share of ratings is missing. Difficulty
     ratings are ``round(d_i + offset_r + N(0, sigma))`` clipped to 0-2, then minimally repaired
@@ -63,7 +64,10 @@ How the paper's findings arise (``medqade synthesize --check`` checks each one)
     - *Self and family bias* (RQ4): the additive shifts ``self_e`` and ``family_{e,m}``; the
       peer mean that RQ4 subtracts shares ``u`` (and ``w``), so the measured bias is the shift.
     - *Abstention* (RQ5) and the *adjudication flow* (section 3) follow from the per-tier
-      abstention rates, the primary pairs' disagreement and the adjudicator's own rates.
+      abstention rates, the primary pairs' disagreement and the adjudicator's own rates. The
+      paper's 2,770 initially unresolved extension slots need more disagreement between two
+      primary raters than its core kappa of 0.61 implies for equally careful raters; the model
+      gets both by making raters slightly less sharp on the extension (``EXTENSION_SHARPNESS``).
 
 What it cannot reproduce: anything about the real questions' content (the items reuse about
 a thousand hand-written facts), the real answers' wording, which specialties are hard, or the
@@ -115,11 +119,11 @@ class Evaluator:
 
 
 STUDENTS: dict[str, Student] = {
-    "gemini-2.5-flash": Student(skill=1.05, lexical_boost=1.8, verbatim=0.8, slope=1.1, vague=0.35),
-    "gpt-5-nano": Student(skill=-0.10, lexical_boost=1.1, verbatim=0.30, vague=0.35),
-    "gemma3:27b": Student(skill=-0.45, lexical_boost=1.0, verbatim=0.30, vague=0.35),
-    "gemma3:4b": Student(skill=-1.5, lexical_boost=0.7, verbatim=0.25, vague=0.1, doubt=2.2),
-    "qwen3:4b": Student(skill=-1.35, lexical_boost=0.8, verbatim=0.25, vague=0.1, doubt=2.2),
+    "gemini-2.5-flash": Student(skill=0.95, lexical_boost=2.1, verbatim=0.8, slope=1.0, vague=0.25),
+    "gpt-5-nano": Student(skill=-0.10, lexical_boost=1.1, verbatim=0.30, vague=0.2),
+    "gemma3:27b": Student(skill=-0.45, lexical_boost=1.0, verbatim=0.30, vague=0.2),
+    "gemma3:4b": Student(skill=-1.5, lexical_boost=0.7, verbatim=0.25, vague=0.05, doubt=3.5),
+    "qwen3:4b": Student(skill=-1.35, lexical_boost=0.8, verbatim=0.25, vague=0.05, doubt=3.5),
 }
 MERIT = {
     "verbatim": (4.0, 1.0),
@@ -132,18 +136,18 @@ MERIT_SHRINK = 0.35
 # Evaluators, in merit units: own noise SD, loading on the weaker judges' shared error,
 # leniency, extra leniency on their own answers, abstention by tier.
 EVALUATORS: dict[str, Evaluator] = {
-    "gemini-3-flash-preview": Evaluator(0.10, 0.0, 0.0, 0.0, (0, 0, 0, 0)),
+    "gemini-3-flash-preview": Evaluator(0.05, 0.0, 0.0, 0.0, (0, 0, 0, 0)),
     "gemini-2.5-flash": Evaluator(0.4, 0.8, 0.12, 0.6, (0.001, 0.002, 0.003, 0.005)),
     "gemini-2.5-flash-lite": Evaluator(0.5, 0.9, 0.08, 0.0, (0.002, 0.003, 0.004, 0.006)),
-    "gpt-5.4-mini": Evaluator(0.35, 0.6, -0.08, 0.0, (0, 0, 0, 0)),
+    "gpt-5.4-mini": Evaluator(0.1, 0.6, -0.08, 0.0, (0, 0, 0, 0)),
     "gpt-5.4-nano": Evaluator(0.5, 0.9, 0.0, 0.0, (0.001, 0.001, 0.002, 0.004)),
     "gpt-5-nano": Evaluator(0.45, 0.85, -0.09, 0.85, (0.0008, 0.0008, 0.0021, 0.0138)),
     "gemma3:27b": Evaluator(0.6, 1.0, 0.2, 1.3, (0.002, 0.003, 0.005, 0.008)),
-    "gemma3:4b": Evaluator(4.0, 1.0, 0.5, 0.0, (0.05, 0.065, 0.08, 0.10), invalid=0.002),
-    "qwen3:4b": Evaluator(2.5, 1.0, -0.37, -0.75, (0.032, 0.043, 0.055, 0.07), invalid=0.002),
+    "gemma3:4b": Evaluator(4.0, 1.0, 0.5, 0.0, (0.053, 0.068, 0.084, 0.105), invalid=0.002),
+    "qwen3:4b": Evaluator(2.5, 1.0, -0.37, -0.75, (0.034, 0.045, 0.058, 0.074), invalid=0.002),
 }
 LLM_SHARED_NOISE = 1.7
-WEAK_SHARED_NOISE = 1.4
+WEAK_SHARED_NOISE = 1.5
 FAMILY_BIAS: dict[tuple[str, str], float] = {
     ("gemini-3-flash-preview", "gemini-2.5-flash"): 0.55,
     ("gemini-2.5-flash-lite", "gemini-2.5-flash"): -0.72,
@@ -155,12 +159,14 @@ FAMILY_BIAS: dict[tuple[str, str], float] = {
 
 # Physicians P01..P10: how sharply each separates right from wrong, a leniency bias (log-odds)
 # and an abstention multiplier. Fixed (not drawn) so every seed has the same panel.
-PHYS_SHARPNESS = (1.38, 1.09, 1.45, 1.16, 1.3, 1.06, 1.52, 1.13, 1.41, 1.0)
-PHYS_BIAS = (0.28, -0.84, 0.7, -0.28, 0.0, 1.12, -0.63, 0.49, -1.26, -0.6)
+PHYS_SHARPNESS = (1.38, 1.09, 1.45, 1.16, 1.3, 1.06, 1.52, 1.13, 1.41, 0.8)
+PHYS_BIAS = (0.28, -0.84, 0.7, -0.28, 0.0, 1.12, -0.63, 0.49, -1.26, 0.0)
 PHYS_ABSTAIN_SCALE = (1.0, 0.8, 1.25, 0.9, 1.1, 0.85, 1.2, 1.0, 0.95, 1.0)
 PHYS_ITEM_ABSTAIN = (0.006, 0.022, 0.045, 0.07)
 PHYS_ANSWER_ABSTAIN = (0.024, 0.04, 0.055, 0.065)
-ADJUDICATOR_ABSTAIN_SCALE = 1.5
+ADJUDICATOR_ABSTAIN_SCALE = 1.6
+# Extension raters rate 800 items each (core: 200): a little less sharp there.
+EXTENSION_SHARPNESS = 0.9
 MISSING_RATE = 0.002
 DIFF_SIGMA = 0.8
 
@@ -302,7 +308,8 @@ def _physician_labels(
     p_item = np.asarray(PHYS_ITEM_ABSTAIN)[t][None, :] * scale[:, None]
     p_ans = np.asarray(PHYS_ANSWER_ABSTAIN)[t][None, :] * scale[:, None]
     yes = _tie(rng.random((n_phys, n, 5)), same) < _sigmoid(
-        sharp[:, None, None] * z[None] + bias[:, None, None]
+        sharp[:, None, None] * np.where(core, 1.0, EXTENSION_SHARPNESS)[None, :, None] * z[None]
+        + bias[:, None, None]
     )
     labels = np.where(yes, vocab.RICHTIG_CODE, vocab.FALSCH_CODE).astype(np.int8)
     abstain = (rng.random((n_phys, n, 1)) < p_item[:, :, None]) | (
@@ -479,7 +486,7 @@ SYNTHETIC_KIND = "MedQADE synthetic raw release"
 
 
 def synthesize(
-    out: Path, seed: int = 5, facts_path: Path | None = None, *, pool: bool = True
+    out: Path, seed: int = 4, facts_path: Path | None = None, *, pool: bool = True
 ) -> Path:
     """Write a synthetic raw release to ``out`` (atomically: all tables or nothing).
 
