@@ -55,7 +55,7 @@ def test_load_pool_labels_judgments_file_equals_published(
     """A runner-style judgments file of a judge gives the same arrays as its published labels."""
     import pandas as pd
 
-    wide = pd.read_csv(synthetic_raw / "pool_judgments.csv", dtype=str, keep_default_na=False)
+    wide = pd.read_parquet(synthetic_raw / "pool_judgments.parquet")
     rows = wide[wide["evaluator"] == "qwen3:4b"]
     path = tmp_path / "qwen.jsonl"
     with path.open("w", encoding="utf-8") as fh:

@@ -56,24 +56,21 @@ def derive_pool(
     q["split"] = POOL_SPLIT
     q["canary"] = vocab.CANARY
 
+    # Judgments: positions from category codes, answer ids taken from the answers' ids.
     j = pool.judgments
-    eval_rank = {e: i for i, e in enumerate(roster.evaluator_ids)}
-    jorder = np.lexsort(
-        (
-            j["evaluator"].map(eval_rank).to_numpy(),
-            j["model"].map(model_rank).to_numpy(),
-            j["question_id"].map(q_rank).to_numpy(),
-        )
-    )
-    j = j.iloc[jorder].reset_index(drop=True)
+    qi = j["question_id"].map(q_rank).to_numpy(dtype=np.int64)
+    mi = pd.Categorical(j["model"], categories=list(roster.student_ids)).codes.astype(np.int64)
+    ei = pd.Categorical(j["evaluator"], categories=list(roster.evaluator_ids)).codes
+    jorder = np.lexsort((ei, mi, qi))
+    ids = _answer_ids(a).to_numpy(dtype=object)
     judgments = pd.DataFrame(
         {
-            "answer_id": _answer_ids(j),
-            "question_id": j["question_id"],
-            "model": j["model"],
-            "evaluator": j["evaluator"],
-            "label": j["label"].where(j["label"] != "", None),
-            "position": j["position"].astype("int8"),
+            "answer_id": ids[qi[jorder] * k + mi[jorder]],
+            "question_id": j["question_id"].to_numpy(dtype=object)[jorder],
+            "model": j["model"].to_numpy(dtype=object)[jorder],
+            "evaluator": j["evaluator"].to_numpy(dtype=object)[jorder],
+            "label": j["label"].where(j["label"] != "", None).to_numpy(dtype=object)[jorder],
+            "position": j["position"].to_numpy(dtype=np.int8)[jorder],
             "split": POOL_SPLIT,
             "canary": vocab.CANARY,
         }

@@ -579,13 +579,6 @@ def _parse_order(value: object) -> list[str] | None:
     return [v.strip() for v in text.replace(";", ",").split(",")]
 
 
-def _position(orders: pd.Series, k: int) -> pd.Series:
-    """The ``k``-th student (1-based) of each parsed order, computed once per distinct order."""
-    keys = orders.map(tuple)
-    firsts = {o: o[k - 1] for o in keys.unique()}
-    return keys.map(firsts)
-
-
 def _empty_judgments() -> pd.DataFrame:
     cols = ["question_id", "model", "evaluator", "label", "difficulty", "position"]
     return pd.DataFrame({c: pd.Series(dtype="int64" if c == "position" else object) for c in cols})
@@ -600,12 +593,18 @@ def _check_judgments(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.D
     c.check_member("evaluator", roster.evaluator_ids, "evaluator")
     c.check_duplicates(["evaluator", "question_id"], "judgment")
     students = set(roster.student_ids)
-    if pd.api.types.infer_dtype(f["order"], skipna=False) == "string":  # parse each text once
-        parsed = {v: _parse_order(v) for v in f["order"].unique()}
-        orders = f["order"].map(parsed)
+    # Each distinct order is parsed and checked once (a pool has hundreds of thousands of rows).
+    if pd.api.types.infer_dtype(f["order"], skipna=False) == "string":
+        keys = f["order"]
+        parsed = {v: _parse_order(v) for v in keys.unique()}
     else:
-        orders = f["order"].map(_parse_order)
-    bad = orders.map(lambda o: o is None or len(o) != vocab.N_SLOTS or set(o) != students)
+        keys = f["order"].map(_parse_order).map(lambda o: None if o is None else tuple(o))
+        parsed = {k: None if k is None else list(k) for k in keys.unique()}
+    valid = {
+        k: o is not None and len(o) == vocab.N_SLOTS and set(o) == students
+        for k, o in parsed.items()
+    }
+    bad = ~keys.map(valid).astype(bool)
     for line, value in f.loc[bad, [LINE, "order"]].itertuples(index=False):
         c.problem(
             line,
@@ -625,7 +624,9 @@ def _check_judgments(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.D
             pd.DataFrame(
                 {
                     "question_id": f.loc[good, "question_id"],
-                    "model": _position(orders[good], k),
+                    "model": keys[good].map(
+                        {v: o[k - 1] for v, o in parsed.items() if o and valid[v]}
+                    ),
                     "evaluator": f.loc[good, "evaluator"],
                     "label": labels[k][good],
                     "difficulty": diff[good],

@@ -67,9 +67,11 @@ def test_simulate_pool_latent_consensus_matches_benchmark(
 
 def test_simulate_pool_latent_consensus_is_not_published(synthetic_raw: Path) -> None:
     names = {p.name for p in synthetic_raw.iterdir()}
-    assert {"pool.csv", "pool_answers.csv", "pool_judgments.csv"} <= names
+    assert {"pool.parquet", "pool_answers.parquet", "pool_judgments.parquet"} <= names
     assert not any("truth" in n or "consensus" in n for n in names)
-    assert "consensus" not in pd.read_csv(synthetic_raw / "pool.csv", nrows=1).columns
+    for name in ("pool", "pool_answers", "pool_judgments"):
+        columns = pd.read_parquet(synthetic_raw / f"{name}.parquet").columns
+        assert not any("consensus" in c or "truth" in c for c in columns)
 
 
 def test_simulate_pool_is_seeded(pool: Pool) -> None:
