@@ -12,6 +12,7 @@ import pytest
 from medqade.build import build
 from medqade.cli import main
 from medqade.pool_data import load_pool_labels
+from medqade.release import SYNTHETIC_SEED
 from medqade.synthetic.pool import latent_consensus
 from medqade.vocab import DEFAULT_ROSTER
 
@@ -32,7 +33,7 @@ def test_pool_estimate_done_when_shape(
     assert out["judge"] == "gemini-3-flash-preview"
     students = out["students"]
     assert isinstance(students, dict) and list(students) == STUDENTS
-    pool = latent_consensus(5)
+    pool = latent_consensus(SYNTHETIC_SEED)
     for s, model in enumerate(STUDENTS):
         row = students[model]
         assert row.keys() == {"physician_only", "judge_only", "ppi", "ess_gain"}
