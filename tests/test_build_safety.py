@@ -252,6 +252,7 @@ def test_synthesize_refuses_unrelated_files_and_replaces_its_own(
         "judgments": [{"question_id": "Q1"}],
     }
     monkeypatch.setattr(simulate, "simulate", lambda facts, seed: small)
+    monkeypatch.setattr("medqade.synthetic.pool.write_pool", lambda *args: None)  # no pool
     simulate.synthesize(tmp_path / "synth", seed=1)
     simulate.synthesize(tmp_path / "synth", seed=2)  # its own earlier release: replaced
     assert "--seed 2" in (tmp_path / "synth" / "SYNTHETIC.txt").read_text(encoding="utf-8")
