@@ -38,7 +38,7 @@ from medqade.schema import answer_id
 
 Codes = npt.NDArray[np.int8]
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-SYNTHETIC_SEED = 4
+SYNTHETIC_SEED = 6
 """Seed of the embedded synthetic release (the simulated data; bootstraps use
 :data:`medqade.measures.seeds.BOOTSTRAP_SEED`)."""
 

@@ -266,6 +266,9 @@ def _rq3(t: dict[str, pd.DataFrame]) -> dict[str, float]:
         "Qwen3-4B kappa": kappa["qwen3:4b"],
         "Gemma 3 4B kappa": kappa["gemma3:4b"],
         "weakest by kappa: Gemma 3 4B, then Qwen3-4B": float(bottom == ["gemma3:4b", "qwen3:4b"]),
+        "every evaluator's kappa is below the LOO physicians'": float(
+            max(kappa.values()) < float(np.mean(loo))
+        ),
         "best kappa ensemble minus best single": cand[best_k][0] - kappa[best_single],
         "best single by kappa is Gemini 3 Flash": float(best_single == g3),
         "best kappa ensemble contains Gemini 3 Flash": float(g3 in best_k),

@@ -13,7 +13,7 @@ from medqade.synthetic.calibration import calibration_table, format_table
 
 def test_calibration_table_all_rows_within_tolerance(synthetic: Release) -> None:
     rows = calibration_table(synthetic)
-    assert len(rows) == 83
+    assert len(rows) == 84
     assert [r.quantity for r in rows if not r.ok] == []
     text = format_table(rows).splitlines()
     assert len(text) == len(rows) + 1 and all(line.endswith("yes") for line in text[1:])

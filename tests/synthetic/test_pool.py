@@ -78,7 +78,7 @@ def test_simulate_pool_is_seeded(pool: Pool) -> None:
     again = latent_consensus(SYNTHETIC_SEED)
     assert again.pool.equals(pool.pool) and again.judgments.equals(pool.judgments)
     assert np.array_equal(again.consensus, pool.consensus)
-    other = latent_consensus(6)
+    other = latent_consensus(SYNTHETIC_SEED + 1)
     assert not np.array_equal(other.consensus, pool.consensus)
 
 

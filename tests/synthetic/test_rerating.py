@@ -60,7 +60,7 @@ def test_rerating_rows_are_seeded_and_mostly_repeat_the_first_label() -> None:
     a = rerating_rows(tables, SYNTHETIC_SEED)
     b = rerating_rows(tables, SYNTHETIC_SEED)
     pd.testing.assert_frame_equal(a, b)
-    assert not rerating_rows(tables, 6)["question_id"].equals(a["question_id"])
+    assert not rerating_rows(tables, SYNTHETIC_SEED + 1)["question_id"].equals(a["question_id"])
     first = tables["ratings"].merge(a, on=["question_id", "model", "rater"], suffixes=("", "_r"))
     same = float((first["label"] == first["label_r"]).mean())
     assert 0.85 < same < 0.99

@@ -324,6 +324,14 @@ def _rq3_rows(rel: Release, report: Report) -> list[Target]:
             )
         )
     kappas = {e: a.kappa.value for e, a in ev.items()}
+    rows.append(
+        holds(
+            s,
+            "every evaluator's kappa is below the LOO physicians'",
+            max(kappas.values()) < loo.kappa.value,
+            _argmax(kappas),
+        )
+    )
     bottom = sorted(kappas, key=lambda e: kappas[e])[:2]
     rows.append(holds(s, "weakest by kappa: Gemma 3 4B, then Qwen3-4B", bottom == [GEMMA_4B, QWEN]))
     for metric in rq3.METRICS:

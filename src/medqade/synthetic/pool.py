@@ -242,7 +242,7 @@ def write_pool(folder: Path, facts: tuple[Fact, ...], seed: int, bench: dict[str
         atomic.write_bytes(folder / f"{name}.parquet", sink.getvalue().to_pybytes())
 
 
-def latent_consensus(seed: int = 4, facts_path: Path | None = None) -> Pool:
+def latent_consensus(seed: int = 6, facts_path: Path | None = None) -> Pool:
     """The pool of the synthetic release of ``seed``, with its latent consensus (for tests
     and the coverage study; never published)."""
     from medqade.synthetic.facts import load_facts

@@ -146,7 +146,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "gemma3:4b": Evaluator(4.0, 1.0, 0.5, 0.0, (0.053, 0.068, 0.084, 0.105), invalid=0.002),
     "qwen3:4b": Evaluator(2.5, 1.0, -0.37, -0.75, (0.034, 0.045, 0.058, 0.074), invalid=0.002),
 }
-LLM_SHARED_NOISE = 1.7
+LLM_SHARED_NOISE = 1.8
 WEAK_SHARED_NOISE = 1.5
 FAMILY_BIAS: dict[tuple[str, str], float] = {
     ("gemini-3-flash-preview", "gemini-2.5-flash"): 0.55,
@@ -486,7 +486,7 @@ SYNTHETIC_KIND = "MedQADE synthetic raw release"
 
 
 def synthesize(
-    out: Path, seed: int = 4, facts_path: Path | None = None, *, pool: bool = True
+    out: Path, seed: int = 6, facts_path: Path | None = None, *, pool: bool = True
 ) -> Path:
     """Write a synthetic raw release to ``out`` (atomically: all tables or nothing).
 
