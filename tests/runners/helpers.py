@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from medqade.cli import main
 from medqade.runners.stub_server import StubServer
 from medqade.vocab import DIFFICULTIES, LABELS, N_SLOTS
@@ -55,3 +57,10 @@ def check_judgments(path: Path, question_ids: list[str]) -> list[dict[str, Any]]
 
 def user_messages(stub: StubServer) -> list[str]:
     return [next(m["content"] for m in b["messages"] if m["role"] == "user") for b in stub.requests]
+
+
+def score_json(path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """``medqade score PATH --kind KIND --json`` on the sample data (must succeed): the record."""
+    capsys.readouterr()
+    assert main(["score", str(path), "--data", str(DATA), "--kind", kind, "--json"]) == 0
+    return dict(json.loads(capsys.readouterr().out))

@@ -147,10 +147,10 @@ def test_judge_retries_are_bounded(
 
 
 def test_judge_bad_request_is_not_retried(stub: StubServer, tmp_path: Path) -> None:
-    stub.add_fault("400", match="Röhrenknochen")
+    stub.add_fault("400", match="Paracetamol")  # the second item, after a success
     out = tmp_path / "j.jsonl"
-    assert cli("judge", stub, out) == 0
-    assert check_judgments(out, SAMPLE_IDS)[0]["error"].startswith("HTTP 400")
+    assert cli("judge", stub, out, "--concurrency", "1") == 0
+    assert check_judgments(out, SAMPLE_IDS)[1]["error"].startswith("HTTP 400")
     assert stub.n_requests == 6
 
 
@@ -213,7 +213,8 @@ def test_judge_auth_error_aborts(
     out = tmp_path / "j.jsonl"
     assert cli("judge", stub, out, "--concurrency", "1") == 2
     err = capsys.readouterr().err
-    assert "the server refused the request (HTTP 401" in err and SECRET not in err
+    assert f"the server refused the request at {stub.base_url} (HTTP 401" in err
+    assert SECRET not in err
     assert not out.exists()
     assert stub.n_requests == 1
 

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from medqade.cli import main
 from medqade.runners.stub_server import StubServer
 
-from .helpers import DATA, cli
-
-
-def _score(path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
-    capsys.readouterr()
-    assert main(["score", str(path), "--data", str(DATA), "--kind", kind, "--json"]) == 0
-    return dict(json.loads(capsys.readouterr().out))
+from .helpers import cli, score_json
 
 
 def test_judge_output_is_scored(
@@ -24,7 +16,7 @@ def test_judge_output_is_scored(
 ) -> None:
     out = tmp_path / "judge.jsonl"
     assert cli("judge", stub, out) == 0
-    record = _score(out, "judge", capsys)
+    record = score_json(out, "judge", capsys)
     assert record["kind"] == "judge"
     core = record["core"]
     assert isinstance(core, dict) and core["n"] > 0
@@ -37,7 +29,7 @@ def test_answer_output_is_scored(
 ) -> None:
     out = tmp_path / f"answers{suffix}"
     assert cli("answer", stub, out) == 0
-    record = _score(out, "answers", capsys)
+    record = score_json(out, "answers", capsys)
     assert record["kind"] == "answers"
     accuracy = record["accuracy"]
     assert isinstance(accuracy, dict)

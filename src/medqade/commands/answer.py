@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 
 from medqade.release import open_release
-from medqade.runners.options import add_run_arguments, dry_run_text, execute, report, run_config
+from medqade.runners.options import (
+    ANSWER_MAX_TOKENS,
+    add_run_arguments,
+    dry_run_text,
+    execute,
+    report,
+    run_config,
+)
 from medqade.runners.parsing import parse_student_output
 from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import STUDENT_SYSTEM_PROMPT, load_prompt
@@ -22,7 +29,7 @@ HELP = "Run an LLM as a MedQADE student: answer each cloze question, write a sub
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_run_arguments(p)
+    add_run_arguments(p, default_max_tokens=ANSWER_MAX_TOKENS)
     p.epilog = "Output: question_id, answer (.jsonl or UTF-8 .csv, chosen by the --out name)."
 
 
@@ -45,5 +52,4 @@ def run(args: argparse.Namespace) -> int:
         return 130
     outcomes, summary = result
     write_submission(args.out, submission_rows(outcomes))
-    report(summary, args.out)
-    return 0
+    return report(summary, args.out, config)

@@ -14,7 +14,14 @@ from medqade.runners.judge import (
     judgment_rows,
     write_judgments,
 )
-from medqade.runners.options import add_run_arguments, dry_run_text, execute, report, run_config
+from medqade.runners.options import (
+    JUDGE_MAX_TOKENS,
+    add_run_arguments,
+    dry_run_text,
+    execute,
+    report,
+    run_config,
+)
 from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT, load_prompt
 from medqade.runners.student import select_questions
@@ -24,7 +31,7 @@ HELP = "Run an LLM as a MedQADE evaluator: label the five answers of each questi
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_run_arguments(p)
+    add_run_arguments(p, default_max_tokens=JUDGE_MAX_TOKENS)
     p.add_argument(
         "--evaluator",
         default=None,
@@ -65,5 +72,4 @@ def run(args: argparse.Namespace) -> int:
         return 130
     outcomes, summary = result
     write_judgments(args.out, judgment_rows(items, outcomes, args.evaluator or args.model))
-    report(summary, args.out)
-    return 0
+    return report(summary, args.out, config)

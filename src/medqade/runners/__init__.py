@@ -9,7 +9,9 @@ resumable response cache), :mod:`~medqade.runners.jobs` (job, outcome and summar
 :mod:`~medqade.runners.engine` (concurrent, bounded requests; the only module that imports
 ``openai``, loaded on first use),
 :mod:`~medqade.runners.student` and :mod:`~medqade.runners.judge` (items in, rows out),
-:mod:`~medqade.runners.stub_server` (an OpenAI-compatible server for tests and benchmarks).
+:mod:`~medqade.runners.stub_server` (an OpenAI-compatible server for tests and benchmarks),
+:mod:`~medqade.runners.llama_server` (a real one, llama-cpp-python, started for the
+integration test and the throughput figures).
 """
 
 from typing import TYPE_CHECKING, Any

@@ -16,7 +16,8 @@ Parser = Callable[[str], Any]
 
 
 class RunAborted(ValueError):
-    """The server refused in a way that no retry can fix (bad key, no access, unknown model)."""
+    """The run cannot succeed and stopped early: bad key, no access, unknown model, server
+    unreachable, or a request the server rejects whatever the item."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class Outcome:
     raw: str | None = None
     error: str | None = None
     cached: bool = False
+    response_format: str | None = None
+    """The structured-output format the reply was asked with (``None`` for plain text jobs)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,12 @@ class RunSummary:
     completion_tokens: int
     usage_reported: int
     wall_s: float
+    error_kinds: tuple[tuple[str, int], ...] = ()
+    """Failed requests by cause (``HTTP 500``, ``timeout``, ``connection error``...)."""
+    response_format: str | None = None
+    """The structured-output format the run settled on (``None``: no request needed one)."""
+    format_notes: tuple[str, ...] = ()
+    """Why the run stepped down from a format the server refused, one line per step."""
 
     @property
     def failed(self) -> int:
@@ -78,13 +87,16 @@ class RunSummary:
         else:
             tokens = "tokens not reported by the server"
         rate = self.requests / self.wall_s if self.wall_s > 0 else 0.0
-        return "\n".join(
-            [
-                f"items {self.items}: {self.ok} ok, {self.failed} missing "
-                f"({self.invalid} invalid output, {self.errors} errors), "
-                f"{self.cached} from the cache",
-                f"requests {self.requests}, retries {self.retries}, "
-                f"invalid outputs {self.invalid_outputs}, {tokens}",
-                f"wall time {self.wall_s:.1f} s ({rate:.1f} requests/s)",
-            ]
-        )
+        causes = ", ".join(f"{n} {kind}" for kind, n in self.error_kinds)
+        lines = [
+            f"items {self.items}: {self.ok} ok, {self.failed} missing "
+            f"({self.invalid} invalid output, {self.errors} errors"
+            f"{f': {causes}' if causes else ''}), {self.cached} from the cache",
+            f"requests {self.requests}, retries {self.retries}, "
+            f"invalid outputs {self.invalid_outputs}, {tokens}",
+            f"wall time {self.wall_s:.1f} s ({rate:.1f} requests/s)",
+        ]
+        if self.response_format is not None:
+            lines.append(f"response format: {self.response_format}")
+        lines += [f"  {note}" for note in self.format_notes]
+        return "\n".join(lines)

@@ -22,6 +22,11 @@ from medqade.runners.settings import (
 )
 from medqade.runners.student import SPLIT_CHOICES
 
+JUDGE_MAX_TOKENS = 256
+"""Default reply cap of ``medqade judge``: a verdict object needs well under 100 tokens."""
+ANSWER_MAX_TOKENS = 32
+"""Default reply cap of ``medqade answer``: the answer is a word or a short term."""
+
 ORDER_SEED = 5
 """Seed of the order in which a runner shows the five answers to a judge (recorded per item)."""
 
@@ -37,6 +42,20 @@ def _temperature(text: str) -> float | None:
         ) from None
 
 
+def _max_tokens(text: str) -> int | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number or 'none' (no limit), got {text!r}"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _extra_body(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
@@ -47,9 +66,20 @@ def _extra_body(text: str) -> dict[str, Any]:
     return value
 
 
-def add_run_arguments(p: argparse.ArgumentParser, default_concurrency: int = 8) -> None:
+def add_run_arguments(
+    p: argparse.ArgumentParser, default_max_tokens: int, default_concurrency: int = 8
+) -> None:
     """The options every runner command takes (model, endpoint, sampling, retries, cache)."""
-    p.add_argument("--model", required=True, help="model name as the server knows it")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="model name as the server knows it (checked against its /models list)",
+    )
+    p.add_argument(
+        "--skip-model-check",
+        action="store_true",
+        help="do not check --model against the server's /models list",
+    )
     p.add_argument(
         "--base-url",
         default=None,
@@ -79,6 +109,14 @@ def add_run_arguments(p: argparse.ArgumentParser, default_concurrency: int = 8) 
     )
     p.add_argument(
         "--reasoning-effort", default=None, help="e.g. none, minimal, low (passed through)"
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=_max_tokens,
+        default=default_max_tokens,
+        metavar="N",
+        help=f"longest reply in tokens (default {default_max_tokens}; 'none' sends no limit; "
+        "reasoning models count their thinking here, so raise it for them)",
     )
     p.add_argument(
         "--extra-body",
@@ -140,6 +178,7 @@ def run_config(args: argparse.Namespace, label: str) -> RunConfig:
             temperature=args.temperature,
             reasoning_effort=args.reasoning_effort,
             extra_body=args.extra_body or {},
+            max_tokens=args.max_tokens,
         ),
         retry=RetryPolicy(
             max_retries=args.max_retries,
@@ -151,15 +190,19 @@ def run_config(args: argparse.Namespace, label: str) -> RunConfig:
         cache_dir=args.cache_dir or default_cache_dir(args.out),
         progress=not args.no_progress,
         label=label,
+        check_model=not args.skip_model_check,
     )
 
 
 def dry_run_text(job: Job, config: RunConfig, n_items: int) -> str:
     """What ``--dry-run`` prints: the first request's messages and parameters (no key)."""
     params: dict[str, Any] = {"model": config.endpoint.model}
-    params.update({k: v for k, v in config.sampling.fingerprint().items() if v not in (None, {})})
+    sampling = config.sampling.fingerprint()
+    extra = sampling.pop("extra_body")
+    params.update({k: v for k, v in sampling.items() if v is not None})
     if job.response_format is not None:
         params["response_format"] = job.response_format
+    params.update(extra)
     lines = [
         f"dry run: {n_items} item(s) would be sent to "
         f"{config.endpoint.base_url or 'the OpenAI API'}; nothing was sent.",
@@ -189,13 +232,24 @@ def execute(
         return None
 
 
-def report(summary: RunSummary, out: Path) -> None:
-    """Print the run summary and where the output went."""
+def report(summary: RunSummary, out: Path, config: RunConfig) -> int:
+    """Print the run summary and where the output went; the exit status (1: nothing usable)."""
     print(summary.format())
     print(f"wrote {out}")
+    if summary.items and not summary.ok:
+        causes = ", ".join(f"{n} {kind}" for kind, n in summary.error_kinds)
+        if summary.invalid:
+            causes = ", ".join(filter(None, [f"{summary.invalid} invalid output", causes]))
+        print(
+            f"error: no item succeeded against {config.endpoint.base_url or 'the OpenAI API'} "
+            f"({causes}); see 'error' and 'raw' in {out}",
+            file=sys.stderr,
+        )
+        return 1
     if summary.failed:
         print(
             f"warning: {summary.failed} of {summary.items} items are missing (see 'error' and "
             "'raw' in the output); rerunning retries the errors, cached invalid outputs stay",
             file=sys.stderr,
         )
+    return 0

@@ -51,14 +51,20 @@ class Sampling:
 
     ``None`` leaves a parameter out of the request, so the server's default applies (needed
     for models that reject ``temperature``). ``extra_body`` is merged into the request body
-    as is (e.g. ``{"chat_template_kwargs": {"enable_thinking": false}}`` for vLLM).
+    as is (e.g. ``{"chat_template_kwargs": {"enable_thinking": false}}`` for vLLM), after
+    the other parameters, so it can override them. ``max_tokens`` caps the reply length (sent
+    as ``max_tokens``; a server that asks for ``max_completion_tokens`` gets that instead):
+    without a cap some servers generate until the context is full.
     """
 
     temperature: float | None = 0.0
     reasoning_effort: str | None = None
     extra_body: Mapping[str, Any] = field(default_factory=dict)
+    max_tokens: int | None = None
 
     def __post_init__(self) -> None:
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ValueError(f"--max-tokens must be at least 1 or 'none', got {self.max_tokens}")
         reserved = sorted(set(self.extra_body) & {"model", "messages", "stream"})
         if reserved:
             raise ValueError(
@@ -71,6 +77,7 @@ class Sampling:
             "temperature": self.temperature,
             "reasoning_effort": self.reasoning_effort,
             "extra_body": dict(self.extra_body),
+            "max_tokens": self.max_tokens,
         }
 
 
@@ -118,6 +125,8 @@ class RunConfig:
     cache_dir: Path | None = None
     progress: bool = True
     label: str = "medqade"
+    check_model: bool = True
+    """Check ``endpoint.model`` against the server's ``GET /models`` list before asking."""
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:

@@ -8,7 +8,14 @@
   ``Mittel``, as many ``resp_k`` as there are answers;
 - any other request gets :attr:`StubServer.student_answer`.
 
-Each response reports ``usage``. Faults are queued with :meth:`StubServer.add_fault`: the next
+Each response reports ``usage``. ``GET /v1/models`` lists :attr:`StubServer.models` (404 when
+``None``, like a server without a model list); the stub, like llama-cpp-python, answers
+whatever ``model`` a request names. Two switches mimic what real servers refuse:
+``refuse_formats`` answers a ``response_format`` of those types with llama-cpp-python's HTTP
+500 (that server refuses ``json_schema`` and accepts ``json_object``, with or without its
+``schema``), and
+``require_max_completion_tokens`` answers ``max_tokens`` with OpenAI's HTTP 400 for reasoning
+models. Faults are queued with :meth:`StubServer.add_fault`: the next
 request whose user message contains ``match`` gets the fault instead (``429`` with
 ``Retry-After: 0``, ``500``, ``400``, ``401``, ``slow`` (sleep :attr:`slow_seconds`, then
 answer), ``bad_json``, ``bad_label``, ``missing_key``, ``empty``). Every request body and its
@@ -75,8 +82,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
-            self._send(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
+        models = self.server.stub.models
+        if self.path.rstrip("/").endswith("/models") and models is not None:
+            listed = [{"id": m, "object": "model", "owned_by": "stub"} for m in models]
+            self._send(200, {"object": "list", "data": listed})
         else:
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
@@ -115,7 +124,13 @@ class StubServer:
         slow_seconds: float = 2.0,
         require_key: str | None = None,
         record: bool = True,
+        models: tuple[str, ...] | None = None,
+        refuse_formats: frozenset[str] = frozenset(),
+        require_max_completion_tokens: bool = False,
     ) -> None:
+        self.models = models
+        self.refuse_formats = refuse_formats
+        self.require_max_completion_tokens = require_max_completion_tokens
         self.student_answer = student_answer
         self.slow_seconds = slow_seconds
         self.require_key = require_key
@@ -207,6 +222,10 @@ class StubServer:
             fault = self._take_fault(user)
         if self.require_key is not None and authorization != f"Bearer {self.require_key}":
             fault = "401"
+        if fault is None:
+            refused = self._refusal(body)
+            if refused is not None:
+                return refused
         if fault == "429":
             return 429, _error("rate limited", "rate_limit_exceeded"), {"Retry-After": "0"}
         if fault == "500":
@@ -240,6 +259,28 @@ class StubServer:
         }
         return 200, reply, {}
 
+    def _refusal(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+        response_format = body.get("response_format")
+        kind = response_format.get("type") if isinstance(response_format, dict) else None
+        if kind in self.refuse_formats:
+            allowed = " or ".join(
+                repr(k)
+                for k in ("text", "json_object", "json_schema")
+                if k not in self.refuse_formats
+            )
+            message = (
+                "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                f"'response_format', 'type'), 'msg': \"Input should be {allowed}\"}}"
+            )
+            return 500, _error(message, "internal_server_error"), {}
+        if self.require_max_completion_tokens and "max_tokens" in body:
+            message = (
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead."
+            )
+            return 400, _error(message, "unsupported_parameter"), {}
+        return None
+
     def _content(self, body: dict[str, Any], user: str, fault: str | None) -> str:
         if fault == "empty":
             return ""
@@ -269,10 +310,16 @@ class StubServer:
 
 
 def _schema_keys(response_format: Any) -> list[str]:
-    try:
-        return list(response_format["json_schema"]["schema"]["properties"])
-    except (TypeError, KeyError):
-        return []
+    """The keys of a requested schema: OpenAI's ``json_schema`` or llama.cpp's ``schema``."""
+    for path in (("json_schema", "schema", "properties"), ("schema", "properties")):
+        node = response_format
+        try:
+            for key in path:
+                node = node[key]
+        except (TypeError, KeyError):
+            continue
+        return list(node)
+    return []
 
 
 def _error(message: str, code: str) -> dict[str, Any]:
