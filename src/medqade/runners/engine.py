@@ -115,9 +115,10 @@ def _describe(exc: openai.APIError) -> str:
 
 
 def _first_line(text: str, limit: int = 300) -> str:
-    """The first non-empty line of ``text``, cut at ``limit`` characters (servers send
-    tracebacks)."""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    """The first paragraph of ``text`` on one line, cut at ``limit`` characters (servers
+    send tracebacks after the message)."""
+    paragraph = text.strip().split("\n\n", 1)[0]
+    line = " ".join(part.strip() for part in paragraph.splitlines() if part.strip())
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
