@@ -19,7 +19,7 @@ from medqade.cli import main
 from medqade.runners.llama_server import MODEL_ALIAS, LlamaServer, find_gguf, server_python
 from medqade.vocab import DIFFICULTIES, LABELS
 
-from .helpers import DATA, RESP, SAMPLE_IDS, check_judgments, read_jsonl, score_json
+from .helpers import DATA, RESP, SAMPLE_IDS, SECRET, check_judgments, read_jsonl, score_json
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.real_server
@@ -106,3 +106,16 @@ def test_real_server_wrong_model_is_refused(
     err = capsys.readouterr().err
     assert f"--model 'gpt-4o' is not served at {server.base_url}; it serves smollm2" in err
     assert not out.exists()
+
+
+def test_real_server_wrong_key_stops_the_run(
+    server: LlamaServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second server started with ``--api_key``: it answers 401 to the tests' key."""
+    with LlamaServer(server.python, server.gguf, api_key="the-right-key") as guarded:
+        out = tmp_path / "answers.jsonl"
+        argv = ["answer", "--model", MODEL_ALIAS, "--base-url", guarded.base_url]
+        assert main([*argv, "--data", str(DATA), "--out", str(out), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+    assert f"the server refused the request at {guarded.base_url} (HTTP 401" in err
+    assert SECRET not in err and not out.exists()
