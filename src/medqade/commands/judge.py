@@ -41,8 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--response-format",
         choices=RESPONSE_FORMATS,
         default="json_schema",
-        help="structured output request (default json_schema, strict); "
-        "json_object or none for servers without JSON Schema support",
+        help="structured output to ask for first (default json_schema, strict); when the "
+        "server refuses it, the run steps down once: json_object with the schema, "
+        "json_object, none",
     )
     p.epilog = (
         'Output (.jsonl): {"evaluator", "question_id", "order", "resp_1".."resp_5", '
