@@ -41,14 +41,25 @@ Latent model
     [a sibling's answers] > 0`` and abstains at its own rate per tier (see :data:`EVALUATORS`).
     ``u ~ N(0, LLM_SHARED_NOISE)`` is drawn once per answer and shared by every evaluator;
     ``w ~ N(0, WEAK_SHARED_NOISE)`` is a second error shared by every evaluator but Gemini 3
-    Flash (``loading`` 0), whose own noise is also the smallest.
+    Flash (``loading`` 0), whose own noise is also the smallest. Identical answers to one item
+    get identical labels (a judge sees the same text), but abstention is drawn per answer: it
+    is a sampled refusal, and with only a handful of abstentions per tier, tying them to
+    copies would make the per-tier rates swing with how often students agree verbatim.
 
 How the paper's findings arise (``medqade synthesize --check`` checks each one)
     - *Ensembles gain little and Gemini 3 Flash is the best single judge* (RQ3): the judges'
       errors are mostly shared (``u``), which no vote removes, and the other judges also share
       ``w``; a majority of them therefore cannot correct Gemini 3 Flash, which carries neither
       ``w`` nor much own noise. The best subset for PA and PABAK is Gemini 3 Flash alone, and
-      the best kappa subset differs from it by about 0, within the paper's interval.
+      the best kappa subset differs from it by about 0, within the paper's interval. Gemini 3
+      Flash is slightly strict (``bias`` -0.15), chosen by the seed sweep: it widens Gemini 3
+      Flash's kappa lead over the runner-up from 1.4 to 1.7 seed-to-seed SDs without lifting
+      it above the leave-one-out physicians.
+    - *Why the RQ3 chain is fragile across seeds*: GPT-5.4 Mini < Gemini 3 Flash < the
+      leave-one-out physicians, with Mini's CI still overlapping the physicians', must fit in
+      about 0.1 kappa on 200 core items, where each gap's seed-to-seed SD is 0.02-0.04. No
+      choice of parameters makes all three gaps hold in nearly every seed;
+      ``bench/calibration_seeds.py`` prints each gap's mean over its SD.
     - *Physicians agree near 0.6 and the leave-one-out ceiling near 0.71* (RQ1, RQ3): physician
       sharpness and the merit mixture set how many answers lie near 0; the spread of the
       physicians' leniency (``PHYS_BIAS``) makes alpha, which pools the raters' marginals,
@@ -119,7 +130,7 @@ class Evaluator:
 
 
 STUDENTS: dict[str, Student] = {
-    "gemini-2.5-flash": Student(skill=0.95, lexical_boost=2.1, verbatim=0.8, slope=1.0, vague=0.25),
+    "gemini-2.5-flash": Student(skill=0.92, lexical_boost=2.3, verbatim=0.8, slope=1.0, vague=0.25),
     "gpt-5-nano": Student(skill=-0.10, lexical_boost=1.1, verbatim=0.30, vague=0.2),
     "gemma3:27b": Student(skill=-0.45, lexical_boost=1.0, verbatim=0.30, vague=0.2),
     "gemma3:4b": Student(skill=-1.5, lexical_boost=0.7, verbatim=0.25, vague=0.05, doubt=3.5),
@@ -136,10 +147,10 @@ MERIT_SHRINK = 0.35
 # Evaluators, in merit units: own noise SD, loading on the weaker judges' shared error,
 # leniency, extra leniency on their own answers, abstention by tier.
 EVALUATORS: dict[str, Evaluator] = {
-    "gemini-3-flash-preview": Evaluator(0.05, 0.0, 0.0, 0.0, (0, 0, 0, 0)),
+    "gemini-3-flash-preview": Evaluator(0.05, 0.0, -0.15, 0.0, (0, 0, 0, 0)),
     "gemini-2.5-flash": Evaluator(0.4, 0.8, 0.12, 0.6, (0.001, 0.002, 0.003, 0.005)),
     "gemini-2.5-flash-lite": Evaluator(0.5, 0.9, 0.08, 0.0, (0.002, 0.003, 0.004, 0.006)),
-    "gpt-5.4-mini": Evaluator(0.1, 0.6, -0.08, 0.0, (0, 0, 0, 0)),
+    "gpt-5.4-mini": Evaluator(0.1, 0.5, -0.08, 0.0, (0, 0, 0, 0)),
     "gpt-5.4-nano": Evaluator(0.5, 0.9, 0.0, 0.0, (0.001, 0.001, 0.002, 0.004)),
     "gpt-5-nano": Evaluator(0.45, 0.85, -0.09, 0.85, (0.0008, 0.0008, 0.0021, 0.0138)),
     "gemma3:27b": Evaluator(0.6, 1.0, 0.2, 1.3, (0.002, 0.003, 0.005, 0.008)),
@@ -381,9 +392,7 @@ def _evaluators(
         noise = _tie(rng.normal(0.0, p.noise, size=z.shape), same)
         x = z + shared + p.loading * weak + noise + shift[None, :]
         lab = np.where(x > 0, vocab.RICHTIG_CODE, vocab.FALSCH_CODE)
-        abstain = (
-            _tie(rng.random(z.shape), same) < np.asarray(p.abstain_by_tier)[tiers - 1][:, None]
-        )
+        abstain = rng.random(z.shape) < np.asarray(p.abstain_by_tier)[tiers - 1][:, None]
         lab[abstain] = vocab.ABSTAIN_CODE
         lab[rng.random(z.shape) < p.invalid] = vocab.MISSING_CODE
         labels[e] = lab
