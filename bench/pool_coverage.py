@@ -98,12 +98,13 @@ def main() -> int:
         x = np.arange(len(JUDGES))
         for i, e in enumerate(ESTIMATORS):
             cover = [100 * np.mean(hits[(j, e)]) for j in JUDGES]
-            ax.bar(x + (i - 1.5) * 0.2, cover, width=0.2, label=e.replace("_", " "))
+            bars = ax.bar(x + (i - 1.5) * 0.2, cover, width=0.2, label=e.replace("_", " "))
+            ax.bar_label(bars, fmt="%.1f", fontsize=6, padding=1)
         ax.axhline(95, color="black", lw=1, ls="--")
         ax.set_xticks(x, JUDGES, fontsize=8)
         ax.set_ylabel("share of 95% CIs covering the truth (%)")
-        ax.set_ylim(0, 100)
-        ax.legend(fontsize=8, loc="lower left", ncols=4)
+        ax.set_ylim(0, 105)
+        ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=4, frameon=False)
         fig.tight_layout()
         fig.savefig(args.figure)
         print(f"\nfigure: {args.figure}")

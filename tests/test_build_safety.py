@@ -25,7 +25,7 @@ from medqade.atomic import OutputRefused
 from medqade.build import BUILD_KIND, build, build_files
 from medqade.cli import main
 from medqade.problems import InputError
-from medqade.raw import RESERVED_QUESTION_COLUMNS, load_raw_release
+from medqade.raw import load_raw_release, reserved_question_columns
 from medqade.schema import published_columns
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
@@ -391,7 +391,7 @@ def test_other_os_errors_are_one_line(
 
 def test_reserved_names_are_every_published_column() -> None:
     assert {"consensus", "answer", "answer_id", "model", "canary", "exact_match"} <= (
-        RESERVED_QUESTION_COLUMNS
+        reserved_question_columns()
     )
     assert (
         published_columns()
@@ -402,11 +402,11 @@ def test_reserved_names_are_every_published_column() -> None:
             "reference_answer",
             "lexical_match",
         }
-        == RESERVED_QUESTION_COLUMNS
+        == reserved_question_columns()
     )
 
 
-@pytest.mark.parametrize("column", sorted(RESERVED_QUESTION_COLUMNS))
+@pytest.mark.parametrize("column", sorted(reserved_question_columns()))
 def test_extra_question_column_with_a_published_name_is_refused(
     copy_sample: CopySample, column: str
 ) -> None:

@@ -29,7 +29,6 @@ import pyarrow.parquet as pq
 
 from medqade import __version__, atomic, vocab
 from medqade.atomic import Output
-from medqade.card import render_card
 from medqade.consensus import majority
 from medqade.hub_eval import EVAL_YAML, eval_yaml
 from medqade.problems import InputError, Problem
@@ -345,6 +344,8 @@ def build(
     and not an earlier build (export) of ours, or that is, contains or lies inside the raw
     release, is refused with :class:`~medqade.atomic.OutputRefused`.
     """
+    from medqade.card import render_card  # imports ``datasets``: only commands that build pay
+
     raw_dir, out = Path(raw_dir), Path(out)
     arrow_dir = None if arrow_dir is None else Path(arrow_dir)
     build_out, arrow_out = _outputs(raw_dir, out, arrow_dir)

@@ -21,6 +21,7 @@ Layout (each table as ``.csv``, ``.jsonl`` or ``.parquet``, chosen by extension)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable
@@ -54,10 +55,12 @@ OPTIONAL: dict[str, tuple[str, ...]] = {
 """Columns a table may carry besides the required ones (``questions`` also takes extras)."""
 LIST_COLUMNS: dict[str, tuple[str, ...]] = {"judgments": ("order",)}
 """Columns whose cells may be lists (JSONL, Parquet); every other cell must be text."""
-RESERVED_QUESTION_COLUMNS = (
-    published_columns() - set(REQUIRED["questions"]) - set(OPTIONAL["questions"])
-)
-"""Names an extra ``questions`` column may not have: every column the build publishes."""
+
+
+@functools.cache
+def reserved_question_columns() -> frozenset[str]:
+    """Names an extra ``questions`` column may not have: every column the build publishes."""
+    return published_columns() - set(REQUIRED["questions"]) - set(OPTIONAL["questions"])
 
 
 @dataclass(frozen=True)
@@ -411,7 +414,7 @@ def _check_questions(c: _Checker) -> pd.DataFrame:
             )
     c.check_member("split", vocab.SPLITS, "split")
     c.check_duplicates(["question_id"], "question id")
-    for col in sorted(RESERVED_QUESTION_COLUMNS & set(f.columns)):
+    for col in sorted(reserved_question_columns() & set(f.columns)):
         c.problem(
             None,
             "an extra column may not have the name of a column the build publishes "

@@ -1,10 +1,16 @@
-"""The published dataset's configs and their ``datasets.Features`` (one place)."""
+"""The published dataset's configs and their ``datasets.Features`` (one place).
+
+``datasets`` is imported when features are first asked for, not with this module: commands that
+only read a build (``pool-estimate``, ``score``) should not pay its second of import time.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from datasets import Features, List, Value
+if TYPE_CHECKING:
+    from datasets import Features
 
 from medqade import vocab
 
@@ -22,22 +28,28 @@ def config_splits(config: str) -> tuple[str, ...]:
 
 DEFAULT_CONFIG = "questions"
 
-_ANSWER_FIELDS = {
-    "answer_id": Value("string"),
-    "model": Value("string"),
-    "family": Value("string"),
-    "answer": Value("string"),
-    "exact_match": Value("bool"),
-    "votes_richtig": Value("int16"),
-    "votes_falsch": Value("int16"),
-    "votes_keine_angabe": Value("int16"),
-    "consensus": Value("string"),
-    "adjudicated": Value("bool"),
-}
+
+def _answer_fields() -> dict[str, Any]:
+    from datasets import Value
+
+    return {
+        "answer_id": Value("string"),
+        "model": Value("string"),
+        "family": Value("string"),
+        "answer": Value("string"),
+        "exact_match": Value("bool"),
+        "votes_richtig": Value("int16"),
+        "votes_falsch": Value("int16"),
+        "votes_keine_angabe": Value("int16"),
+        "consensus": Value("string"),
+        "adjudicated": Value("bool"),
+    }
 
 
 def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
     """Features of ``config``; ``extra_columns`` (pass-through strings) follow the fixed ones."""
+    from datasets import Features, List, Value
+
     extras = {c: Value("string") for c in extra_columns}
     if config == "questions":
         return Features(
@@ -48,7 +60,7 @@ def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
                 "lexical_match": Value("bool"),
                 "difficulty_mean": Value("float64"),
                 "difficulty_tier": Value("int8"),
-                "answers": List(_ANSWER_FIELDS),
+                "answers": List(_answer_fields()),
                 "difficulty_ratings": List(
                     {"rater": Value("string"), "difficulty": Value("string")}
                 ),
@@ -57,7 +69,7 @@ def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
             }
         )
     if config == "answers":
-        fields = dict(_ANSWER_FIELDS)
+        fields = dict(_answer_fields())
         return Features(
             {
                 "answer_id": fields.pop("answer_id"),
