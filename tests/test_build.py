@@ -370,7 +370,7 @@ def test_build_failure_while_writing_leaves_out_untouched(
     def broken_card(*args: object, **kwargs: object) -> str:
         raise RuntimeError("card template exploded")
 
-    monkeypatch.setattr("medqade.build.render_card", broken_card)
+    monkeypatch.setattr("medqade.card.render_card", broken_card)
     with pytest.raises(RuntimeError, match="card template exploded"):
         build(SAMPLE, out)
     assert _hashes(out) == before
@@ -380,7 +380,7 @@ def test_build_failure_while_writing_leaves_out_untouched(
 def test_build_failure_without_existing_out_creates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("medqade.build.render_card", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr("medqade.card.render_card", lambda *a, **k: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         build(SAMPLE, tmp_path / "out")
     assert list(tmp_path.iterdir()) == []
