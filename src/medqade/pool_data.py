@@ -73,14 +73,14 @@ def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
     roster = vocab.Roster.from_dict(meta["roster"])
     students = tuple(roster.student_ids)
     pool = _parquet(folder, "pool", ["question_id", "lexical_match", "in_benchmark"])
-    index = pd.Series(np.arange(len(pool)), index=pool["question_id"].to_numpy())
+    ids = pd.Index(pool["question_id"])  # row k of every (pool items, 5) array is ids[k]
     answers = _parquet(folder, "answers", ["question_id", "model", "consensus"])
     labelled = pool["in_benchmark"].to_numpy(dtype=bool)
-    consensus = _slot_codes(answers, "consensus", index, students)[labelled]
+    consensus = _slot_codes(answers, "consensus", ids, students)[labelled]
 
     path = Path(labels)
     if path.suffix.lower() in {".jsonl", ".csv", ".parquet"} or path.exists():
-        judge, long = _read_judgment_file(path, set(index.index), roster)
+        judge, long = _read_judgment_file(path, set(ids), roster)
     else:
         judges = pool_evaluators(folder)
         if labels not in judges:
@@ -96,7 +96,7 @@ def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
             ["question_id", "model", "label"],
             filters=pc.field("evaluator") == labels,
         )
-    judge_pool = _slot_codes(long, "label", index, students)
+    judge_pool = _slot_codes(long, "label", ids, students)
     n_missing = len(pool) * len(students) - len(long)
     return PoolLabels(
         judge=judge,
@@ -111,12 +111,13 @@ def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
 
 
 def _slot_codes(
-    frame: pd.DataFrame, column: str, index: pd.Series, students: tuple[str, ...]
+    frame: pd.DataFrame, column: str, ids: pd.Index, students: tuple[str, ...]
 ) -> Codes:
-    """(pool items, 5) codes of ``column`` (a label or null), ``-1`` where absent."""
-    out = np.full((len(index), len(students)), vocab.MISSING_CODE, dtype=np.int8)
+    """(pool items, 5) codes of ``column`` (a label or null) by the position of the question id
+    in ``ids`` (unique) and of the model in ``students``; ``-1`` where absent."""
+    out = np.full((len(ids), len(students)), vocab.MISSING_CODE, dtype=np.int8)
     # get_indexer on Arrow strings is ~10x faster than Series.map with a dict (26,598 x 5 rows)
-    rows = pd.Index(index.index).get_indexer(pd.Index(frame["question_id"]))
+    rows = ids.get_indexer(pd.Index(frame["question_id"]))
     slots = pd.Index(students).get_indexer(pd.Index(frame["model"]))
     labels, codes = zip(*vocab.LABEL_CODES.items(), strict=True)
     found = pd.Index(labels).get_indexer(pd.Index(frame[column]))
