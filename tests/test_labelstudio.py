@@ -698,11 +698,12 @@ def test_load_export_real_json_min_refused() -> None:
     )
 
 
-def test_load_export_real_csv_gets_the_same_hint() -> None:
+def test_load_export_real_csv_says_it_is_a_csv_export() -> None:
     with pytest.raises(InputError) as info:
         load_export(REAL / "p1_legacy_CSV.csv")
     problem = info.value.problems[0]
-    assert problem.message.startswith("malformed JSON")
+    assert problem.message.startswith("this is a CSV export")
+    assert "malformed" not in str(info.value)
     assert problem.fix == labelstudio.EXPORT_AS_JSON
 
 
@@ -898,3 +899,44 @@ def test_real_fixtures_are_the_shared_exports() -> None:
         "p1_snapshot_full_JSON.json",
         "p2_adjudication_sdk_JSON.json",
     ]
+
+
+# --- hostile variants of the real exports (issue 23) ----------------------------------------
+
+
+def test_load_rater_map_keys_equal_after_normalising(tmp_path: Path) -> None:
+    path = tmp_path / "raters.json"
+    path.write_text('{"3": "P01", " 3": "P02", "5": "P03"}', encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_rater_map(path)
+    text = str(info.value)
+    assert text.startswith("raters.json: 1 problem found\n")
+    assert 'the keys "3" and " 3" name the same user but map to P01 and P02' in text
+    path.write_text('{"A@b.example": "P01", "a@b.example ": "P01"}', encoding="utf-8")
+    assert load_rater_map(path) == {"a@b.example": "P01"}
+
+
+def test_import_labelstudio_review_export_refused() -> None:
+    review_export = FIXTURES / "ls-1.23-t3" / "review_p1_JSON.json"
+    text = _real_error(review_export, REAL_IDS)
+    assert text == (
+        "review_p1_JSON.json: 1 problem found\n  - review_p1_JSON.json: this is a review export "
+        "(its tasks carry data.model and data.answer), not a ratings export; use "
+        "`medqade import-reviews` for it"
+    )
+
+
+def test_convert_completed_by_list() -> None:
+    tasks = load_export(LEGACY)
+    tasks[0]["annotations"][0]["completed_by"] = [5]
+    text = _real_error_tasks(tasks)
+    assert "completed_by must be a user id or a user object" in text
+    assert "unknown Label Studio user" not in text
+
+
+def test_convert_result_as_object() -> None:
+    tasks = load_export(LEGACY)
+    ann = tasks[0]["annotations"][0]
+    ann["result"] = ann["result"][0]
+    text = _real_error_tasks(tasks)
+    assert "column 'result': annotation" in text and "result must be a list of results" in text

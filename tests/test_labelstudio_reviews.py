@@ -77,3 +77,121 @@ def test_json_min_export_is_refused_with_the_hint(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="JSON-MIN"):
         import_reviews(export, tmp_path / "reviews.csv", DEFAULT_CODEBOOK)
     assert not (tmp_path / "reviews.csv").exists()
+
+
+# --- hostile variants of a real Label Studio 1.23.2 review export (issue 23) ----------------
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "labelstudio"
+REVIEW_EXPORT = FIXTURES / "ls-1.23-t3" / "review_p1_JSON.json"
+RATINGS_EXPORT = FIXTURES / "ls-1.23" / "p1_legacy_JSON.json"
+
+
+def _real() -> list[dict[str, Any]]:
+    tasks: list[dict[str, Any]] = json.loads(REVIEW_EXPORT.read_text(encoding="utf-8"))
+    return tasks
+
+
+def _real_problems(tasks: list[dict[str, Any]], **kwargs: Any) -> str:
+    with pytest.raises(InputError) as info:
+        convert_reviews(tasks, DEFAULT_CODEBOOK, name="review_p1_JSON.json", **kwargs)
+    return str(info.value)
+
+
+def test_import_reviews_annotations_as_object() -> None:
+    tasks = _real()
+    tasks[0]["annotations"] = tasks[0]["annotations"][0]
+    text = _real_problems(tasks)
+    assert "review_p1_JSON.json, task 1, column 'annotations': annotations must be a list" in text
+
+
+def test_import_reviews_annotation_as_string() -> None:
+    tasks = _real()
+    tasks[0]["annotations"] = ["treffend"]
+    text = _real_problems(tasks)
+    assert "task 1, column 'annotations': annotation 1 is not a JSON object" in text
+    assert "(value '\"treffend\"')" in text
+
+
+def test_import_reviews_result_as_object() -> None:
+    tasks = _real()
+    ann = tasks[0]["annotations"][0]
+    ann["result"] = ann["result"][0]
+    text = _real_problems(tasks)
+    assert "task 1, column 'result': annotation 1: result must be a list of results" in text
+
+
+def test_import_reviews_from_name_as_list() -> None:
+    tasks = _real()
+    tasks[0]["annotations"][0]["result"][0]["from_name"] = ["bezug"]
+    text = _real_problems(tasks)
+    assert "column 'from_name': annotation 1: from_name must be the name of a control" in text
+    assert "(value '[\"bezug\"]')" in text
+
+
+def test_import_reviews_textarea_value_as_list() -> None:
+    tasks = _real()
+    note = tasks[3]["annotations"][0]["result"][1]
+    assert note["type"] == "textarea"
+    note["value"] = note["value"]["text"]
+    text = _real_problems(tasks)
+    assert "task 34, column 'note': annotation 4: the note must be a list of lines" in text
+
+
+def test_import_reviews_textarea_text_as_string() -> None:
+    tasks = _real()
+    note = tasks[3]["annotations"][0]["result"][1]
+    note["value"] = {"text": "Erste Zeile"}
+    reviews = convert_reviews(tasks, DEFAULT_CODEBOOK).reviews
+    assert reviews.loc[
+        reviews["question_id"] == tasks[3]["data"]["question_id"], "note"
+    ].tolist() == ["Erste Zeile"]
+
+
+def test_import_reviews_completed_by_list() -> None:
+    tasks = _real()
+    tasks[0]["annotations"][0]["completed_by"] = [7]
+    text = _real_problems(tasks)
+    assert (
+        "column 'completed_by': annotation 1: completed_by must be a user id or a user object"
+        in text
+    )
+    assert "user [7]" not in text
+
+
+def test_import_reviews_second_annotation_by_one_reviewer() -> None:
+    tasks = _real()
+    second = json.loads(json.dumps(tasks[0]["annotations"][0]))
+    second["id"] = 99
+    tasks[0]["annotations"].append(second)
+    text = _real_problems(tasks)
+    assert "task 1, column 'completed_by': annotation 99: user 2 already reviewed" in text
+    assert "in annotation 1" in text
+
+
+def test_import_reviews_email_map_over_id_only_export() -> None:
+    text = _real_problems(
+        _real(),
+        reviewer_map={"dr.lehmann@klinik.example": "Lehmann", "dr.oezdemir@klinik.example": "Oe"},
+    )
+    assert (
+        "the reviewer map names e-mails, but the Export button's JSON names users by "
+        "integer id only" in text
+    )
+
+
+def test_import_reviews_ratings_export_refused() -> None:
+    tasks = json.loads(RATINGS_EXPORT.read_text(encoding="utf-8"))
+    text = _real_problems(tasks)
+    assert text == (
+        "review_p1_JSON.json: 1 problem found\n  - review_p1_JSON.json: this is a ratings export "
+        "(its tasks carry data.order / data.resp_k), not a review export; use "
+        "`medqade import-labelstudio` for it"
+    )
+
+
+def test_import_reviews_unknown_code_says_pass_codebook() -> None:
+    tasks = _real()
+    tasks[0]["annotations"][0]["result"][0]["value"] = {"choices": ["eigener_code"]}
+    text = _real_problems(tasks)
+    assert "unknown code (not in the codebook" in text
+    assert "pass it with --codebook and copy it to RAW/codebook.json" in text

@@ -81,13 +81,19 @@ EXPORT_AS_JSON = "export the project as JSON (Export > JSON), not JSON-MIN, CSV 
 """The hint for every export that is not Label Studio's full JSON."""
 _FLAT_KEYS = ("annotator", "annotation_id")
 """Keys of a JSON-MIN row (one flat row per annotation, no ``data`` / ``annotations``)."""
-WHERE_USER_IDS = "user ids are on the organisation's members page or from GET /api/users"
+WHERE_USER_IDS = (
+    "an export snapshot with user details (annotations__completed_by.only_id=false) shows each "
+    "user's id beside the e-mail, and GET /api/users lists them (with an access token from "
+    "/api/token/refresh; see docs/labelstudio.md)"
+)
 ID_ONLY = (
     "the Export button's JSON names users by integer id only: map the ids "
     f'({{"5": "P01"}}; {WHERE_USER_IDS}), or export a snapshot with user details '
     "(annotations__completed_by.only_id=false), whose users carry their e-mail"
 )
 _SHOWN_CHARS = 80
+RATINGS_EXPORT = "ratings"
+REVIEWS_EXPORT = "reviews"
 
 
 @dataclass(frozen=True)
@@ -190,6 +196,13 @@ def load_export(path: Path) -> list[dict[str, Any]]:
     try:
         tasks = json.loads(text)
     except json.JSONDecodeError as exc:
+        header = _flat_format(text)
+        if header is not None:
+            raise _refuse(
+                name,
+                f"this is a {header} export (a header line of columns, not Label Studio's JSON)",
+                EXPORT_AS_JSON,
+            ) from None
         raise _refuse(
             name, f"malformed JSON ({exc.msg} at column {exc.colno})", EXPORT_AS_JSON, exc.lineno
         ) from None
@@ -208,6 +221,53 @@ def load_export(path: Path) -> list[dict[str, Any]]:
             EXPORT_AS_JSON,
         )
     return tasks
+
+
+def _flat_format(text: str) -> str | None:
+    """``"CSV"`` or ``"TSV"`` when ``text`` (not JSON) starts with a header line of columns."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0].strip()
+    if not first or first[0] in "[{":
+        return None
+    for sep, kind in (("\t", "TSV"), (",", "CSV")):
+        columns = [c.strip().strip('"') for c in first.split(sep)]
+        if len(columns) > 1 and any(c in _FLAT_KEYS or c == "id" for c in columns):
+            return kind
+    return None
+
+
+def export_kind(tasks: Iterable[Mapping[str, Any]]) -> str | None:
+    """``"ratings"`` when every task with data is a rating task (``order``, ``model_<k>`` or
+    ``resp_<k>``), ``"reviews"`` when every one is a review-queue task (``model`` and
+    ``answer``, no positions), else ``None`` (mixed, empty or neither)."""
+    kinds = set()
+    for task in tasks:
+        data = task.get("data")
+        if not isinstance(data, Mapping):
+            continue
+        if any(k in data for k in ("order", "model_1", "resp_1")):
+            kinds.add(RATINGS_EXPORT)
+        elif "model" in data and "answer" in data:
+            kinds.add(REVIEWS_EXPORT)
+        else:
+            return None
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def check_export_kind(tasks: Iterable[Mapping[str, Any]], expected: str, name: str) -> None:
+    """Refuse an export of the other kind (a review export fed to the ratings importer, or a
+    ratings export to the reviews importer) with the command to use instead."""
+    kind = export_kind(tasks)
+    if kind is None or kind == expected:
+        return
+    command = "import-labelstudio" if kind == RATINGS_EXPORT else "import-reviews"
+    what = "a ratings" if kind == RATINGS_EXPORT else "a review"
+    raise _refuse(
+        name,
+        f"this is {what} export (its tasks carry "
+        + ("data.order / data.resp_k" if kind == RATINGS_EXPORT else "data.model and data.answer")
+        + f"), not {'a review' if kind == RATINGS_EXPORT else 'a ratings'} export",
+        f"use `medqade {command}` for it",
+    )
 
 
 def load_rater_map(path: Path, roster: vocab.Roster = vocab.DEFAULT_ROSTER) -> dict[str, str]:
@@ -238,7 +298,22 @@ def check_rater_map(
     """Normalise the keys (e-mails case-insensitive) and check every value is a physician."""
     problems = []
     out: dict[str, str] = {}
+    given: dict[str, object] = {}
     for key, value in data.items():
+        normal = _user_key(key)
+        if normal in out and out[normal] != str(value):
+            problems.append(
+                Problem(
+                    name,
+                    None,
+                    f"the keys {json.dumps(str(given[normal]))} and {json.dumps(str(key))} name "
+                    f"the same user but map to {out[normal]} and {value}",
+                    value=str(value),
+                    fix="keep one key per user (keys are compared without surrounding spaces "
+                    "and case)",
+                )
+            )
+            continue
         if str(value) not in roster.physicians:
             problems.append(
                 Problem(
@@ -250,7 +325,8 @@ def check_rater_map(
                 )
             )
             continue
-        out[_user_key(key)] = str(value)
+        out[normal] = str(value)
+        given.setdefault(normal, key)
     if problems:
         raise InputError(name, problems)
     return out
@@ -285,6 +361,25 @@ def load_raw_texts(folder: Path) -> RawTexts:
             for i, v in zip(q["question_id"], q["split"], strict=True)
         }
     return RawTexts(answers, splits, folder.name or str(folder))
+
+
+BAD_USER = (
+    "completed_by must be a user id or a user object ({id, email, ...})",
+    "completed_by",
+)
+"""Message and column for a ``completed_by`` of another type (a list, a number with a point)."""
+
+
+def is_user(completed_by: object) -> bool:
+    """Whether ``completed_by`` has a shape Label Studio writes: an integer id, a text id or
+    e-mail, a user object, or nothing (a deleted user)."""
+    if completed_by is None or isinstance(completed_by, (str, dict)):
+        return True
+    return isinstance(completed_by, int) and not isinstance(completed_by, bool)
+
+
+def _shown_json(value: object) -> str:
+    return _clip(json.dumps(value, ensure_ascii=False, default=str))
 
 
 def _user_key(key: object) -> str:
@@ -324,6 +419,9 @@ class _Users:
         return False
 
     def rater(self, completed_by: object, where: _Where) -> str | None:
+        if not is_user(completed_by):
+            where(*BAD_USER, _shown_json(completed_by), EXPORT_AS_JSON)
+            return None
         keys = _user_keys(completed_by)
         if not keys:
             where(
@@ -548,6 +646,8 @@ def convert(
     """
     if round is not None and round not in vocab.ROUNDS:
         raise ValueError(f"unknown round {round!r}: use one of {', '.join(vocab.ROUNDS)}")
+    tasks = list(tasks)
+    check_export_kind(tasks, RATINGS_EXPORT, name)
     users = _Users(rater_map, exclude)
     log = ProblemLog()
     ratings: list[dict[str, str]] = []
@@ -607,7 +707,16 @@ def convert(
             labels: dict[int, str] = {}
             diff: str | None = None
             controls: set[str] = set()
-            for item in ann.get("result") or []:
+            results = ann.get("result") or []
+            if not isinstance(results, list):
+                at(
+                    "result must be a list of results",
+                    "result",
+                    _shown_json(results),
+                    EXPORT_AS_JSON,
+                )
+                results = []
+            for item in results:
                 if not isinstance(item, dict) or item.get("type") != "choices":
                     continue  # free-text comments and other non-choice results are no ratings
                 control = str(item.get("from_name", ""))
@@ -784,8 +893,10 @@ __all__ = [
     "EXPORT_AS_JSON",
     "LabelStudioImport",
     "RawTexts",
+    "check_export_kind",
     "check_rater_map",
     "convert",
+    "export_kind",
     "import_export",
     "load_export",
     "load_rater_map",

@@ -19,6 +19,7 @@ Every problem is collected and raised as one :class:`~medqade.problems.InputErro
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +29,27 @@ import pandas as pd
 
 from medqade import atomic, vocab
 from medqade.codebook import Codebook
-from medqade.labelstudio import _user_keys, _Where, load_export, to_csv
+from medqade.labelstudio import (
+    BAD_USER,
+    EXPORT_AS_JSON,
+    REVIEWS_EXPORT,
+    WHERE_USER_IDS,
+    _user_keys,
+    _Where,
+    check_export_kind,
+    is_user,
+    load_export,
+    to_csv,
+)
 from medqade.problems import Problem, ProblemLog
 from medqade.review import NOTE_CONTROL
 
 REVIEW_COLUMNS = ("question_id", "model", "reviewer", "codes", "note")
+OTHER_CODEBOOK = (
+    "if the project was reviewed with another codebook, pass it with --codebook and copy it to "
+    "RAW/codebook.json (the build checks the reviews against that file); else use the labeling "
+    "config medqade review-queue wrote with this codebook"
+)
 
 
 @dataclass(frozen=True)
@@ -64,10 +81,10 @@ def _codes(item: Mapping[str, Any], codebook: Codebook, at: _Where) -> list[str]
         code = str(choice) if str(choice) in codebook.code_ids else by_label.get(str(choice))
         if code is None:
             at(
-                "unknown code",
+                f"unknown code (not in the codebook {codebook.name})",
                 str(item.get("from_name")),
                 choice,
-                "use the labeling config written by medqade review-queue with this codebook",
+                OTHER_CODEBOOK,
             )
             continue
         if codebook.group_of(code).id != item.get("from_name"):
@@ -75,6 +92,28 @@ def _codes(item: Mapping[str, Any], codebook: Codebook, at: _Where) -> list[str]
             continue
         out.append(code)
     return out
+
+
+def _json(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _note(value: object) -> list[str] | None:
+    """The lines of a textarea result's value ``{"text": [...]}`` (a single text is one line);
+    ``None`` when the shape is wrong."""
+    if value is None:
+        return []
+    if not isinstance(value, Mapping):
+        return None
+    text = value.get("text")
+    if text is None:
+        return []
+    if isinstance(text, str):
+        return [text]
+    if isinstance(text, list) and all(isinstance(x, str) for x in text):
+        return list(text)
+    return None
 
 
 def convert_reviews(
@@ -86,8 +125,10 @@ def convert_reviews(
     name: str = "export",
 ) -> ReviewImport:
     """The reviews in ``tasks`` (a loaded export), checked against ``codebook``."""
+    check_export_kind(tasks, REVIEWS_EXPORT, name)
     log = ProblemLog()
     rows = []
+    seen: dict[tuple[str, str, str], object] = {}
     cancelled = 0
     groups = {g.id for g in codebook.groups}
     for t_index, task in enumerate(tasks):
@@ -107,32 +148,93 @@ def convert_reviews(
                 "import tasks written by medqade review-queue",
             )
             continue
-        for ann in task.get("annotations") or []:
+        annotations = task.get("annotations") or []
+        if not isinstance(annotations, list):
+            where("annotations must be a list", "annotations", _json(annotations), EXPORT_AS_JSON)
+            continue
+        for a_index, ann in enumerate(annotations):
+            if not isinstance(ann, Mapping):
+                where(
+                    f"annotation {a_index + 1} is not a JSON object",
+                    "annotations",
+                    _json(ann),
+                    EXPORT_AS_JSON,
+                )
+                continue
             at = _Where(log, name, task_id, ann.get("id"))
             if ann.get("was_cancelled"):
                 cancelled += 1
                 continue
-            reviewer = _reviewer(ann.get("completed_by"), reviewer_map)
+            completed_by = ann.get("completed_by")
+            if not is_user(completed_by):
+                at(*BAD_USER, _json(completed_by), EXPORT_AS_JSON)
+                continue
+            reviewer = _reviewer(completed_by, reviewer_map)
             if reviewer is None:
+                by_id = reviewer_map is not None and not isinstance(completed_by, Mapping)
                 at(
                     "the reviewer is not in the reviewer map",
                     "completed_by",
-                    ann.get("completed_by"),
-                    'add the user id or e-mail to the reviewer map ({"5": "Dr. Weber"})',
+                    completed_by,
+                    (
+                        "the reviewer map names e-mails, but the Export button's JSON names "
+                        'users by integer id only: map the ids ({"5": "Dr. Weber"}; '
+                        f"{WHERE_USER_IDS}), or export a snapshot with user details "
+                        "(annotations__completed_by.only_id=false)"
+                    )
+                    if by_id and any("@" in k for k in reviewer_map or {})
+                    else 'add the user id or e-mail to the reviewer map ({"5": "Dr. Weber"})',
                 )
                 continue
+            earlier = seen.get((qid, model, reviewer))
+            if earlier is not None:
+                at(
+                    f"{reviewer} already reviewed {qid}/{model} in annotation {earlier}",
+                    "completed_by",
+                    reviewer,
+                    "keep one annotation per reviewer and task: delete the other one in Label "
+                    "Studio and export again",
+                )
+                continue
+            seen[(qid, model, reviewer)] = ann.get("id")
             codes: list[str] = []
             notes: list[str] = []
             ok = True
-            for item in ann.get("result") or []:
+            results = ann.get("result") or []
+            if not isinstance(results, list):
+                at("result must be a list of results", "result", _json(results), EXPORT_AS_JSON)
+                continue
+            for item in results:
+                if not isinstance(item, Mapping):
+                    at("a result is not a JSON object", "result", _json(item), EXPORT_AS_JSON)
+                    ok = False
+                    continue
                 kind, control = item.get("type"), item.get("from_name")
+                if not isinstance(control, str):
+                    at(
+                        "from_name must be the name of a control",
+                        "from_name",
+                        _json(control),
+                        f"name the controls after the code groups: {', '.join(sorted(groups))}",
+                    )
+                    ok = False
+                    continue
                 if kind == "choices" and control in groups:
                     got = _codes(item, codebook, at)
                     ok = ok and got is not None
                     codes.extend(got or [])
                 elif kind == "textarea" and control == NOTE_CONTROL:
-                    text = (item.get("value") or {}).get("text") or []
-                    notes.extend(str(x) for x in text)
+                    got_notes = _note(item.get("value"))
+                    if got_notes is None:
+                        at(
+                            "the note must be a list of lines",
+                            NOTE_CONTROL,
+                            _json(item.get("value")),
+                            'a textarea result\'s value is {"text": ["line", ...]}',
+                        )
+                        ok = False
+                        continue
+                    notes.extend(got_notes)
                 elif kind == "choices":
                     at(
                         "unknown from_name",
