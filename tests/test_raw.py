@@ -401,3 +401,49 @@ def test_load_raw_release_several_problems_in_one_message(copy_sample: CopySampl
 def test_load_raw_release_not_a_folder(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not a folder"):
         load_raw_release(tmp_path / "nope")
+
+
+# --- roster.json types (issue 23) -----------------------------------------------------------
+
+
+def _roster_error(copy_sample: CopySample, roster: object) -> str:
+    raw = copy_sample()
+    (raw / "roster.json").write_text(json.dumps(roster), encoding="utf-8")
+    return str(_error(raw))
+
+
+def test_roster_students_as_number(copy_sample: CopySample) -> None:
+    text = _roster_error(copy_sample, {"students": 5})
+    assert text.endswith(
+        "1 problem found\n  - roster.json: roster 'students' must be a list of models "
+        '({"id": ..., "name": ..., "family": ...}), got a number'
+    )
+
+
+def test_roster_physicians_null(copy_sample: CopySample) -> None:
+    text = _roster_error(copy_sample, {"physicians": None})
+    assert "roster.json: roster 'physicians' must be a list of ids (text), got null" in text
+
+
+def test_roster_physicians_as_string(copy_sample: CopySample) -> None:
+    text = _roster_error(copy_sample, {"physicians": "P01", "adjudicator": "P01"})
+    assert text.endswith(
+        "1 problem found\n  - roster.json: roster 'physicians' must be a list of ids (text), "
+        "got text: 'P01'"
+    )
+    assert "unknown rater" not in text
+
+
+def test_roster_synthetic_as_string(copy_sample: CopySample) -> None:
+    text = _roster_error(copy_sample, {"synthetic": "false"})
+    assert (
+        "roster.json: roster 'synthetic' must be true or false (a JSON boolean), got text "
+        "'false'" in text
+    )
+
+
+def test_roster_evaluator_id_physicians_reserved(copy_sample: CopySample) -> None:
+    evaluators = [m.__dict__ for m in vocab.DEFAULT_ROSTER.evaluators]
+    evaluators.append({"id": "physicians", "name": "Panel", "family": "X"})
+    text = _roster_error(copy_sample, {"evaluators": evaluators})
+    assert "roster evaluators[9]: the id 'physicians' is reserved" in text

@@ -60,3 +60,28 @@ def test_resolve_data_names_what_it_cannot_use(tmp_path: Path) -> None:
         release_module.resolve_data(tmp_path)
     with pytest.raises(FileNotFoundError, match="not a Hub repo id"):
         release_module.resolve_data("no/such/thing/here")
+
+
+# --- a release.json that is not a MedQADE build's (issue 23) --------------------------------
+
+
+@pytest.mark.parametrize("command", ["leaderboard", "reproduce", "score"])
+def test_release_json_of_another_program(
+    command: str, built_sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from medqade.cli import main
+
+    folder = tmp_path / "build"
+    shutil.copytree(built_sample, folder)
+    (folder / "release.json").write_text('{"name": "something else", "version": 3}', "utf-8")
+    (tmp_path / "sub.jsonl").write_text('{"question_id": "S-C01"}\n', "utf-8")
+    extra = {"leaderboard": [], "reproduce": ["--out", str(tmp_path / "r")]}.get(
+        command, [str(tmp_path / "sub.jsonl")]
+    )
+    assert main([command, *extra, "--data", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "this folder's release.json is not a MedQADE build's (no 'roster' or 'configs')" in err
+    assert "rebuild the folder with `medqade build RAW OUT`" in err
+    assert "Traceback" not in err and "KeyError" not in err

@@ -9,7 +9,6 @@ pool items' stratum and benchmark link (``pool`` config), the benchmark consensu
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,9 +19,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from medqade import vocab
-from medqade.build import RELEASE_JSON
 from medqade.problems import InputError, Problem, ProblemLog
 from medqade.raw import _Checker, _parse_order
+from medqade.release import read_meta
 from medqade.tables import LINE, read_table
 
 Codes = npt.NDArray[np.int8]
@@ -61,7 +60,7 @@ def _parquet(folder: Path, config: str, columns: list[str], **kw: object) -> pd.
 
 def pool_evaluators(folder: Path) -> tuple[str, ...]:
     """The judges whose pool labels the release publishes (``release.json``)."""
-    meta = json.loads((Path(folder) / RELEASE_JSON).read_text(encoding="utf-8"))
+    meta = read_meta(Path(folder))
     return tuple(meta.get("pool", {}).get("judges", ()))
 
 
@@ -69,7 +68,7 @@ def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
     """The pool arrays of the build ``folder`` with the judge ``labels``: an evaluator id of
     the ``pool_judgments`` config, or the path of a judgments file over the pool."""
     folder = Path(folder)
-    meta = json.loads((folder / RELEASE_JSON).read_text(encoding="utf-8"))
+    meta = read_meta(folder)
     roster = vocab.Roster.from_dict(meta["roster"])
     students = tuple(roster.student_ids)
     pool = _parquet(folder, "pool", ["question_id", "lexical_match", "in_benchmark"])

@@ -325,6 +325,8 @@ def load_raw_release(folder: Path) -> RawRelease:
     if roster_path.exists():
         try:
             roster = vocab.Roster.from_json(roster_path)
+        except InputError as exc:
+            raise InputError(str(folder), exc.problems) from None
         except ValueError as exc:
             raise InputError(str(folder), [Problem("roster.json", None, str(exc))]) from None
 

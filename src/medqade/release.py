@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 
 from medqade import __version__, vocab
 from medqade.build import RELEASE_JSON
+from medqade.problems import InputError, Problem
 from medqade.schema import answer_id
 
 Codes = npt.NDArray[np.int8]
@@ -188,8 +189,51 @@ def load_release(folder: Path) -> Release:
         raise FileNotFoundError(
             f"{folder}: no {RELEASE_JSON}; pass a folder written by `medqade build`"
         )
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta = read_meta(folder)
     return _assemble(meta, lambda config: _read_config(folder, config))
+
+
+def read_meta(folder: Path) -> dict[str, Any]:
+    """The ``release.json`` of the build ``folder``, checked to be a MedQADE build's."""
+    path = Path(folder) / RELEASE_JSON
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _not_a_build(path, f"not valid UTF-8 JSON ({exc})") from None
+    return check_meta(meta, path)
+
+
+def check_meta(meta: object, path: Path | str) -> dict[str, Any]:
+    """``meta`` if it is a MedQADE build's ``release.json`` (an object with a valid roster and
+    the configs it holds), else :class:`~medqade.problems.InputError` saying to rebuild."""
+    if not isinstance(meta, dict):
+        raise _not_a_build(path, "not a JSON object")
+    missing = [k for k in ("roster", "configs") if k not in meta]
+    if missing:
+        raise _not_a_build(path, f"no {' or '.join(repr(k) for k in missing)}")
+    if not isinstance(meta["roster"], dict) or not isinstance(meta["configs"], list):
+        raise _not_a_build(path, "'roster' is not an object or 'configs' not a list")
+    try:
+        vocab.Roster.from_dict(meta["roster"], f"{RELEASE_JSON} roster")
+    except ValueError as exc:
+        raise _not_a_build(path, f"its roster is not valid ({exc})") from None
+    return meta
+
+
+def _not_a_build(path: Path | str, why: str) -> InputError:
+    name = str(path)
+    return InputError(
+        name,
+        [
+            Problem(
+                name,
+                None,
+                f"this folder's {RELEASE_JSON} is not a MedQADE build's ({why})",
+                fix="rebuild the folder with `medqade build RAW OUT`, or pass --data the build "
+                "folder `medqade build` wrote",
+            )
+        ],
+    )
 
 
 def load_hub_release(repo_id: str) -> Release:
@@ -202,7 +246,7 @@ def load_hub_release(repo_id: str) -> Release:
     from huggingface_hub import hf_hub_download
 
     meta_file = hf_hub_download(repo_id=repo_id, filename=RELEASE_JSON, repo_type="dataset")
-    meta = json.loads(Path(meta_file).read_text(encoding="utf-8"))
+    meta = read_meta(Path(meta_file).parent)
 
     def read(config: str) -> pd.DataFrame:
         dd = load_dataset(repo_id, config)

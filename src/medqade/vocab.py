@@ -235,36 +235,91 @@ class Roster:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Roster:
-        """Build a roster from its JSON form; missing keys fall back to the paper's roster."""
+    def from_dict(cls, data: Mapping[str, Any], name: str = "roster") -> Roster:
+        """Build a roster from its JSON form; missing keys fall back to the paper's roster.
+
+        Every value's type is checked (``synthetic`` must be a JSON boolean, ids text); all
+        faults are raised together as one :class:`~medqade.problems.InputError` naming ``name``.
+        """
         allowed = {"students", "evaluators", "physicians", "adjudicator", "ensemble_pool"}
+        problems: list[str] = []
         unknown = set(data) - allowed - {"synthetic"}
         if unknown:
-            raise ValueError(f"unknown roster keys {sorted(unknown)}; allowed: {sorted(allowed)}")
+            problems.append(f"unknown roster keys {sorted(unknown)}; allowed: {sorted(allowed)}")
 
         def models(key: str, default: tuple[Model, ...]) -> tuple[Model, ...]:
             if key not in data:
                 return default
+            given = data[key]
+            if not isinstance(given, list):
+                problems.append(
+                    f"roster {key!r} must be a list of models "
+                    f'({{"id": ..., "name": ..., "family": ...}}), got {_json_type(given)}'
+                )
+                return default
             out = []
-            for i, m in enumerate(data[key]):
+            for i, m in enumerate(given):
                 if not isinstance(m, Mapping) or not {"id", "family"} <= set(m):
-                    raise ValueError(f"roster {key}[{i}] needs 'id' and 'family' (and 'name')")
-                out.append(Model(str(m["id"]), str(m.get("name", m["id"])), str(m["family"])))
+                    problems.append(f"roster {key}[{i}] needs 'id' and 'family' (and 'name')")
+                    continue
+                bad = [f for f in ("id", "name", "family") if f in m and not _is_text(m[f])]
+                if bad:
+                    problems.append(
+                        f"roster {key}[{i}]: {', '.join(repr(f) for f in bad)} must be "
+                        f"non-empty text, got {', '.join(_json_type(m[f]) for f in bad)}"
+                    )
+                    continue
+                model_id = m["id"].strip()
+                if model_id in RESERVED_IDS:
+                    problems.append(
+                        f"roster {key}[{i}]: the id {model_id!r} is reserved (it names "
+                        f"{RESERVED_IDS[model_id]}); give the model another id"
+                    )
+                    continue
+                out.append(Model(model_id, str(m.get("name", model_id)).strip(), m["family"]))
             return tuple(out)
 
-        base = DEFAULT_ROSTER
-        return cls(
-            students=models("students", base.students),
-            evaluators=models("evaluators", base.evaluators),
-            physicians=tuple(str(p) for p in data.get("physicians", base.physicians)),
-            adjudicator=str(data.get("adjudicator", base.adjudicator)),
-            ensemble_pool=tuple(
-                str(e)
-                for e in data.get(
-                    "ensemble_pool", base.ensemble_pool if "evaluators" not in data else ()
+        def texts(key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+            if key not in data:
+                return default
+            given = data[key]
+            if not isinstance(given, list) or not all(_is_text(v) for v in given):
+                problems.append(
+                    f"roster {key!r} must be a list of ids (text), got {_json_type(given)}"
+                    + (f": {given!r}" if isinstance(given, str) else "")
                 )
-            ),
-            synthetic=bool(data.get("synthetic", False)),
+                return default
+            return tuple(v.strip() for v in given)
+
+        base = DEFAULT_ROSTER
+        students = models("students", base.students)
+        evaluators = models("evaluators", base.evaluators)
+        physicians = texts("physicians", base.physicians)
+        pool_default = base.ensemble_pool if "evaluators" not in data else ()
+        ensemble_pool = texts("ensemble_pool", pool_default)
+        adjudicator = data.get("adjudicator", base.adjudicator)
+        if not _is_text(adjudicator):
+            problems.append(
+                f"roster 'adjudicator' must be a physician id (text), got {_json_type(adjudicator)}"
+            )
+            adjudicator = physicians[-1] if physicians else ""
+        synthetic = data.get("synthetic", False)
+        if not isinstance(synthetic, bool):
+            problems.append(
+                f"roster 'synthetic' must be true or false (a JSON boolean), got "
+                f"{_json_type(synthetic)} {synthetic!r}"
+            )
+        if problems:
+            from medqade.problems import InputError, Problem
+
+            raise InputError(name, [Problem(name, None, p) for p in problems])
+        return cls(
+            students=students,
+            evaluators=evaluators,
+            physicians=physicians,
+            adjudicator=adjudicator.strip(),
+            ensemble_pool=ensemble_pool,
+            synthetic=synthetic,
         )
 
     @classmethod
@@ -275,7 +330,34 @@ class Roster:
             raise ValueError(f"{path.name}: not valid UTF-8 JSON ({exc}); fix the file") from exc
         if not isinstance(data, Mapping):
             raise ValueError(f"{path.name}: expected a JSON object with roster keys")
-        return cls.from_dict(data)
+        return cls.from_dict(data, path.name)
+
+
+RESERVED_IDS: Final[Mapping[str, str]] = {
+    "physicians": "the physician reference in comparisons",
+}
+"""Model ids a roster may not use: names that mean something else where judges are named."""
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _json_type(value: object) -> str:
+    """The JSON type of ``value`` as a user reads it (``a number``, ``null``, ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return f"a {type(value).__name__}"
 
 
 _STUDENTS: Final = (
