@@ -80,3 +80,22 @@ def test_codebook_that_is_not_json_is_one_problem_with_its_line(tmp_path: Path) 
     with pytest.raises(InputError) as info:
         load_codebook(path)
     assert "book.json, line 2: malformed JSON" in str(info.value)
+
+
+def _group(gid: str, code: str) -> dict[str, object]:
+    return {"id": gid, "title": gid.title(), "codes": [{"id": code, "label": code.title()}]}
+
+
+def test_codebook_duplicate_group_ids(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"groups": [_group("art", "a1"), _group("art", "a2")]})
+    with pytest.raises(InputError) as info:
+        load_codebook(path)
+    assert "book.json: groups[1]: group id 'art' is used twice" in str(info.value)
+
+
+@pytest.mark.parametrize("gid", ["note", "answer"])
+def test_codebook_group_id_reserved(tmp_path: Path, gid: str) -> None:
+    path = _write(tmp_path, {"groups": [_group("art", "a1"), _group(gid, "a2")]})
+    with pytest.raises(InputError) as info:
+        load_codebook(path)
+    assert f"book.json: groups[1]: the group id {gid!r} is reserved" in str(info.value)

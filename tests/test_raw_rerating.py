@@ -101,3 +101,13 @@ def test_rerating_does_not_count_toward_core_completeness(copy_sample: CopySampl
     release = load_raw_release(raw)
     short = [w for w in release.warnings if "physician ratings" in w.message]
     assert any(f"{first['question_id']}/{first['model']} has 9 of 10" in w.message for w in short)
+
+
+@pytest.mark.parametrize("value", ["today", "now"])
+def test_rated_at_today_or_now_is_a_problem(copy_sample: CopySample, value: str) -> None:
+    raw = copy_sample()
+    path = _add(raw, [{**_first(raw), "round": vocab.RERATING, "rated_at": value}])
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    text = _error(raw)
+    assert f"ratings.csv, line {n}, column 'rated_at': rated_at is not a date" in text
+    assert f"(value {value.strip()!r})" in text

@@ -93,3 +93,10 @@ def test_codebook_json_in_the_release_replaces_the_default(copy_sample: CopySamp
     assert reviews is not None and reviews.codebook.name == "eigen"
     _reviews(raw, "S-C01,gemma3:4b,R1,treffend,")
     assert "unknown code 'treffend'" in _error(raw)
+
+
+def test_codebook_json_malformed_without_reviews_table(copy_sample: CopySample) -> None:
+    raw = copy_sample()
+    (raw / "codebook.json").write_text('{"groups": [', encoding="utf-8")
+    text = _error(raw)
+    assert "codebook.json, line 1: malformed JSON" in text

@@ -85,3 +85,18 @@ def test_release_json_of_another_program(
     assert "this folder's release.json is not a MedQADE build's (no 'roster' or 'configs')" in err
     assert "rebuild the folder with `medqade build RAW OUT`" in err
     assert "Traceback" not in err and "KeyError" not in err
+
+
+def test_data_raw_cache_key_includes_the_codebook(copy_sample: Any) -> None:
+    import json
+
+    from medqade.codebook import DEFAULT_CODEBOOK
+    from medqade.release import resolve_data
+
+    raw = copy_sample()
+    book = DEFAULT_CODEBOOK.to_dict()
+    (raw / "codebook.json").write_text(json.dumps(book), encoding="utf-8")
+    first = resolve_data(raw)
+    book["groups"][0]["codes"][0]["label"] = "Geändert"
+    (raw / "codebook.json").write_text(json.dumps(book), encoding="utf-8")
+    assert resolve_data(raw) != first

@@ -25,6 +25,9 @@ from typing import Any
 from medqade.problems import InputError, Problem
 
 DEFAULT_NAME = "codebook_de.json"
+RESERVED_GROUP_IDS = ("question", "reference_answer", "answer", "disagreement", "note")
+"""Names of the review labeling config's other tags (:func:`medqade.review.labeling_config`):
+a group (one ``Choices`` tag named by its id) may not share one."""
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -143,6 +146,7 @@ def parse_codebook(data: object, name: str) -> Codebook:
         problems.append("'groups' must be a non-empty list of code groups")
         groups_in = []
     seen: set[str] = set()
+    group_ids: set[str] = set()
     groups = []
     for gi, g in enumerate(groups_in):
         where = f"groups[{gi}]"
@@ -150,6 +154,14 @@ def parse_codebook(data: object, name: str) -> Codebook:
             problems.append(f"{where}: expected an object with id, title, exclusive and codes")
             continue
         gid = _text(g, "id", where, problems)
+        if gid in RESERVED_GROUP_IDS:
+            problems.append(
+                f"{where}: the group id {gid!r} is reserved (the review labeling config has a tag "
+                f"of that name; reserved: {', '.join(RESERVED_GROUP_IDS)}): rename the group"
+            )
+        elif gid and gid in group_ids:
+            problems.append(f"{where}: group id {gid!r} is used twice: give each group its own id")
+        group_ids.add(gid)
         title = _text(g, "title", where, problems)
         flags = {}
         for flag in ("exclusive", "required"):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,10 @@ OPTIONAL: dict[str, tuple[str, ...]] = {
     "judgments": ("difficulty",),
 }
 """Columns a table may carry besides the required ones (``questions`` also takes extras)."""
+ISO_DATE = re.compile(
+    r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$"
+)
+"""An ISO 8601 date or date-time (pandas alone also reads ``today`` and ``now``)."""
 LIST_COLUMNS: dict[str, tuple[str, ...]] = {"judgments": ("order",)}
 """Columns whose cells may be lists (JSONL, Parquet); every other cell must be text."""
 
@@ -94,12 +99,17 @@ class PoolTables:
     judgments: pd.DataFrame
 
 
+JSON_INPUTS = ("roster.json", "codebook.json")
+"""The JSON files a raw release may hold besides its tables; each one changes the build."""
+
+
 def release_hash(folder: Path) -> str:
-    """SHA-256 over the names and bytes of every table and the roster in ``folder``."""
+    """SHA-256 over the names and bytes of every input file in ``folder``: every table, the
+    roster and the codebook (the ``--data RAW`` cache key, so a changed input rebuilds)."""
     digest = hashlib.sha256()
     for path in sorted(folder.iterdir()):
         if path.is_file() and (
-            path.suffix in {".csv", ".jsonl", ".parquet"} or path.name == "roster.json"
+            path.suffix in {".csv", ".jsonl", ".parquet"} or path.name in JSON_INPUTS
         ):
             digest.update(path.name.encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
@@ -517,7 +527,9 @@ def _check_rerating(c: _Checker) -> None:
     when = pd.to_datetime(
         f["rated_at"].where(f["rated_at"] != ""), errors="coerce", utc=True, format="ISO8601"
     )
-    bad = (f["rated_at"] != "") & when.isna()
+    iso = f["rated_at"].map(lambda v: bool(ISO_DATE.match(v)) if isinstance(v, str) else False)
+    bad = (f["rated_at"] != "") & (when.isna() | ~iso.astype(bool))
+    when = when.where(~bad)
     for line, value in f.loc[bad, [LINE, "rated_at"]].itertuples(index=False):
         c.problem(
             line,

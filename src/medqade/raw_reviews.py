@@ -59,11 +59,15 @@ def load_reviews(
 ) -> ReviewTable | None:
     """The validated reviews of ``folder`` (``None`` without the table); problems go to ``log``
     with file, line and value. ``answers`` is the validated answers table."""
+    try:  # read even without a reviews table: a broken codebook.json is never ignored
+        codebook = release_codebook(folder)
+    except InputError as exc:
+        log.errors.extend(exc.problems)
+        return None
     path = find_table(folder, "reviews")
     if path is None:
         return None
     try:
-        codebook = release_codebook(folder)
         checker = _Checker(log, path, read_table(path))
     except InputError as exc:
         log.errors.extend(exc.problems)
