@@ -102,3 +102,72 @@ def test_load_pool_names_unknown_judge_label(pool_sample: Callable[..., Path]) -
     judgments.to_csv(raw / "pool_judgments.csv", index=False)
     text = _messages(raw)
     assert "pool_judgments.csv" in text and "line 9" in text and "vielleicht" in text
+
+
+# --- issue 23 ----------------------------------------------------------------------------------
+
+
+def test_load_pool_without_extra_column_keeps_benchmark_values(
+    pool_sample: Callable[..., Path],
+) -> None:
+    raw = pool_sample()
+    pool = pd.read_csv(raw / "pool.csv", dtype=str)
+    pool.drop(columns=["specialty"]).to_csv(raw / "pool.csv", index=False)
+    release = load_raw_release(raw)
+    assert release.pool is not None
+    specialty = release.pool.questions.set_index("question_id")["specialty"]
+    assert specialty["S-C01"] == "Anatomie" and specialty["P-0"] is None
+    assert any("the pool has no column 'specialty'" in str(w) for w in release.warnings)
+
+
+def test_load_pool_extra_column_differs_for_benchmark_item(
+    pool_sample: Callable[..., Path],
+) -> None:
+    raw = pool_sample()
+    pool = pd.read_csv(raw / "pool.csv", dtype=str)
+    pool.loc[0, "specialty"] = "Chirurgie"
+    pool.to_csv(raw / "pool.csv", index=False)
+    assert (
+        "pool.csv, line 2, column 'specialty': the specialty of benchmark item S-C01 differs "
+        "from the questions table (value 'Chirurgie')"
+    ) in _messages(raw)
+
+
+def test_load_pool_benchmark_item_repeated_under_new_id(pool_sample: Callable[..., Path]) -> None:
+    raw = pool_sample(judged=False)
+    pool = pd.read_csv(raw / "pool.csv", dtype=str)
+    twin = pool.iloc[[0]].assign(question_id="P-X")
+    pd.concat([pool, twin]).to_csv(raw / "pool.csv", index=False)
+    answers = pd.read_csv(raw / "pool_answers.csv", dtype=str)
+    more = answers[answers["question_id"] == "S-C01"].assign(question_id="P-X")
+    pd.concat([answers, more]).to_csv(raw / "pool_answers.csv", index=False)
+    text = _messages(raw)
+    assert (
+        f"pool.csv, line {len(pool) + 2}, column 'question_id': pool item P-X repeats benchmark "
+        "item S-C01 (the same question, reference answer and answers) under another id"
+    ) in text
+
+
+def test_load_pool_missing_benchmark_item_with_answers(pool_sample: Callable[..., Path]) -> None:
+    raw = pool_sample()
+    pool = pd.read_csv(raw / "pool.csv", dtype=str)
+    pool[pool["question_id"] != "S-C02"].to_csv(raw / "pool.csv", index=False)
+    text = _messages(raw)
+    assert "pool.csv, column 'question_id': benchmark item S-C02 is not in the pool" in text
+    assert "not in the questions table" not in text
+    assert "question id not in the pool table (value 'S-C02')" in text
+
+
+def test_load_pool_integer_question_id_in_parquet(pool_sample: Callable[..., Path]) -> None:
+    raw = pool_sample()
+    pool = pd.read_csv(raw / "pool.csv", dtype=str)
+    pool["question_id"] = range(len(pool))
+    pool.to_parquet(raw / "pool.parquet")
+    (raw / "pool.csv").unlink()
+    text = _messages(raw)
+    assert text == (
+        "pool.parquet, column 'question_id': the ids are stored as int64, not as text, so they "
+        "cannot match the ids of the other tables; store the column as text (string) in the "
+        "Parquet file, e.g. frame[column].astype(str) before to_parquet, with the ids as written "
+        "in the questions table"
+    )

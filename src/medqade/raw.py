@@ -35,7 +35,7 @@ import pandas as pd
 from medqade import vocab
 from medqade.problems import InputError, Problem, ProblemLog
 from medqade.schema import published_columns
-from medqade.tables import LINE, find_table, read_table, row_kind
+from medqade.tables import LINE, STORED_TYPES, find_table, read_table, row_kind
 
 if TYPE_CHECKING:
     from medqade.raw_reviews import ReviewTable
@@ -58,6 +58,8 @@ ISO_DATE = re.compile(
     r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$"
 )
 """An ISO 8601 date or date-time (pandas alone also reads ``today`` and ``now``)."""
+ID_COLUMNS = ("question_id", "model", "rater", "evaluator")
+"""Columns whose values name rows of other tables: a number stored there is refused."""
 LIST_COLUMNS: dict[str, tuple[str, ...]] = {"judgments": ("order",)}
 """Columns whose cells may be lists (JSONL, Parquet); every other cell must be text."""
 
@@ -154,6 +156,18 @@ class _Checker:
         """Every cell must be text (lists only in ``list_columns``) without NUL characters and
         encodable as UTF-8; anything else is a problem naming line, column and value."""
         lists = set(list_columns)
+        stored = self.frame.attrs.get(STORED_TYPES, {})
+        for column in ID_COLUMNS:
+            if column in stored:
+                self.problem(
+                    None,
+                    f"the ids are stored as {stored[column]}, not as text, so they cannot match "
+                    "the ids of the other tables",
+                    column,
+                    fix="store the column as text (string) in the Parquet file, e.g. "
+                    "frame[column].astype(str) before to_parquet, with the ids as written in "
+                    "the questions table",
+                )
         for column in self.frame.columns:
             if column == LINE:
                 continue
@@ -263,15 +277,16 @@ class _Checker:
                 "keep one row per " + ", ".join(keys),
             )
 
-    def check_known_questions(self, known: set[str]) -> pd.Series:
+    def check_known_questions(self, known: set[str], table: str = "questions") -> pd.Series:
+        """Flag question ids that are not in ``known`` (the ids of the ``table`` table)."""
         ok = self.frame["question_id"].isin(known)
         for line, value in self.frame.loc[~ok, [LINE, "question_id"]].itertuples(index=False):
             self.problem(
                 line,
-                "question id not in the questions table",
+                f"question id not in the {table} table",
                 "question_id",
                 value,
-                "add the question or remove the row",
+                f"add the item to the {table} table or remove the row",
             )
         return ok
 
@@ -437,10 +452,12 @@ def _check_questions(c: _Checker) -> pd.DataFrame:
     return f
 
 
-def _check_answers(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.DataFrame:
+def _check_answers(
+    c: _Checker, known: set[str], roster: vocab.Roster, table: str = "questions"
+) -> pd.DataFrame:
     f = c.frame
     _strip(f, ["question_id", "model"])
-    c.check_known_questions(known)
+    c.check_known_questions(known, table)
     c.check_member("model", roster.student_ids, "student model")
     c.check_duplicates(["question_id", "model"], "answer")
     counts = f.groupby("question_id")["model"].nunique()
@@ -601,12 +618,14 @@ def _empty_judgments() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="int64" if c == "position" else object) for c in cols})
 
 
-def _check_judgments(c: _Checker, known: set[str], roster: vocab.Roster) -> pd.DataFrame:
+def _check_judgments(
+    c: _Checker, known: set[str], roster: vocab.Roster, table: str = "questions"
+) -> pd.DataFrame:
     f = c.frame
     if "difficulty" not in f.columns:
         f["difficulty"] = ""
     _strip(f, ["question_id", "evaluator"])
-    c.check_known_questions(known)
+    c.check_known_questions(known, table)
     c.check_member("evaluator", roster.evaluator_ids, "evaluator")
     c.check_duplicates(["evaluator", "question_id"], "judgment")
     students = set(roster.student_ids)

@@ -7,7 +7,11 @@ Tables (each ``.csv``, ``.jsonl`` or ``.parquet``)::
     pool_judgments  evaluator, question_id, order, resp_1..resp_5 [, difficulty]   (optional)
 
 The pool is every item the benchmark was sampled from. A benchmark item appears in the pool
-under its benchmark ``question_id``, with the same question, reference answer and answers.
+once, under its benchmark ``question_id``, with the same question, reference answer, extra
+columns and answers (in a real release, a pool item under another id with a benchmark item's
+question, reference answer and answers is refused as a repeat). An extra column of the
+questions table that the pool lacks keeps the benchmark items' values (the other pool items
+publish none; a warning).
 """
 
 from __future__ import annotations
@@ -94,16 +98,27 @@ def load_pool(
         return None
 
     pool = _check_pool_questions(checkers["pool"])
+    _check_benchmark_ids(checkers["pool"], questions)
     known = set(pool["question_id"])
-    pool_answers = _check_answers(checkers["pool_answers"], known, roster)
+    pool_answers = _check_answers(checkers["pool_answers"], known, roster, "pool")
     judgments = (
-        _check_judgments(checkers["pool_judgments"], known, roster)
+        _check_judgments(checkers["pool_judgments"], known, roster, "pool")
         if "pool_judgments" in checkers
         else None
     )
     if log.errors:
         return None
-    _check_benchmark_in_pool(checkers["pool"], checkers["pool_answers"], questions, answers)
+    bench_extras = [c for c in extras if c not in REQUIRED["questions"]]
+    _fill_benchmark_extras(checkers["pool"], questions, bench_extras)
+    _check_benchmark_in_pool(
+        checkers["pool"],
+        checkers["pool_answers"],
+        questions,
+        answers,
+        bench_extras,
+        synthetic=roster.synthetic,
+    )
+    pool = checkers["pool"].frame
     return PoolTables(
         questions=pool.drop(columns=[LINE]).reset_index(drop=True),
         answers=pool_answers.drop(columns=[LINE]).reset_index(drop=True),
@@ -127,15 +142,45 @@ def _check_pool_questions(c: _Checker) -> pd.DataFrame:
     return f
 
 
-def _check_benchmark_in_pool(
-    c: _Checker,
-    ca: _Checker,
-    questions: pd.DataFrame,
-    answers: pd.DataFrame,
-) -> None:
-    """Every benchmark item is a pool item with the same question, reference and answers."""
-    by_id = c.frame.set_index("question_id")
-    missing = sorted(set(questions["question_id"]) - set(by_id.index))
+def _item_keys(questions: pd.DataFrame, answers: pd.DataFrame) -> pd.Series:
+    """Per question id, its question, reference answer and answers (by model) as one key."""
+    texts = answers.sort_values(["question_id", "model"], kind="stable")
+    joined = texts.groupby("question_id", sort=False)["answer"].agg("\x00".join)
+    by_id = questions.set_index("question_id")
+    return (
+        by_id["question"]
+        + "\x00"
+        + by_id["reference_answer"]
+        + "\x00"
+        + joined.reindex(by_id.index).fillna("")
+    )
+
+
+def _repeats(
+    pool: pd.DataFrame, pool_answers: pd.DataFrame, questions: pd.DataFrame, answers: pd.DataFrame
+) -> list[tuple[int, str, str]]:
+    """(line, pool id, benchmark id) of each pool item under a new id that has a benchmark
+    item's question, reference answer and answers."""
+    bench_ids = set(questions["question_id"])
+    bench = _item_keys(questions, answers)
+    first = {k: q for q, k in reversed(list(bench.items()))}
+    others = pool[~pool["question_id"].isin(bench_ids)]
+    if others.empty:
+        return []
+    keys = _item_keys(
+        others, pool_answers[pool_answers["question_id"].isin(set(others["question_id"]))]
+    )
+    out = []
+    for line, qid in others[[LINE, "question_id"]].itertuples(index=False):
+        twin = first.get(keys[qid])
+        if twin is not None:
+            out.append((int(line), str(qid), twin))
+    return out
+
+
+def _check_benchmark_ids(c: _Checker, questions: pd.DataFrame) -> None:
+    """Every benchmark item is in the pool under its benchmark id."""
+    missing = sorted(set(questions["question_id"]) - set(c.frame["question_id"]))
     for qid in missing[:50]:
         c.problem(
             None,
@@ -144,8 +189,42 @@ def _check_benchmark_in_pool(
             qid,
             "the pool holds every item, the benchmark's under their benchmark ids",
         )
+
+
+def _fill_benchmark_extras(c: _Checker, questions: pd.DataFrame, extras: list[str]) -> None:
+    """An extra column of the questions table that the pool lacks: the benchmark items keep
+    their values (from the questions table), the other pool items have none (a warning)."""
+    for col in extras:
+        if col in c.frame.columns:
+            continue
+        values = questions.set_index("question_id")[col]
+        filled = c.frame["question_id"].map(values.to_dict())
+        c.frame[col] = filled.astype(object).where(filled.notna(), None)
+        c.problem(
+            None,
+            f"the pool has no column {col!r} of the questions table: the benchmark items keep "
+            f"theirs, the other pool items publish none",
+            col,
+            fix=f"add the column {col!r} to the pool table to publish it for every pool item",
+            warn=True,
+        )
+
+
+def _check_benchmark_in_pool(
+    c: _Checker,
+    ca: _Checker,
+    questions: pd.DataFrame,
+    answers: pd.DataFrame,
+    extras: list[str],
+    *,
+    synthetic: bool = False,
+) -> None:
+    """Every benchmark item is a pool item with the same question, reference, extra columns
+    and answers, and appears there once (not again under another id)."""
+    by_id = c.frame.set_index("question_id")
+    missing = sorted(set(questions["question_id"]) - set(by_id.index))
     bench = questions[~questions["question_id"].isin(missing)].set_index("question_id")
-    for col in ("question", "reference_answer"):
+    for col in ("question", "reference_answer", *extras):
         differs = by_id.loc[bench.index, col].to_numpy() != bench[col].to_numpy()
         rows = by_id.loc[bench.index[differs][:50], [LINE, col]]
         for qid, line, value in rows.itertuples():
@@ -156,6 +235,19 @@ def _check_benchmark_in_pool(
                 value,
                 "a benchmark item keeps its text in the pool",
             )
+    # A synthetic release draws pool items from a few facts and templates: identical items
+    # happen there by chance, so only a real release is checked for repeated benchmark items.
+    repeats = [] if synthetic else _repeats(c.frame, ca.frame, questions, answers)
+    for line, qid, bench_id in repeats[:50]:
+        c.problem(
+            line,
+            f"pool item {qid} repeats benchmark item {bench_id} (the same question, reference "
+            "answer and answers) under another id",
+            "question_id",
+            qid,
+            f"list each item once: the benchmark item under its id {bench_id}; remove this "
+            "row and its answers and judgments",
+        )
     key = ["question_id", "model"]
     merged = answers[[*key, "answer"]].merge(
         ca.frame[[*key, "answer", LINE]], on=key, how="inner", suffixes=("", "_pool")

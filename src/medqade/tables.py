@@ -27,6 +27,9 @@ TABLE_EXTENSIONS = (".csv", ".jsonl", ".parquet")
 LINE = "\x00line"
 """The line column of :func:`read_table` frames. A user's column can never have this name (NUL
 is refused in column names), so a column called ``_line`` is ordinary data."""
+STORED_TYPES = "stored_types"
+"""``frame.attrs`` key of a Parquet frame: the columns not stored as text, with their Arrow type
+(their values were turned into text on reading, so a check can still name the type)."""
 CSV_LINE = "_line"
 """The line column of :func:`read_csv_text` frames unless the caller names another one."""
 
@@ -315,7 +318,18 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         raise InputError(name, problems)
     frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()})
     frame[LINE] = range(1, table.num_rows + 1)
+    frame.attrs[STORED_TYPES] = {
+        n: str(c.type) for n, c in zip(names, table.columns, strict=True) if not _is_text(c.type)
+    }
     return frame
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return bool(
+        pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)
+    )
 
 
 def _parquet_cell(value: object) -> object:
