@@ -8,6 +8,7 @@ config's aliases, a ``textarea`` note, and a cancelled annotation that must be l
 
 from __future__ import annotations
 
+import csv
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -222,3 +223,37 @@ def test_roundtrip_show_prints_the_reviews_config(
     assert main(["show", "--data", str(roundtrip["after"])]) == 0
     out = capsys.readouterr().out
     assert "\n[reviews]\n" in out and "'reviewer', 'codes', 'note'" in out
+
+
+def _judges_codes(roundtrip: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    args = ["panel", "--data", str(roundtrip["after"]), "--resamples", "20"]
+    assert main([*args, "--format", "json"]) == 0
+    codes: dict[str, Any] = json.loads(capsys.readouterr().out)["judges_review_codes"]
+    assert codes and any(codes.values())
+    return codes
+
+
+def test_panel_csv_judges_review_codes(
+    roundtrip: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    codes = _judges_codes(roundtrip, capsys)
+    args = ["panel", "--data", str(roundtrip["after"]), "--resamples", "20"]
+    assert main([*args, "--format", "csv"]) == 0
+    physicians, judges = capsys.readouterr().out.split("\n\n")
+    assert physicians.splitlines()[0].endswith(",verdict,review_codes")
+    rows = list(csv.reader(judges.splitlines()))
+    assert rows[0] == ["judge", "review_codes"]
+    expected = {j: "; ".join(f"{c} {n}" for c, n in cs.items()) for j, cs in codes.items()}
+    assert dict(rows[1:]) == expected
+
+
+def test_panel_md_judges_review_codes(
+    roundtrip: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    codes = _judges_codes(roundtrip, capsys)
+    assert main(["panel", "--data", str(roundtrip["after"]), "--resamples", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "### Judges' review codes" in out
+    judge, counts = next((j, c) for j, c in codes.items() if c)
+    row = f"| {judge} | " + ", ".join(f"{c} {n}" for c, n in counts.items()) + " |"
+    assert row in out.splitlines()

@@ -44,6 +44,28 @@ def _codes(counts: dict[str, int]) -> str:
     return ", ".join(f"{c} {n}" for c, n in counts.items()) or "-"
 
 
+def _codes_csv(counts: dict[str, int]) -> str:
+    return "; ".join(f"{c} {n}" for c, n in counts.items())
+
+
+def judges_review_table(report: PanelReport) -> Table | None:
+    """The review codes of the answers where each judge departs from the physician consensus
+    (``None`` when the release has no reviews)."""
+    if not report.review_codes and not report.judge_review_codes:
+        return None
+    judges = report.judge_review_codes
+    return Table(
+        name=f"{NAME}_judges_review_codes",
+        title="Judges' review codes",
+        header=("Judge", "Review codes"),
+        rows=tuple((j, _codes(c)) for j, c in judges.items()),
+        csv_header=("judge", "review_codes"),
+        csv_rows=tuple((j, _codes_csv(c)) for j, c in judges.items()),
+        note="Codes of the reviewed answers where the judge's substantive label differs from "
+        "the physician consensus, with the number of such answers per code.",
+    )
+
+
 def panel_table(report: PanelReport) -> Table:
     """The per-physician table of ``report``."""
     rows: list[tuple[str, ...]] = []
@@ -90,6 +112,7 @@ def panel_table(report: PanelReport) -> Table:
                 r.gap.value,
                 *r.gap_bounds,
                 r.verdict,
+                *((_codes_csv(report.review_codes.get(r.physician, {})),) if reviews else ()),
             )
         )
     csv_header = (
@@ -110,6 +133,7 @@ def panel_table(report: PanelReport) -> Table:
         "kappa_gap_adjusted_low",
         "kappa_gap_adjusted_high",
         "verdict",
+        *(("review_codes",) if reviews else ()),
     )
     level = f"{100 * report.level:.1f}%"
     note = (

@@ -21,7 +21,14 @@ FORMATS = ("md", "csv", "json")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
-    p.add_argument("--format", choices=FORMATS, default="md", help="output format (default md)")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="md",
+        help="output format (default md); with reviews in the release, md and csv add the "
+        "physicians' review codes as a column and, after a blank line, the judges' review codes "
+        "as a second table (judge, review_codes)",
+    )
     p.add_argument(
         "--resamples",
         type=positive_int,
@@ -42,8 +49,12 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(json_ready(report.to_dict()), ensure_ascii=False, indent=2)
         print(text)
         return 0
-    from medqade.analyses.panel_table import panel_table
+    from medqade.analyses.panel_table import judges_review_table, panel_table
 
-    table = panel_table(report)
-    print(table.to_csv() if args.format == "csv" else table.to_markdown(), end="")
+    tables = [panel_table(report)]
+    judges = judges_review_table(report)
+    if judges is not None:
+        tables.append(judges)
+    texts = [t.to_csv() if args.format == "csv" else t.to_markdown() for t in tables]
+    print("\n".join(texts), end="")
     return 0
