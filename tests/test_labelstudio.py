@@ -940,3 +940,33 @@ def test_convert_result_as_object() -> None:
     ann["result"] = ann["result"][0]
     text = _real_error_tasks(tasks)
     assert "column 'result': annotation" in text and "result must be a list of results" in text
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_user_ids_docs_name_the_token_exchange_not_the_members_page() -> None:
+    from medqade.commands.import_labelstudio import EPILOG
+
+    doc = (DOCS / "labelstudio.md").read_text(encoding="utf-8")
+    for text in (doc, EPILOG, labelstudio.WHERE_USER_IDS):
+        assert "/api/token/refresh" in text
+        assert "are on the organisation" not in text and "listed on the\norganisation" not in text
+    assert 'curl -s -X POST "$LS/api/token/refresh"' in doc
+    assert 'curl -s "$LS/api/users" -H "Authorization: Bearer $ACCESS"' in doc
+    assert "legacy token" in doc and "401" in doc
+
+
+def test_user_ids_unknown_user_hint_names_the_token_exchange() -> None:
+    text = _real_error(LEGACY, {"5": "P01"}, exclude=[ADMIN_ID])
+    assert "unknown Label Studio user" in text and "/api/token/refresh" in text
+    assert "members page" not in text
+
+
+def test_rerating_docs_show_the_import() -> None:
+    doc = (DOCS / "labelstudio.md").read_text(encoding="utf-8")
+    assert "## A re-rating round" in doc
+    assert "--round rerating --append" in doc
+    panel = (DOCS / "panel.md").read_text(encoding="utf-8")
+    command = panel[panel.index("medqade import-labelstudio EXPORT --round rerating") :]
+    assert "--rater-map" in command[: command.index("`")]

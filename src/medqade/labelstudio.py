@@ -31,7 +31,10 @@ task to Label Studio (and back) is fixed here:
     ``{"5": "P01", "dr.schulz@klinik.example": "P02"}``. The Export button's JSON holds only the
     integer user id; an export snapshot made with user details
     (``annotations__completed_by.only_id=false``) holds ``{id, email, ...}`` objects, matched by
-    id or e-mail. Ids are shown on the organisation's members page and by ``GET /api/users``.
+    id or e-mail. Label Studio 1.23's members page shows no ids: a snapshot with user details
+    shows them beside the e-mails, and ``GET /api/users`` lists them (with an access token from
+    ``/api/token/refresh``; see docs/labelstudio.md). Keys that normalise equal (``"3"`` and
+    ``" 3"``) must map to the same physician.
     An empty ``completed_by`` (a deleted user) is an error. ``exclude`` names users (id or
     e-mail) whose annotations are left out, e.g. an admin's test annotation; the count is
     reported.

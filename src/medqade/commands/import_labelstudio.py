@@ -18,8 +18,10 @@ EPILOG = """\
 The export must be Label Studio's JSON export (Export > JSON, or an export snapshot), not
 JSON-MIN, CSV or TSV. The Export button's JSON names each annotation's user by integer id only;
 a snapshot exported with annotations__completed_by.only_id=false also carries the e-mail. The
-rater map may mix both: {"5": "P01", "dr.schulz@klinik.example": "P02"}. User ids are on the
-organisation's members page in Label Studio, or from GET /api/users.
+rater map may mix both: {"5": "P01", "dr.schulz@klinik.example": "P02"}. Label Studio 1.23's
+members page shows no user ids: an export snapshot with user details shows each id beside the
+e-mail, and GET /api/users lists them with an access token (a personal access token exchanged
+at /api/token/refresh; a legacy token gets 401). See docs/labelstudio.md, "Finding the user ids".
 """
 
 
