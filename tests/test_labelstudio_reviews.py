@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from medqade.codebook import DEFAULT_CODEBOOK
-from medqade.labelstudio_reviews import convert_reviews, import_reviews
+from medqade.labelstudio_reviews import OTHER_CODEBOOK, convert_reviews, import_reviews
 from medqade.problems import InputError
 
 
@@ -191,7 +191,11 @@ def test_import_reviews_ratings_export_refused() -> None:
 
 def test_import_reviews_unknown_code_says_pass_codebook() -> None:
     tasks = _real()
-    tasks[0]["annotations"][0]["result"][0]["value"] = {"choices": ["eigener_code"]}
+    tasks[0]["annotations"][0]["result"][0]["value"] = {"choices": ["eigen_code"]}
     text = _real_problems(tasks)
     assert "unknown code (not in the codebook" in text
+    first = text.splitlines()[1]
+    assert first.startswith(
+        "  - review_p1_JSON.json: 1 choice(s) are not codes of the codebook"
+    ) and first.endswith(": eigen_code; " + OTHER_CODEBOOK)
     assert "pass it with --codebook and copy it to RAW/codebook.json" in text

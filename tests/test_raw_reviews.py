@@ -100,3 +100,17 @@ def test_codebook_json_malformed_without_reviews_table(copy_sample: CopySample) 
     (raw / "codebook.json").write_text('{"groups": [', encoding="utf-8")
     text = _error(raw)
     assert "codebook.json, line 1: malformed JSON" in text
+
+
+def test_codebook_mismatch_says_copy_it_to_raw_codebook_json(copy_sample: CopySample) -> None:
+    raw = copy_sample()
+    _reviews(raw, "S-C01,qwen3:4b,R1,eigen_a,", "S-C02,qwen3:4b,R1,eigen_b,")
+    text = _error(raw)
+    assert "reviews.csv, column 'codes': 2 code(s) are not in the codebook " in text
+    assert (
+        "the package's default codebook (the release has no codebook.json): eigen_a, eigen_b"
+        in text
+    )
+    assert (
+        "copy it to RAW/codebook.json (the file given to medqade import-reviews --codebook)" in text
+    )

@@ -69,7 +69,9 @@ def _reviewer(completed_by: object, reviewer_map: Mapping[str, str] | None) -> s
     return f"user {keys[0]}" if keys else None
 
 
-def _codes(item: Mapping[str, Any], codebook: Codebook, at: _Where) -> list[str] | None:
+def _codes(
+    item: Mapping[str, Any], codebook: Codebook, at: _Where, unknown: set[str]
+) -> list[str] | None:
     value = item.get("value")
     chosen = value.get("choices") if isinstance(value, Mapping) else None
     if not isinstance(chosen, list):
@@ -80,6 +82,7 @@ def _codes(item: Mapping[str, Any], codebook: Codebook, at: _Where) -> list[str]
     for choice in chosen:
         code = str(choice) if str(choice) in codebook.code_ids else by_label.get(str(choice))
         if code is None:
+            unknown.add(str(choice))
             at(
                 f"unknown code (not in the codebook {codebook.name})",
                 str(item.get("from_name")),
@@ -129,6 +132,7 @@ def convert_reviews(
     log = ProblemLog()
     rows = []
     seen: dict[tuple[str, str, str], object] = {}
+    unknown: set[str] = set()
     cancelled = 0
     groups = {g.id for g in codebook.groups}
     for t_index, task in enumerate(tasks):
@@ -220,7 +224,7 @@ def convert_reviews(
                     ok = False
                     continue
                 if kind == "choices" and control in groups:
-                    got = _codes(item, codebook, at)
+                    got = _codes(item, codebook, at, unknown)
                     ok = ok and got is not None
                     codes.extend(got or [])
                 elif kind == "textarea" and control == NOTE_CONTROL:
@@ -256,6 +260,17 @@ def convert_reviews(
                         "note": "\n".join(notes).strip(),
                     }
                 )
+    if unknown:
+        shown = ", ".join(sorted(unknown)[:12]) + (", ..." if len(unknown) > 12 else "")
+        log.errors.insert(
+            0,
+            Problem(
+                name,
+                None,
+                f"{len(unknown)} choice(s) are not codes of the codebook {codebook.name}: {shown}",
+                fix=OTHER_CODEBOOK,
+            ),
+        )
     log.raise_if_any(f"Label Studio export {name}")
     frame = pd.DataFrame(rows, columns=list(REVIEW_COLUMNS))
     return ReviewImport(frame, tuple(log.warnings), len(tasks), cancelled)

@@ -97,11 +97,30 @@ def load_reviews(
     checker.check_duplicates(["question_id", "model", "reviewer"], "review")
     order = {c: i for i, c in enumerate(codebook.code_ids)}
     codes = []
+    unknown: dict[str, int] = {}
     for line, cell in f[[LINE, "codes"]].itertuples(index=False):
         ids = split_codes(cell)
         for message, fix in codebook.problems_with(ids):
             checker.problem(line, message, "codes", "; ".join(ids), fix)
+        for c in ids:
+            if c not in order:
+                unknown[c] = unknown.get(c, 0) + 1
         codes.append(sorted(set(ids), key=lambda c: order.get(c, len(order))))
+    if unknown:
+        source = (
+            f"{CODEBOOK_FILE} of the release"
+            if (Path(folder) / CODEBOOK_FILE).exists()
+            else "the package's default codebook (the release has no codebook.json)"
+        )
+        checker.problem(
+            None,
+            f"{len(unknown)} code(s) are not in the codebook {codebook.name}, {source}: "
+            + ", ".join(sorted(unknown)[:12])
+            + (", ..." if len(unknown) > 12 else ""),
+            "codes",
+            fix=f"if the reviews were made with another codebook, copy it to RAW/{CODEBOOK_FILE} "
+            "(the file given to medqade import-reviews --codebook) so the build checks against it",
+        )
     f["codes"] = codes
     if log.errors:
         return None
