@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from medqade import labelstudio_reviews
 from medqade.codebook import DEFAULT_CODEBOOK
-from medqade.labelstudio_reviews import OTHER_CODEBOOK, convert_reviews, import_reviews
+from medqade.labelstudio_reviews import convert_reviews, import_reviews
 from medqade.problems import InputError
 
 
@@ -197,5 +198,5 @@ def test_import_reviews_unknown_code_says_pass_codebook() -> None:
     first = text.splitlines()[1]
     assert first.startswith(
         "  - review_p1_JSON.json: 1 choice(s) are not codes of the codebook"
-    ) and first.endswith(": eigen_code; " + OTHER_CODEBOOK)
+    ) and first.endswith(": eigen_code; " + labelstudio_reviews.OTHER_CODEBOOK)
     assert "pass it with --codebook and copy it to RAW/codebook.json" in text
