@@ -195,7 +195,10 @@ def load_release(folder: Path) -> Release:
 
 def read_meta(folder: Path) -> dict[str, Any]:
     """The ``release.json`` of the build ``folder``, checked to be a MedQADE build's."""
-    path = Path(folder) / RELEASE_JSON
+    return _read_meta_file(Path(folder) / RELEASE_JSON)
+
+
+def _read_meta_file(path: Path) -> dict[str, Any]:
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -246,7 +249,7 @@ def load_hub_release(repo_id: str) -> Release:
     from huggingface_hub import hf_hub_download
 
     meta_file = hf_hub_download(repo_id=repo_id, filename=RELEASE_JSON, repo_type="dataset")
-    meta = read_meta(Path(meta_file).parent)
+    meta = _read_meta_file(Path(meta_file))
 
     def read(config: str) -> pd.DataFrame:
         dd = load_dataset(repo_id, config)
