@@ -127,6 +127,7 @@ def test_import_reviews_from_name_as_list() -> None:
     text = _real_problems(tasks)
     assert "column 'from_name': annotation 1: from_name must be the name of a control" in text
     assert "(value '[\"bezug\"]')" in text
+    assert "no code of the group" not in text  # a consequence, not a second fault
 
 
 def test_import_reviews_textarea_value_as_list() -> None:

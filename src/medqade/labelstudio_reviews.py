@@ -246,7 +246,9 @@ def convert_reviews(
                         control,
                         f"name the controls after the code groups: {', '.join(sorted(groups))}",
                     )
-            for message, fix in codebook.problems_with(codes):
+            # the codes together are checked only when every result could be read (a bad
+            # from_name would also show up as a missing group)
+            for message, fix in codebook.problems_with(codes) if ok else []:
                 at(message, "codes", "; ".join(codes), fix)
                 ok = False
             if ok:
