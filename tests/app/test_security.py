@@ -311,3 +311,22 @@ def test_submit_same_upload_concurrently_is_duplicate(
         f"judge.csv: the same content was submitted before (record {first.record['id'][:16]}); "
         "duplicates are not scored again"
     )
+
+
+def test_stored_upload_unreadable_content_not_logged(
+    sample_release, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stored upload that no longer parses is skipped with a log line naming the record,
+    never the file's content (the Space's logs are not the place for it either)."""
+    results = tmp_path / "r"
+    (results / "uploads").mkdir(parents=True)
+    (results / "records").mkdir()
+    name = f"{'ab' * 32}.csv"
+    (results / "uploads" / name).write_text(f"HF_TOKEN={SECRET}\nX=1\n", encoding="utf-8")
+    record = {"id": "cd" * 16, "kind": "judge", "space": {"key": "k", "uploads": [name]}}
+    (results / "records" / f"{record['id']}.json").write_text(json.dumps(record))
+    caplog.set_level(logging.WARNING)
+    config = SpaceConfig(results_dir=results, resamples=10)
+    SpaceState(sample_release, results, config, background=False, analyses=False)
+    assert f"stored upload of record {record['id'][:16]} cannot be read" in caplog.text
+    assert SECRET not in caplog.text and "HF_TOKEN" not in caplog.text

@@ -198,8 +198,12 @@ class SpaceState:
                 sub = scoring.parse_submission(
                     paths[0].read_bytes(), f"stored{paths[0].suffix}", self.release, "judge"
                 )
-            except (InputError, ValueError) as exc:
-                log.warning("stored upload of record %s no longer parses: %s", rid[:16], exc)
+            except (InputError, ValueError, OSError) as exc:  # the file's content is not logged
+                log.warning(
+                    "stored upload of record %s cannot be read as judge labels (%s)",
+                    rid[:16],
+                    type(exc).__name__,
+                )
                 return
             labels = sub.labels
         if labels is None:
