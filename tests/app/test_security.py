@@ -198,6 +198,7 @@ def test_compare_api_other_users_upload_only_by_board_id(launch, judge_csv: Path
     (app.results / "records" / f"{hidden['id']}.json").write_text(json.dumps(hidden))
     app.state.store.reload()
     assert hidden["id"] not in app.state.board_judge_ids()
+    assert hidden["id"] not in [token for _, token in app.state.compare_choices()]
     for token in (hidden["id"], hidden["id"][:8], record["submission"]["content_hash"]):
         result = client.predict(token, "physicians", "core", api_name="/compare")
         assert set(result) == {"error"} and "not a paper evaluator" in result["error"], token

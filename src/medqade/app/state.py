@@ -39,6 +39,7 @@ from medqade.release import Release
 from medqade.scoring import board
 from medqade.scoring import compare as compare_mod
 from medqade.scoring.duplicates import reference_match
+from medqade.scoring.leaderboard import on_board
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -262,13 +263,14 @@ class SpaceState:
 
     def compare_choices(self) -> list[tuple[str, str]]:
         """``(label, token)`` of every judge row a Compare view can pick: the physicians,
-        the paper evaluators, the baselines and the stored judge submissions."""
+        the paper evaluators, the baselines and the stored judge submissions the leaderboard
+        shows (those :meth:`compare` accepts)."""
         roster = self.release.roster
         out = [("Physicians (leave-one-out, core)", compare_mod.PHYSICIANS)]
         out += [(f"{m.name} (paper)", m.id) for m in roster.evaluators]
         out += [(f"{b.name} (baseline)", b.id) for b in scoring.BASELINES]
         for r in self.store.records():
-            if r.get("kind") == "judge" and self.store.upload_paths(r):
+            if on_board(r) and self.store.upload_paths(r):
                 name = str((r.get("meta") or {}).get("name") or "submission")
                 out.append((f"{name} (submitted, {str(r['id'])[:8]})", str(r["id"])))
         return out
@@ -282,7 +284,10 @@ class SpaceState:
         is compared through its stored upload, found by its id). They are never paths."""
         a, b = (compare_mod.check_token(str(t or "")) for t in (a, b))  # before any work
         shown = self.board_judge_ids()
-        records = [r for r in self.records() if str(r.get("id")) in shown]
+        # model-answer records stay, to be refused as "not a judge" by name
+        records = [
+            r for r in self.records() if str(r.get("id")) in shown or r.get("kind") != "judge"
+        ]
         uploads = {
             str(r["id"]): paths[0]
             for r in self.store.records()
@@ -297,7 +302,7 @@ class SpaceState:
 
     def board_judge_ids(self) -> set[str]:
         """The record ids of the judge rows the leaderboard shows, in either view."""
-        return {str(i) for view in ("core", "full") for i in self.boards(view).judges["id"]}
+        return {str(r.get("id")) for r in self.records() if on_board(r)}
 
     def _remember_upload(self, path: str | os.PathLike[str], record_id: str) -> None:
         """Keep which record an upload path was stored as (the last :data:`REMEMBERED`):
