@@ -331,3 +331,21 @@ def test_stored_upload_unreadable_content_not_logged(
     SpaceState(sample_release, results, config, background=False, analyses=False)
     assert f"stored upload of record {record['id'][:16]} cannot be read" in caplog.text
     assert SECRET not in caplog.text and "HF_TOKEN" not in caplog.text
+
+
+def test_space_read_only_results_folder_keeps_reference_rows(
+    sample_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog
+) -> None:
+    """The reference rows' cache cannot be written: the Space still shows them (the cache is
+    only a shortcut), and the log says why it was not written."""
+
+    def refuse(path: Path, data: bytes) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    monkeypatch.setattr(atomic, "write_bytes", refuse)
+    caplog.set_level(logging.WARNING)
+    config = SpaceConfig(results_dir=tmp_path / "r", resamples=10)
+    state = SpaceState(sample_release, tmp_path / "r", config, background=False, analyses=False)
+    sources = {str((r.get("meta") or {}).get("source")) for r in state.records()}
+    assert {"paper", "physicians"} <= sources
+    assert "reference rows not cached in reference (Read-only file system)" in caplog.text
