@@ -296,24 +296,6 @@ def test_submit_results_folder_unwritable_not_stored(
     assert state.submit(judge_csv, "judge", {"name": "x"}, None).ok  # not held as a duplicate
 
 
-def test_submit_same_upload_concurrently_is_duplicate(
-    sample_release, judge_csv: Path, tmp_path: Path
-) -> None:
-    """Gradio gives identical uploads one path; the first request deletes it once read, so
-    the second finds it gone: it is told it duplicates the stored record."""
-    config = SpaceConfig(results_dir=tmp_path / "r", resamples=10)
-    state = SpaceState(sample_release, tmp_path / "r", config, background=False, analyses=False)
-    first = state.submit(judge_csv, "judge", {"name": "x"}, None)
-    assert first.ok and first.record is not None
-    judge_csv.unlink()  # what the first request's handler does once it has read the upload
-    second = state.submit(judge_csv, "judge", {"name": "x"}, None)
-    assert not second.ok
-    assert second.message == (
-        f"judge.csv: the same content was submitted before (record {first.record['id'][:16]}); "
-        "duplicates are not scored again"
-    )
-
-
 def test_stored_upload_unreadable_content_not_logged(
     sample_release, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
