@@ -275,25 +275,27 @@ def test_submit_server_path_as_file_refused(
 
 @pytest.mark.parametrize("code", [errno.EROFS, errno.ENOSPC])
 def test_submit_results_folder_unwritable_not_stored(
-    sample_release, judge_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+    launch, judge_csv: Path, monkeypatch: pytest.MonkeyPatch, code: int
 ) -> None:
-    """A read-only or full results folder: a clear message that the submission was not
-    stored (tests may run as root, where chmod does not stop writes: the write raises)."""
-    config = SpaceConfig(results_dir=tmp_path / "r", resamples=10)
-    state = SpaceState(sample_release, tmp_path / "r", config, background=False, analyses=False)
+    """A read-only or full results folder: /submit says the submission was not stored and
+    what to do, not "Error" (tests may run as root, where chmod does not stop writes: the
+    write itself raises)."""
+    app = launch()
     real = atomic.write_bytes
 
     def refuse(path: Path, data: bytes) -> None:
         raise OSError(code, os.strerror(code), str(path))
 
     monkeypatch.setattr(atomic, "write_bytes", refuse)
-    outcome = state.submit(judge_csv, "judge", {"name": "x"}, None)
-    assert not outcome.ok
-    assert f"({os.strerror(code)}), so the submission was not stored" in outcome.message
-    assert "Submit it again later" in outcome.message and str(tmp_path) not in outcome.message
-    assert state.store.records() == []
+    client = app.client()
+    status, result, _ = client.predict(*submit_args(judge_csv), api_name="/submit")
+    assert status.startswith("Not accepted: judge.csv: the file was checked and scored")
+    assert f"({os.strerror(code)}), so the submission was not stored" in status
+    assert "Submit it again later" in status and str(app.results) not in status
+    assert result["record"] is None and app.state.store.records() == []
     monkeypatch.setattr(atomic, "write_bytes", real)
-    assert state.submit(judge_csv, "judge", {"name": "x"}, None).ok  # not held as a duplicate
+    status, _, _ = client.predict(*submit_args(judge_csv), api_name="/submit")
+    assert status.startswith("Accepted"), status  # not held for a duplicate
 
 
 def test_stored_upload_unreadable_content_not_logged(
