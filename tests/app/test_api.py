@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from .helpers import Running, judge_variant, submit_args
 
 PUBLIC = {"/leaderboard", "/submit", "/browse", "/item", "/compare"}
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "space.md"
 
 
 def test_api_endpoints_named_documented_and_internal_hidden(launch) -> None:
@@ -17,6 +19,13 @@ def test_api_endpoints_named_documented_and_internal_hidden(launch) -> None:
     assert info["unnamed_endpoints"] == {}
     for name in PUBLIC:
         assert info["named_endpoints"][name]["description"], name
+
+
+def test_api_endpoints_listed_in_docs() -> None:
+    """docs/space.md has one row per public endpoint (PUBLIC is the server's set, above)."""
+    text = DOCS.read_text(encoding="utf-8")
+    api = text[text.index("## API") : text.index("## Storage")]
+    assert set(re.findall(r"^\| `(/\w+)` \|", api, flags=re.MULTILINE)) == PUBLIC
 
 
 def test_leaderboard_lists_reference_rows(launch) -> None:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from medqade.app.store import RateLimit, ResultsStore
 
@@ -43,3 +50,38 @@ def test_twenty_concurrent_submissions_all_land(launch, sample_release, tmp_path
     judges, _ = app.client().predict("core", "Judge", api_name="/leaderboard")
     names = sorted(row[judges["headers"].index("name")] for row in judges["data"])
     assert names == [f"Judge {k:02d}" for k in range(N)]
+
+
+def test_two_identical_uploads_at_once_one_is_duplicate(
+    launch, judge_csv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both requests upload the same file, which Gradio keeps at one path; the first deletes
+    it once read, and the second (held until then) is told it duplicates the stored record,
+    not that the upload is gone."""
+    app = launch()
+    real = app.state.submit
+    both_uploaded = threading.Barrier(2, timeout=60)
+    order = itertools.count()
+
+    def gated(path: str, *args: Any, **kwargs: Any) -> Any:
+        both_uploaded.wait()
+        if next(order) == 1:  # the second waits for the first request to delete the upload
+            deadline = time.monotonic() + 60
+            while os.path.exists(path) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(app.state, "submit", gated)
+    clients = [app.client() for _ in range(2)]
+
+    def send(k: int) -> str:
+        return str(clients[k].predict(*submit_args(judge_csv), api_name="/submit")[0])
+
+    with ThreadPoolExecutor(2) as pool:
+        statuses = sorted(pool.map(send, range(2)))
+    assert statuses[0].startswith("Accepted"), statuses
+    (record,) = app.state.store.records()
+    assert statuses[1] == (
+        f"Not accepted: judge.csv: the same content was submitted before (record "
+        f"{record['id'][:16]}); duplicates are not scored again"
+    )

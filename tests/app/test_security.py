@@ -2,18 +2,63 @@
 
 from __future__ import annotations
 
+import copy
+import errno
 import json
 import logging
+import os
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
+import gradio as gr
+import httpx
 import pytest
 
-from medqade import scoring
+from medqade import atomic, scoring
 from medqade.app import views
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
 
-from .helpers import IMG, SCRIPT, judge_variant, submit_args
+from .helpers import IMG, SCRIPT, Running, judge_variant, submit_args
+
+SECRET = "hf_NEVERshownSECRET0123456789"
+LONG = "x" * 60_000
+
+
+def _handler(demo: Any, name: str) -> Any:
+    """The function of the (private) event handler ``name``, e.g. a deep-link loader."""
+    return next(f.fn for f in demo.fns.values() if f.name == name)
+
+
+def _request(**params: str) -> Any:
+    return SimpleNamespace(query_params=params)
+
+
+def _stored(app: Running, judge_csv: Path) -> dict[str, Any]:
+    """Another user's accepted judge submission in ``app``'s results folder."""
+    outcome = app.state.submit(judge_csv, "judge", {"name": "Someone"}, "someone-else")
+    assert outcome.ok, outcome.message
+    return outcome.record
+
+
+def _hostile(app: Running, tmp_path: Path, record: dict[str, Any]) -> list[str]:
+    """Server paths a visitor may try: the environment, a dotfile with a token, absolute,
+    relative and traversal paths, another user's stored upload (and its name)."""
+    env = tmp_path / ".env"
+    env.write_text(f"HF_TOKEN={SECRET}\n", encoding="utf-8")
+    upload = app.results / "uploads" / record["space"]["uploads"][0]
+    return [
+        "/proc/self/environ",
+        "../" * 12 + "proc/self/environ",
+        str(env),
+        os.path.relpath(env),
+        str(upload),
+        os.path.relpath(upload),
+        "../" * 12 + str(upload).lstrip("/"),
+        f"uploads/{upload.name}",
+        upload.name,
+    ]
 
 
 def test_plain_escapes_markup() -> None:
@@ -111,3 +156,180 @@ def test_no_secrets_or_account_names_in_results_or_logs(
     assert secret.encode() not in blob and b"some-hf-user" not in blob
     assert state.account("some-hf-user").encode() in blob
     assert secret not in caplog.text
+
+
+def test_compare_api_server_path_refused(
+    launch, judge_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/compare takes row ids only: no path (server file, dotfile, stored upload) is opened."""
+    monkeypatch.setenv("HF_TOKEN", SECRET)
+    app = launch()
+    record = _stored(app, judge_csv)
+    client = app.client()
+    for token in [*_hostile(app, tmp_path, record), str(judge_csv.resolve())]:
+        for a, b in ((token, "physicians"), ("physicians", token)):
+            result = client.predict(a, b, "core", api_name="/compare")
+            assert set(result) == {"error"}, token
+            assert "not a paper evaluator" in result["error"], token
+            assert SECRET not in json.dumps(result) and "HF_TOKEN" not in json.dumps(result)
+
+
+def test_compare_api_long_value_refused(launch) -> None:
+    result = launch().client().predict(LONG, "physicians", "core", api_name="/compare")
+    assert result == {
+        "error": "a judge row id has at most 200 characters, got 60,000; pick a row from the "
+        "list (a paper evaluator id, 'physicians', a baseline id or a record id)"
+    }
+
+
+def test_compare_api_other_users_upload_only_by_board_id(launch, judge_csv: Path) -> None:
+    """Another user's submission is compared by the id of its public leaderboard row; a
+    stored record the leaderboard does not show cannot be named, nor can its upload."""
+    app = launch()
+    record = _stored(app, judge_csv)
+    client = app.client()
+    shown = client.predict(record["id"], "physicians", "core", api_name="/compare")
+    assert shown["a"] == {"token": record["id"], "name": "Someone", "source": "submission"}
+    hidden = copy.deepcopy(record)
+    hidden["id"] = "f" * 32
+    hidden["space"]["key"] = "another-key"
+    for block in ("core", "full"):
+        hidden.pop(block, None)  # a record without a block has no leaderboard row
+    (app.results / "records" / f"{hidden['id']}.json").write_text(json.dumps(hidden))
+    app.state.store.reload()
+    assert hidden["id"] not in app.state.board_judge_ids()
+    assert hidden["id"] not in [token for _, token in app.state.compare_choices()]
+    for token in (hidden["id"], hidden["id"][:8], record["submission"]["content_hash"]):
+        result = client.predict(token, "physicians", "core", api_name="/compare")
+        assert set(result) == {"error"} and "not a paper evaluator" in result["error"], token
+
+
+def test_compare_deep_link_path_refused(
+    launch, judge_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``?tab=compare&a=...&b=...`` with a path or a 60,000-character value: one readable
+    message, the overlong value not put into the list, no file opened."""
+    monkeypatch.setenv("HF_TOKEN", SECRET)
+    app = launch()
+    record = _stored(app, judge_csv)
+    from_url = _handler(app.demo, "from_url")
+    for token in _hostile(app, tmp_path, record):
+        a, b, _, summary, *_ = from_url(_request(tab="compare", a=token, b="physicians"))
+        assert (a, b) == (token, "physicians")
+        assert "Cannot compare" in summary and "not a paper evaluator" in summary
+        assert SECRET not in summary
+    a, b, _, summary, *_ = from_url(_request(tab="compare", a=LONG, b=LONG))
+    assert a == b == gr.skip()
+    assert "at most 200 characters, got 60,000" in summary and LONG not in summary
+
+
+def test_item_api_and_deep_link_long_id_refused(launch) -> None:
+    app = launch()
+    header, _, _ = app.client().predict(LONG, False, api_name="/item")
+    assert "at most 200 characters (this one has 60,000)" in header and LONG not in header
+    _, item_id, html = _handler(app.demo, "deep_link")(_request(item=LONG), False)
+    assert item_id == gr.skip() and "at most 200 characters" in html and LONG not in html
+
+
+def test_read_endpoints_hostile_strings_open_nothing(
+    launch, judge_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/leaderboard, /browse and /item treat paths and overlong values as text: no match."""
+    monkeypatch.setenv("HF_TOKEN", SECRET)
+    app = launch()
+    record = _stored(app, judge_csv)
+    client = app.client()
+    for token in [*_hostile(app, tmp_path, record), LONG]:
+        judges, models = client.predict("core", token, api_name="/leaderboard")
+        assert judges["data"] == [] and models["data"] == [], token[:80]
+        count, rows = client.predict(
+            "all", "all", "all", "all", [], None, token, api_name="/browse"
+        )
+        assert count.startswith("0 of") and rows["data"] in ([], [[""]] * len(rows["data"]))
+        header, _, _ = client.predict(token, False, api_name="/item")
+        assert "No question set" in header or "at most 200 characters" in header
+        for text in (json.dumps(judges), json.dumps(rows), header):
+            assert SECRET not in text
+
+
+def test_submit_server_path_as_file_refused(
+    launch, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/submit's file is a Gradio upload: a server path sent in its place is refused by
+    Gradio before the handler runs, and nothing of the file comes back."""
+    monkeypatch.setenv("HF_TOKEN", SECRET)
+    app = launch()
+    env = tmp_path / ".env"
+    env.write_text(f"HF_TOKEN={SECRET}\n", encoding="utf-8")
+    form = ["judge", "x", "", "", None, "", "", "", "", "", "", False, None]
+    with httpx.Client(base_url=app.url, timeout=60) as http:
+        for path in ("/proc/self/environ", str(env), "../" * 12 + "proc/self/environ"):
+            data = [{"path": path, "meta": {"_type": "gradio.FileData"}}, *form]
+            started = http.post("gradio_api/call/submit", json={"data": data})
+            assert started.status_code == 200
+            event = started.json()["event_id"]
+            answer = http.get(f"gradio_api/call/submit/{event}").text
+            assert "event: error" in answer and SECRET not in answer, answer
+    assert app.state.store.records() == []
+
+
+@pytest.mark.parametrize("code", [errno.EROFS, errno.ENOSPC])
+def test_submit_results_folder_unwritable_not_stored(
+    launch, judge_csv: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    """A read-only or full results folder: /submit says the submission was not stored and
+    what to do, not "Error" (tests may run as root, where chmod does not stop writes: the
+    write itself raises)."""
+    app = launch()
+    real = atomic.write_bytes
+
+    def refuse(path: Path, data: bytes) -> None:
+        raise OSError(code, os.strerror(code), str(path))
+
+    monkeypatch.setattr(atomic, "write_bytes", refuse)
+    client = app.client()
+    status, result, _ = client.predict(*submit_args(judge_csv), api_name="/submit")
+    assert status.startswith("Not accepted: judge.csv: the file was checked and scored")
+    assert f"({os.strerror(code)}), so the submission was not stored" in status
+    assert "Submit it again later" in status and str(app.results) not in status
+    assert result["record"] is None and app.state.store.records() == []
+    monkeypatch.setattr(atomic, "write_bytes", real)
+    status, _, _ = client.predict(*submit_args(judge_csv), api_name="/submit")
+    assert status.startswith("Accepted"), status  # not held for a duplicate
+
+
+def test_stored_upload_unreadable_content_not_logged(
+    sample_release, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stored upload that no longer parses is skipped with a log line naming the record,
+    never the file's content (the Space's logs are not the place for it either)."""
+    results = tmp_path / "r"
+    (results / "uploads").mkdir(parents=True)
+    (results / "records").mkdir()
+    name = f"{'ab' * 32}.csv"
+    (results / "uploads" / name).write_text(f"HF_TOKEN={SECRET}\nX=1\n", encoding="utf-8")
+    record = {"id": "cd" * 16, "kind": "judge", "space": {"key": "k", "uploads": [name]}}
+    (results / "records" / f"{record['id']}.json").write_text(json.dumps(record))
+    caplog.set_level(logging.WARNING)
+    config = SpaceConfig(results_dir=results, resamples=10)
+    SpaceState(sample_release, results, config, background=False, analyses=False)
+    assert f"stored upload of record {record['id'][:16]} cannot be read" in caplog.text
+    assert SECRET not in caplog.text and "HF_TOKEN" not in caplog.text
+
+
+def test_space_read_only_results_folder_keeps_reference_rows(
+    sample_release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog
+) -> None:
+    """The reference rows' cache cannot be written: the Space still shows them (the cache is
+    only a shortcut), and the log says why it was not written."""
+
+    def refuse(path: Path, data: bytes) -> None:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+
+    monkeypatch.setattr(atomic, "write_bytes", refuse)
+    caplog.set_level(logging.WARNING)
+    config = SpaceConfig(results_dir=tmp_path / "r", resamples=10)
+    state = SpaceState(sample_release, tmp_path / "r", config, background=False, analyses=False)
+    sources = {str((r.get("meta") or {}).get("source")) for r in state.records()}
+    assert {"paper", "physicians"} <= sources
+    assert "reference rows not cached in reference (Read-only file system)" in caplog.text

@@ -172,3 +172,63 @@ def test_leaderboard_cli_json_matches_score_and_reproduce(
     assert len(set(ranks.values())) > 1
     code, out, _ = _run(capsys, "leaderboard", *_board(full_dir, results))
     assert code == 0 and "| rank |" in out
+
+
+SECRET = "hf_NEVERshownSECRET0123456789"
+
+
+@pytest.mark.parametrize("case", ["absolute", "traversal", "proc_environ"])
+def test_resolve_path_refused(
+    full: Release,
+    write: Callable[[str, str | bytes], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    case: str,
+) -> None:
+    """A token naming a file, even a valid judge file, is an unknown id: never opened."""
+    path = write("judge.csv", judge_rows(full, B).to_csv(index=False)).resolve()
+    token = {
+        "absolute": str(path),
+        "traversal": "../" * 40 + str(path).lstrip("/"),
+        "proc_environ": "/proc/self/environ",
+    }[case]
+    monkeypatch.setenv("HF_TOKEN", SECRET)
+    with pytest.raises(CompareError, match="not a paper evaluator") as info:
+        resolve(full, token)
+    assert SECRET not in str(info.value) and "file" not in str(info.value)
+
+
+def test_resolve_long_token_refused(full: Release) -> None:
+    with pytest.raises(CompareError, match="at most 200 characters, got 60,000") as info:
+        resolve(full, "a" * 60_000)
+    assert "aaaa" not in str(info.value)
+
+
+def test_resolve_stored_upload_content_never_quoted(full: Release, tmp_path: Path) -> None:
+    """A stored record is compared through its upload; one that does not parse is refused
+    without a word of its content (column names included)."""
+    upload = tmp_path / "0123abcd.csv"
+    upload.write_text(f"HF_TOKEN={SECRET}\nOTHER=1\n", encoding="utf-8")
+    record = {"id": "0123abcd" * 4, "kind": "judge", "meta": {"name": "Stored judge"}}
+    with pytest.raises(CompareError, match="stored upload of record 0123abcd") as info:
+        resolve(full, "0123abcd", [record], {record["id"]: upload})
+    assert SECRET not in str(info.value) and "HF_TOKEN" not in str(info.value)
+
+
+def test_compare_cli_judge_file_read_by_the_command(
+    full: Release,
+    full_dir: Path,
+    results: Path,
+    write: Callable[[str, str | bytes], Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The CLI still takes a local judge file; rows are looked up first; a long argument
+    gets the library's message, not an OSError."""
+    path = write("B.csv", judge_rows(full, B).to_csv(index=False))
+    code, out, _ = _run(capsys, "compare", str(path), B, *_board(full_dir, results), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["a"]["source"] == "submission" and data["a"]["name"] == "B.csv"
+    assert data["difference"]["kappa"] == 0.0
+    code, _, err = _run(capsys, "compare", "x" * 60_000, B, *_board(full_dir, results))
+    assert code == 2 and "at most 200 characters" in err and "Traceback" not in err
+    code, _, err = _run(capsys, "compare", "no-such.csv", B, *_board(full_dir, results))
+    assert code == 2 and "or a judge submission file that exists" in err

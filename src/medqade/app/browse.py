@@ -44,6 +44,7 @@ FLAGS: Final = (FLAG_SPLIT, FLAG_UNRESOLVED, FLAG_JUDGE, FLAG_ALL_WRONG, FLAG_AB
 EXACT: Final = "exact match"
 NO_MATCH: Final = "no match"
 MAX_ROWS: Final = 500
+MAX_ID: Final = 200
 RESULT_COLUMNS: Final = ("item", "split", "tier", "lexical", "specialty", "question", "reference")
 
 Codes = npt.NDArray[np.int8]
@@ -267,9 +268,26 @@ class BrowseIndex:
         columns = [c for c in RESULT_COLUMNS if c != "specialty" or self.has_specialty]
         return self.table.iloc[idx[:limit]][columns].reset_index(drop=True), int(idx.size)
 
+    @staticmethod
+    def unknown_html(item_id: str) -> str:
+        """What an unknown item id shows (escaped; an overlong id is not repeated)."""
+        if len(item_id) > MAX_ID:
+            return (
+                f"<p>A question set id has at most {MAX_ID} characters (this one has "
+                f"{len(item_id):,}); search for the question in the list above.</p>"
+            )
+        return (
+            f"<p>No question set with id <code>{html.escape(item_id)}</code>; search for the "
+            "question in the list above.</p>"
+        )
+
     # --- one item -----------------------------------------------------------------------------
 
     def find(self, item_id: str) -> int | None:
+        """The row of ``item_id`` (only looked up, never a path); ``None`` when unknown or
+        longer than :data:`MAX_ID` characters."""
+        if len(item_id) > MAX_ID:
+            return None
         return self.row_of.get(item_id.strip())
 
     def triggers(

@@ -39,6 +39,7 @@ from medqade.release import Release
 from medqade.scoring import board
 from medqade.scoring import compare as compare_mod
 from medqade.scoring.duplicates import reference_match
+from medqade.scoring.leaderboard import on_board
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 LOCAL_ACCOUNT: Final = "local"
 FAMILY_OTHER: Final = "other"
 SHOWN_NAME: Final = re.compile(r"[^\w .,()+=@-]+")
+REMEMBERED: Final = 1024
 
 
 def display_name(path: str | os.PathLike[str], role: str = "submission") -> str:
@@ -131,6 +133,8 @@ class SpaceState:
         self._ranker = measures.Ranker()
         self._references: list[dict[str, Any]] | None = references
         self._judges_loaded: set[str] = set()
+        self._stored_uploads: dict[str, str] = {}
+        self._uploads_lock = threading.Lock()
         self.report: Future[Report] = Future()
         self._on_report = on_report
         self.ready = threading.Event()
@@ -195,8 +199,12 @@ class SpaceState:
                 sub = scoring.parse_submission(
                     paths[0].read_bytes(), f"stored{paths[0].suffix}", self.release, "judge"
                 )
-            except (InputError, ValueError) as exc:
-                log.warning("stored upload of record %s no longer parses: %s", rid[:16], exc)
+            except (InputError, ValueError, OSError) as exc:  # the file's content is not logged
+                log.warning(
+                    "stored upload of record %s cannot be read as judge labels (%s)",
+                    rid[:16],
+                    type(exc).__name__,
+                )
                 return
             labels = sub.labels
         if labels is None:
@@ -255,25 +263,35 @@ class SpaceState:
 
     def compare_choices(self) -> list[tuple[str, str]]:
         """``(label, token)`` of every judge row a Compare view can pick: the physicians,
-        the paper evaluators, the baselines and the stored judge submissions."""
+        the paper evaluators, the baselines and the stored judge submissions the leaderboard
+        shows (those :meth:`compare` accepts)."""
         roster = self.release.roster
         out = [("Physicians (leave-one-out, core)", compare_mod.PHYSICIANS)]
         out += [(f"{m.name} (paper)", m.id) for m in roster.evaluators]
         out += [(f"{b.name} (baseline)", b.id) for b in scoring.BASELINES]
         for r in self.store.records():
-            if r.get("kind") == "judge" and self.store.upload_paths(r):
+            if on_board(r) and self.store.upload_paths(r):
                 name = str((r.get("meta") or {}).get("name") or "submission")
                 out.append((f"{name} (submitted, {str(r['id'])[:8]})", str(r["id"])))
         return out
 
     def compare(self, a: str, b: str, view: str) -> compare_mod.Comparison:
         """Compare two judge rows on the same resamples as the leaderboard
-        (:mod:`medqade.scoring.compare`); raises ``ValueError`` with a readable message."""
-        records = self.records()
+        (:mod:`medqade.scoring.compare`); raises ``ValueError`` with a readable message.
+
+        ``a`` and ``b`` are row ids, looked up in a closed set: the paper evaluators, the
+        physicians, the baselines and the judge rows the leaderboard shows (a stored record
+        is compared through its stored upload, found by its id). They are never paths."""
+        a, b = (compare_mod.check_token(str(t or "")) for t in (a, b))  # before any work
+        shown = self.board_judge_ids()
+        # model-answer records stay, to be refused as "not a judge" by name
+        records = [
+            r for r in self.records() if str(r.get("id")) in shown or r.get("kind") != "judge"
+        ]
         uploads = {
             str(r["id"]): paths[0]
             for r in self.store.records()
-            if (paths := self.store.upload_paths(r))
+            if str(r.get("id")) in shown and (paths := self.store.upload_paths(r))
         }
         side_a, side_b = (
             compare_mod.resolve(self.release, t, records, uploads, self.limits) for t in (a, b)
@@ -281,6 +299,19 @@ class SpaceState:
         return compare_mod.compare(
             self.release, side_a, side_b, view, self.config.resamples, self.config.seed
         )
+
+    def board_judge_ids(self) -> set[str]:
+        """The record ids of the judge rows the leaderboard shows, in either view."""
+        return {str(r.get("id")) for r in self.records() if on_board(r)}
+
+    def _remember_upload(self, path: str | os.PathLike[str], record_id: str) -> None:
+        """Keep which record an upload path was stored as (the last :data:`REMEMBERED`):
+        Gradio gives identical uploads the same path, so a concurrent request for the same
+        file may find it deleted by the first, and is then told it is a duplicate."""
+        with self._uploads_lock:
+            self._stored_uploads[os.fspath(path)] = record_id
+            while len(self._stored_uploads) > REMEMBERED:
+                self._stored_uploads.pop(next(iter(self._stored_uploads)))
 
     def find_record(self, record_id: str) -> dict[str, Any] | None:
         for r in self.records():
@@ -329,6 +360,10 @@ class SpaceState:
                     )
                 content = Path(p).read_bytes()
             except FileNotFoundError:
+                with self._uploads_lock:
+                    stored = self._stored_uploads.get(os.fspath(p))
+                if stored is not None:  # the same file, read and stored by a request just now
+                    return Outcome(False, f"{shown}: {self.store.duplicate_message(stored)}")
                 return Outcome(
                     False,
                     f"{shown}: the uploaded file is no longer on the server (uploads are removed "
@@ -418,6 +453,18 @@ class SpaceState:
             self.store.add(record, uploads, aliases)
         except SubmissionRefused as exc:
             return Outcome(False, f"{shown}: {exc}", summary=sub.summary(), warnings=warnings)
+        except OSError as exc:  # a read-only or full results folder: nothing was written
+            log.error("the results folder cannot be written: %s", exc.strerror or exc)
+            return Outcome(
+                False,
+                f"{shown}: the file was checked and scored, but the Space cannot write its "
+                f"results folder now ({exc.strerror or type(exc).__name__}), so the submission "
+                "was not stored; nothing stored before was lost. Submit it again later, and if "
+                "this persists tell the Space's maintainers.",
+                summary=sub.summary(),
+                warnings=warnings,
+            )
+        self._remember_upload(path, str(record["id"]))
         self._register_judge(record, sub.labels)
         return Outcome(True, views.headline(record), record=record, warnings=warnings)
 

@@ -159,10 +159,15 @@ class ResultsStore:
         with self._lock:
             known = self._by_hash.get(key)
         if known is not None:
-            raise SubmissionRefused(
-                f"the same content was submitted before (record {known[:16]}); "
-                "duplicates are not scored again"
-            )
+            raise SubmissionRefused(self.duplicate_message(known))
+
+    @staticmethod
+    def duplicate_message(record_id: str) -> str:
+        """What a duplicate of the stored record ``record_id`` is told."""
+        return (
+            f"the same content was submitted before (record {record_id[:16]}); "
+            "duplicates are not scored again"
+        )
 
     def rate_refusal(self, account: str, aliases: Collection[str] = ()) -> str | None:
         """Why ``account`` (or one of its ``aliases``) may not submit now, or ``None``.

@@ -8,8 +8,8 @@ from typing import Any
 
 import gradio as gr
 
-from medqade.app import text, views
-from medqade.app.browse import ALL, FLAGS
+from medqade.app import text
+from medqade.app.browse import ALL, FLAGS, MAX_ID
 from medqade.app.context import HIDDEN, READS, TabContext, Table, empty
 
 
@@ -171,11 +171,7 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
         try:
             view = browse.view(item_id or "", bool(blind))
         except KeyError:
-            return (
-                f"<p>No question set with id <code>{views.plain(item_id)}</code>.</p>",
-                (empty()),
-                empty(),
-            )
+            return (browse.unknown_html(str(item_id or "")), empty(), empty())
         return view.header_html, view.answers, view.labels
 
     def item_ui(
@@ -185,7 +181,7 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
         try:
             view = browse.view(item_id or "", bool(blind), filters or [], judge)
         except KeyError:
-            return f"<p>No question set with id <code>{views.plain(item_id)}</code>.</p>"
+            return browse.unknown_html(str(item_id or ""))
         return view.html
 
     def open_selected(
@@ -207,7 +203,8 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
         item_id = str(request.query_params.get("item", "") or "") if request else ""
         if not item_id:
             return (gr.skip(), gr.skip(), gr.skip())
-        return (gr.update(selected="browse"), item_id, item_ui(item_id, blind))
+        shown = item_id if len(item_id) <= MAX_ID else gr.skip()  # an id is never a path
+        return (gr.update(selected="browse"), shown, item_ui(item_id, blind))
 
     with gr.Tab("Browse", id="browse", render_children=True) as tab:
         gr.Markdown(text.BROWSE_HELP)

@@ -13,6 +13,7 @@ from medqade.app import compare_views
 from medqade.app.context import READS, TabContext, frame
 from medqade.app.views import plain
 from medqade.problems import InputError
+from medqade.scoring.compare import MAX_TOKEN
 from medqade.scoring.upload import jsonable
 
 HELP = """\
@@ -48,7 +49,9 @@ class CompareTab:
             view = "full" if params.get("view") == "full" else "core"
             if params.get("tab") != "compare" or not a or not b:
                 return tuple(gr.skip() for _ in range(8))
-            return (a, b, view, *self.ui(a, b, view))
+            # the ids are only looked up (never paths); one too long is not put in the list
+            picked = tuple(t if len(t) <= MAX_TOKEN else gr.skip() for t in (a, b))
+            return (*picked, view, *self.ui(a, b, view))
 
         outputs = [self.a, self.b, self.view, self.summary, self.overall, self.slots]
         outputs += [self.tiers, self.disagreements]
@@ -87,8 +90,10 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
 
     def api(a: str, b: str, view: str) -> dict[str, Any]:
         """Compare judge rows `a` and `b` (a paper evaluator id, "physicians", a baseline id,
-        or a stored record id) on `view` ("core" or "full"): A - B of kappa, PA and PABAK with
-        paired 95% CIs, per slot, per tier, and the answers they label differently."""
+        or the record id of a judge row on the leaderboard; ids only, at most 200 characters,
+        never a file) on `view` ("core" or "full"): A - B of kappa, PA and PABAK with paired
+        95% CIs, per slot, per tier, and the answers they label differently. A side that
+        names no row gives {"error": message}."""
         try:
             out: dict[str, Any] = jsonable(st.compare(a, b, view or "core").to_dict())
         except (ValueError, InputError) as exc:

@@ -4,20 +4,33 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
-from medqade.commands._board import add_board_arguments, open_board
-from medqade.scoring.compare import Comparison, Difference, compare, resolve
+from medqade.commands._board import Board, add_board_arguments, open_board
+from medqade.scoring.compare import (
+    CompareError,
+    Comparison,
+    Difference,
+    Side,
+    compare,
+    resolve,
+    submission_side,
+)
+from medqade.scoring.submission import JUDGE, parse_submission
 from medqade.scoring.upload import jsonable
 
 NAME = "compare"
+LOCAL_FILE = "a judge submission file that exists"
 HELP = "Compare two judges (or a judge and the physicians) on the same questions, paired."
 
 EPILOG = """\
 A and B: a paper evaluator id (e.g. gemini-3-flash-preview), 'physicians' (the leave-one-out
 reference, core view only), a baseline id or name, a record id (or a prefix of 8+ characters)
-from the results folder, or a judge submission file. Differences are A minus B with paired 95%
-percentile intervals over the same question resamples.
+from the results folder, or a judge submission file. A row id is looked up first; an argument
+that names no row and is an existing file is read here, on your machine, as a judge submission
+(the Space takes row ids only). Differences are A minus B with paired 95% percentile intervals
+over the same question resamples.
 """
 
 
@@ -84,10 +97,32 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _local_file(arg: str) -> Path | None:
+    """``arg`` as an existing file of this machine, else ``None`` (also for a name the file
+    system refuses, e.g. one too long)."""
+    path = Path(arg)
+    try:
+        return path if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
+def side(board: Board, arg: str) -> Side:
+    """The side ``arg`` names: a row of the board (:func:`resolve`), else a judge file the
+    local user named, parsed here (the library never opens a path a token names)."""
+    try:
+        return resolve(board.release, arg, board.records, board.uploads, also=LOCAL_FILE)
+    except CompareError:
+        path = _local_file(arg)
+        if path is None:
+            raise
+    sub = parse_submission(path.read_bytes(), path.name, board.release, JUDGE)
+    return submission_side(arg, sub, str(sub.meta.get("name") or path.name))
+
+
 def run(args: argparse.Namespace) -> int:
     board = open_board(args)
-    side_a = resolve(board.release, args.a, board.records, board.uploads)
-    side_b = resolve(board.release, args.b, board.records, board.uploads)
+    side_a, side_b = side(board, args.a), side(board, args.b)
     result = compare(
         board.release, side_a, side_b, args.view, args.resamples, args.seed, args.limit
     )

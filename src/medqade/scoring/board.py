@@ -40,7 +40,8 @@ def cached_reference_records(
     release: Release, folder: Path | None, resamples: int, seed: int, margin: float
 ) -> list[dict[str, Any]]:
     """The reference records, read from the cache under ``folder`` or computed (and cached
-    there when ``folder`` is given)."""
+    there when ``folder`` is given and can be written; a read-only or full folder only
+    costs the computation next time)."""
     path = None if folder is None else reference_path(folder, release, resamples, seed, margin)
     if path is not None and path.is_file():
         try:
@@ -53,5 +54,12 @@ def cached_reference_records(
             log.warning("recomputing reference records: %s is not a list of records", path.name)
     refs = reference_records(release, resamples=resamples, seed=seed, margin=margin)
     if path is not None:
-        atomic.write_text(path, json.dumps(refs, ensure_ascii=False) + "\n")
+        try:
+            atomic.write_text(path, json.dumps(refs, ensure_ascii=False) + "\n")
+        except OSError as exc:  # a read-only or full folder: the rows are used uncached
+            log.warning(
+                "reference rows not cached in %s (%s); they are computed again next time",
+                path.parent.name,
+                exc.strerror or type(exc).__name__,
+            )
     return refs

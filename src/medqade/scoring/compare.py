@@ -1,8 +1,14 @@
 """Two labellers compared on the same questions: ``medqade compare`` and the Space's Compare.
 
 A side is a paper evaluator (its id), ``physicians`` (the leave-one-out reference), a
-baseline judge (its id or name), a result record (its id, or a unique prefix of at least 8
-characters, from the results folder or the reference rows) or a judge submission file. Both
+baseline judge (its id or name) or a judge row of the caller's board (its record id, or a
+unique prefix of at least 8 characters): :func:`resolve` looks a token up in that closed set
+only and never treats it as a path, so a token that names a file on the server is refused like
+any other unknown id. A token longer than :data:`MAX_TOKEN` characters is refused before any
+work. A stored record is compared through its stored upload, read by the caller's path (never
+one a token names); when that upload cannot be read or parsed, the message says so without
+quoting the file. A judge file the *local* user names is not a token either: the command layer
+(``medqade compare``) parses it and passes the :class:`Side` of :func:`submission_side`. Both
 sides are scored against the physician consensus on the view's items with the *same* question
 resamples (the seeds of :mod:`medqade.measures.seeds`), so the difference A - B of every
 statistic has a paired percentile interval (:func:`medqade.measures.paired.difference`): the
@@ -32,7 +38,13 @@ from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.schema import answer_id
 from medqade.scoring import context
 from medqade.scoring.baselines import BASELINES, baseline_labels
-from medqade.scoring.submission import DEFAULT_LIMITS, JUDGE, Limits, parse_submission
+from medqade.scoring.submission import (
+    DEFAULT_LIMITS,
+    JUDGE,
+    Limits,
+    Submission,
+    parse_submission,
+)
 
 if TYPE_CHECKING:
     from medqade.release import Release
@@ -41,6 +53,7 @@ Codes = npt.NDArray[np.int8]
 PHYSICIANS: Final = "physicians"
 VIEWS: Final = ("core", "full")
 MIN_PREFIX: Final = 8
+MAX_TOKEN: Final = 200
 METRICS: Final = measured.METRICS
 
 
@@ -67,6 +80,17 @@ class Side:
 
     def to_dict(self) -> dict[str, Any]:
         return {"token": self.token, "name": self.name, "source": self.source}
+
+
+def check_token(token: str) -> str:
+    """``token`` without surrounding blanks; :class:`CompareError` when it is longer than
+    :data:`MAX_TOKEN` characters (no row id is), before anything is looked up."""
+    if len(token) > MAX_TOKEN:
+        raise CompareError(
+            f"a judge row id has at most {MAX_TOKEN} characters, got {len(token):,}; pick a "
+            "row from the list (a paper evaluator id, 'physicians', a baseline id or a record id)"
+        )
+    return token.strip()
 
 
 def _record_side(
@@ -103,7 +127,14 @@ def _record_side(
     path = uploads.get(rid)
     if path is None:
         raise CompareError(f"record {rid[:16]} ({name}) has no stored upload to compare")
-    return _file_side(release, token, path, limits, name=name)
+    try:
+        sub = parse_submission(path.read_bytes(), f"stored{path.suffix}", release, JUDGE, limits)
+    except (OSError, ValueError) as exc:  # InputError is a ValueError; never quote the file
+        raise CompareError(
+            f"the stored upload of record {rid[:16]} ({name}) cannot be read as judge labels "
+            f"({type(exc).__name__}); compare another row, or ask the Space's maintainers"
+        ) from None
+    return submission_side(token, sub, name)
 
 
 def _evaluator_side(release: Release, token: str, evaluator: str) -> Side:
@@ -111,15 +142,14 @@ def _evaluator_side(release: Release, token: str, evaluator: str) -> Side:
     return Side(token, release.roster.name(evaluator), "paper", release.evaluator_labels[k])
 
 
-def _file_side(
-    release: Release, token: str, path: Path, limits: Limits, name: str | None = None
-) -> Side:
-    sub = parse_submission(path.read_bytes(), path.name, release, JUDGE, limits)
-    if sub.labels is None:  # pragma: no cover - a judge submission always has labels
-        raise CompareError(f"{path.name}: no judge labels")
+def submission_side(token: str, sub: Submission, name: str) -> Side:
+    """The :class:`Side` of a parsed judge submission (a stored record's upload, or a file the
+    local user named on the command line, parsed there); ``name`` is shown unless the
+    submission's own metadata names it."""
+    if sub.labels is None:
+        raise CompareError(f"{name} holds model answers, not judge labels; compare a judge")
     labels = np.where(sub.present, sub.labels, vocab.MISSING_CODE).astype(np.int8)
-    shown = name or str(sub.meta.get("name") or path.name)
-    return Side(token, shown, "submission", labels)
+    return Side(token, name, "submission", labels)
 
 
 def resolve(
@@ -128,14 +158,17 @@ def resolve(
     records: Sequence[Mapping[str, Any]] = (),
     uploads: Mapping[str, Path] | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    also: str = "",
 ) -> Side:
     """The :class:`Side` that ``token`` names (module docstring for what it may be).
 
-    ``records`` are the known result records (reference rows and stored submissions) and
-    ``uploads`` the stored upload of each record id. Raises :class:`CompareError` (a message
-    naming what is accepted) or :class:`~medqade.problems.InputError` for a bad file.
+    ``records`` are the rows of the caller's board (reference rows and stored submissions; a
+    record not among them cannot be named) and ``uploads`` the stored upload of each record
+    id. ``token`` is only ever compared with those ids and names, never opened. Raises
+    :class:`CompareError` with a message naming what is accepted (and ``also``, what the
+    caller accepts besides, e.g. the CLI's local judge file).
     """
-    token = token.strip()
+    token = check_token(token)
     roster = release.roster
     if token.casefold() == PHYSICIANS:
         return Side(token, "Physicians (leave-one-out)", PHYSICIANS, None)
@@ -144,16 +177,18 @@ def resolve(
     for base in BASELINES:
         if token.casefold() in (base.id.casefold(), base.name.casefold()):
             return Side(token, base.name, "baseline", baseline_labels(release, base))
-    path = Path(token)
-    if path.is_file():
-        return _file_side(release, token, path, limits)
     side = _record_side(release, token, records, uploads or {}, limits)
     if side is not None:
         return side
+    accepted = [
+        f"a paper evaluator ({', '.join(roster.evaluator_ids)})",
+        f"'{PHYSICIANS}'",
+        f"a baseline ({', '.join(b.id for b in BASELINES)})",
+        "the record id of a judge row on the leaderboard (at least 8 characters)",
+        *([also] if also else []),
+    ]
     raise CompareError(
-        f"{token!r} is not a paper evaluator ({', '.join(roster.evaluator_ids)}), "
-        f"'{PHYSICIANS}', a baseline ({', '.join(b.id for b in BASELINES)}), a record id "
-        "in the results folder (at least 8 characters), or a judge file that exists"
+        f"{token!r} is not {', '.join(accepted[:-1])} or {accepted[-1]}; give one of these"
     )
 
 
@@ -267,7 +302,7 @@ def compare(
     ``limit`` caps the listed disagreements (their number is always complete).
     """
     if view not in VIEWS:
-        raise CompareError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
+        raise CompareError(f"view must be one of {', '.join(VIEWS)}, got {view[:20]!r}")
     if resamples < 1:
         raise CompareError(f"a paired comparison needs resamples >= 1, got {resamples}")
     if view == "full" and (a.is_physicians or b.is_physicians):
@@ -339,4 +374,15 @@ def compare(
     )
 
 
-__all__ = ["PHYSICIANS", "CompareError", "Comparison", "Difference", "Side", "compare", "resolve"]
+__all__ = [
+    "MAX_TOKEN",
+    "PHYSICIANS",
+    "CompareError",
+    "Comparison",
+    "Difference",
+    "Side",
+    "check_token",
+    "compare",
+    "resolve",
+    "submission_side",
+]

@@ -196,13 +196,23 @@ def _self_bias(record: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _judge_block(record: Mapping[str, Any], view: str) -> tuple[Any, str]:
+    """The block of numbers a judge row of ``view`` shows, and its scope."""
+    block = record.get(view)
+    if not block and view == "full" and PHYSICIAN_FLAG in set(record.get("flags", ())):
+        return record.get("core"), "core"  # the ceiling exists only on the core
+    return block, view
+
+
+def on_board(record: Mapping[str, Any]) -> bool:
+    """Whether :func:`leaderboard` shows ``record`` as a judge row in either view."""
+    return record.get("kind") == "judge" and any(_judge_block(record, v)[0] for v in VIEWS)
+
+
 def _judge_row(
     record: Mapping[str, Any], view: str, metric: str, margin: float
 ) -> dict[str, Any] | None:
-    scope = view
-    block = record.get(view)
-    if not block and view == "full" and PHYSICIAN_FLAG in set(record.get("flags", ())):
-        block, scope = record.get("core"), "core"  # the ceiling exists only on the core
+    block, scope = _judge_block(record, view)
     if not block:
         return None
     row = _common(record, scope)
