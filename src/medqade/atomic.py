@@ -485,7 +485,7 @@ def check_file(target: Path, output: FileOutput) -> Path:
             what = (
                 "holds rows this import did not make"
                 if output.table
-                else f"is not the {output.kind} this command wrote earlier"
+                else f"was not written by medqade as a {output.kind}"
             )
             raise OutputRefused(f"{where} exists and {what}; {output.fix}")
     return target

@@ -783,7 +783,7 @@ def table_output(
 
     The output policy of :func:`medqade.atomic.check_file`: never a link, a folder, an input,
     a build file or another table of a raw release. An existing file needs ``append`` (its
-    rows are kept) or ``replace``; ``replace`` overwrites only a table of this kind (one with
+    rows are kept) or ``replace``; both change only a table of this kind (one whose header has
     every column in ``columns``), never any other file.
     """
     if append and replace:
@@ -800,14 +800,14 @@ def table_output(
         fix=TABLE_FIX,
     )
     checked = atomic.check_file(path, output)
-    if replace and checked.exists():
+    if (append or replace) and checked.exists():
         first = checked.read_bytes().split(b"\n", 1)[0].decode("utf-8", "replace")
         header = {c.strip().lstrip("\ufeff") for c in first.split(",")}
         lacking = [c for c in columns if c not in header]
         if lacking:
             raise atomic.OutputRefused(
                 f"{option} {path} is not a {table} table (no column {lacking[0]!r}); "
-                "--replace overwrites only such a table: choose another path"
+                "--append and --replace change only such a table: choose another path"
             )
     return path
 
