@@ -468,27 +468,38 @@ def check_file(target: Path, output: FileOutput) -> Path:
             "choose another path"
         )
     for folder in real.parents:
-        what = guarded(folder)
-        if what is None:
+        kind = guarded(folder)
+        if kind is None:
             continue
         own_table = f"{output.table}.csv"
-        if what == "a raw release" and folder == real.parent and real.name == own_table:
+        if kind == "a raw release" and folder == real.parent and real.name == own_table:
             continue
         fix = (
             f"it may only import into {folder / own_table}, or choose a path outside it"
-            if what == "a raw release" and output.table
+            if kind == "a raw release" and output.table
             else "choose a path outside it"
         )
-        raise OutputRefused(f"{where} lies inside {what} ({folder}); {fix}")
-    if target.exists() and not output.change:
-        if output.owned is None or not output.owned(target):
-            what = (
-                "holds rows this import did not make"
-                if output.table
-                else f"was not written by medqade as a {output.kind}"
-            )
-            raise OutputRefused(f"{where} exists and {what}; {output.fix}")
+        raise OutputRefused(f"{where} lies inside {kind} ({folder}); {fix}")
+    ours = output.owned is not None and output.owned(target)
+    if target.exists() and not output.change and not ours:
+        what = (
+            "holds rows this import did not make"
+            if output.table
+            else f"was not written by medqade as a {output.kind}"
+        )
+        raise OutputRefused(f"{where} exists and {what}; {output.fix}")
     return target
+
+
+def first_json_line_has(path: Path, keys: Sequence[str]) -> bool:
+    """Whether the first line of ``path`` is a JSON object with every key in ``keys`` (how a
+    command recognises its own earlier JSON-lines output)."""
+    try:
+        with Path(path).open("rb") as fh:
+            data = json.loads(fh.readline(1 << 20))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and all(k in data for k in keys)
 
 
 @dataclass(frozen=True)

@@ -848,7 +848,9 @@ def import_export(
     read = [(export, "the Label Studio export"), *inputs]
     if raw is not None:
         read += [(p, f"the raw release's {p.name}") for p in _raw_tables(Path(raw))]
-    outputs = [("--out", Path(ratings_out), "ratings", RATING_COLUMNS)]
+    outputs: list[tuple[str, Path, str, tuple[str, ...]]] = [
+        ("--out", Path(ratings_out), "ratings", RATING_COLUMNS)
+    ]
     if difficulty_out is not None:
         outputs.append(("--difficulty-out", Path(difficulty_out), "difficulty", DIFFICULTY_COLUMNS))
         same = Path(ratings_out).resolve() == Path(difficulty_out).resolve()
@@ -877,7 +879,10 @@ def import_export(
         raw=None if raw is None else load_raw_texts(raw),
     )
     keys = ["question_id", "model", "rater"] + (["round"] if round == vocab.RERATING else [])
-    frames = {"ratings": (result.ratings, keys), "difficulty": (result.difficulty, ["question_id", "rater"])}
+    frames = {
+        "ratings": (result.ratings, keys),
+        "difficulty": (result.difficulty, ["question_id", "rater"]),
+    }
     planned = []
     for option, path, table, _ in outputs:
         frame, table_keys = frames[table]
@@ -900,9 +905,9 @@ __all__ = [
     "check_rater_map",
     "convert",
     "import_export",
-    "merge",
-    "table_output",
     "load_export",
     "load_rater_map",
     "load_raw_texts",
+    "merge",
+    "table_output",
 ]
