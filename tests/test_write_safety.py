@@ -720,3 +720,17 @@ def test_every_writer_changes_nothing_it_did_not_make(
             assert path == f"raw/{OWN_TABLE.get(writer, '-')}", (writer, target, new)
     if rc == 2:
         assert new == [], (writer, target, new, err)
+
+
+def test_write_bytes_error_names_the_target_not_the_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "report.md"
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError(13, "Permission denied", str(tmp_path / ".report.md.x1.tmp"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(PermissionError) as info:
+        atomic.write_bytes(target, b"x")
+    assert info.value.filename == str(target)
