@@ -180,8 +180,8 @@ def check_target(target: Path, output: Output) -> Path:
 
     Raises :class:`OutputRefused` (one line: why, and what to do) for the working folder or a
     folder that contains it, an input of the command or a folder that contains one or lies
-    inside one, a link, a file, and a non-empty folder whose files are not all vouched for by
-    a manifest of ``output.kind``.
+    inside one, a path inside a build or a raw release (:func:`guarded`), a link, a file, and
+    a non-empty folder whose files are not all vouched for by a manifest of ``output.kind``.
     """
     where = f"{output.option} {target}"
     target = Path(os.path.abspath(target))
