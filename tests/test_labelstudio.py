@@ -499,7 +499,10 @@ def test_main_import_labelstudio_round_and_append(
     ratings = tmp_path / "ratings.csv"
     base = ["--out", str(ratings), "--rater-map", str(RATER_MAP)]
     assert main(["import-labelstudio", str(PRIMARY), *base]) == 0
-    assert main(["import-labelstudio", str(ADJUDICATION), *base, "--round", "adjudication"]) == 0
+    argv = ["import-labelstudio", str(ADJUDICATION), *base, "--round", "adjudication"]
+    assert main(argv) == 2  # an existing table needs --append or --replace
+    assert "pass --append to add the rows to it, or --replace" in capsys.readouterr().err
+    assert main([*argv, "--replace"]) == 0
     assert len(_csv_rows(ratings)[1]) == 5  # replaced, not appended
     assert main(["import-labelstudio", str(PRIMARY), *base, "--append"]) == 0
     assert _csv_rows(ratings)[1] == _sample_rows("ratings.csv")
@@ -852,7 +855,7 @@ def test_main_import_labelstudio_checks_the_raw_release_of_out(
     export = tmp_path / "export.json"
     export.write_text(json.dumps(tasks), encoding="utf-8")
     before = (raw / "ratings.csv").read_bytes()
-    assert main(["import-labelstudio", str(export), *argv]) == 2
+    assert main(["import-labelstudio", str(export), *argv, "--replace"]) == 2
     assert "task 1, column 'data.resp_1': data.resp_1 is not the raw release's answer" in (
         capsys.readouterr().err
     )

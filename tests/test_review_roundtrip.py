@@ -204,8 +204,12 @@ def test_import_refuses_to_overwrite_a_file_that_is_not_a_reviews_table(
 ) -> None:
     target = tmp_path / "ratings.csv"
     target.write_text("question_id,rater,model,label,round\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="not a reviews table"):
+    with pytest.raises(ValueError, match="exists and holds rows this import did not make"):
         import_reviews(roundtrip["export"], target, DEFAULT_CODEBOOK)
+    with pytest.raises(ValueError, match="not a reviews table"):
+        import_reviews(roundtrip["export"], target, DEFAULT_CODEBOOK, replace=True)
+    with pytest.raises(ValueError, match="not a reviews table"):
+        import_reviews(roundtrip["export"], target, DEFAULT_CODEBOOK, append=True)
     assert target.read_text(encoding="utf-8") == "question_id,rater,model,label,round\n"
 
 

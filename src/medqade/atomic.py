@@ -13,6 +13,22 @@ synthetic raw release). It replaces only a folder it can prove it wrote itself:
   ``.NAME.old-PID`` first. The next run over the same target finishes or undoes a swap that a
   crash interrupted and removes leftovers that carry our markers (never anything else).
 
+Every other command that writes follows the same policy through :func:`check_file` (one
+output file, :class:`FileOutput`) and :func:`write_files` (several files as one unit):
+
+- a target is written only where it is new, or holds the command's own earlier output (a
+  sidecar marker or the file's own content vouches for it, :attr:`FileOutput.owned`), or the
+  user asked to change it (``--append`` / ``--replace`` of the importers); never a link, a
+  folder, an input of the command, a file inside a build (a folder with ``release.json``) or a
+  raw release (a folder with a ``questions`` or ``answers`` table), except the one raw table an
+  importer imports into (:attr:`FileOutput.table`);
+- :func:`write_files` writes every file to a temporary file beside its target first (so an
+  unwritable target is refused before any file changes), then renames them in place one by one;
+  if a rename fails, the targets already renamed are restored from hard-link backups (or
+  removed, where they did not exist), so the files change all together or not at all, as far as
+  POSIX allows: a crash of the machine between two renames can leave some files new;
+- errors are one line naming the user's path (never the temporary file) and what to do.
+
 Two commands writing the same target at the same moment are not supported.
 """
 
@@ -51,6 +67,31 @@ def _umask() -> int:
 def write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file, fsync and rename."""
     path = Path(path)
+    try:
+        tmp = _temp_file(path, data)
+    except OSError as exc:
+        raise _named(exc, path) from None
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise _named(exc, path) from None
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _named(exc: OSError, path: Path) -> OSError:
+    """``exc`` naming ``path`` (the user's path) instead of the temporary file."""
+    if exc.errno is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, str(path))
+
+
+def _temp_file(path: Path, data: bytes) -> Path:
+    """``data`` in a new temporary file beside ``path`` (created with its parents), fsynced."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -59,11 +100,11 @@ def write_bytes(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual file mode
-        os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    return Path(tmp)
 
 
 def write_text(path: Path, text: str) -> None:
@@ -139,8 +180,8 @@ def check_target(target: Path, output: Output) -> Path:
 
     Raises :class:`OutputRefused` (one line: why, and what to do) for the working folder or a
     folder that contains it, an input of the command or a folder that contains one or lies
-    inside one, a link, a file, and a non-empty folder whose files are not all vouched for by
-    a manifest of ``output.kind``.
+    inside one, a path inside a build or a raw release (:func:`guarded`), a link, a file, and
+    a non-empty folder whose files are not all vouched for by a manifest of ``output.kind``.
     """
     where = f"{output.option} {target}"
     target = Path(os.path.abspath(target))
@@ -168,6 +209,13 @@ def check_target(target: Path, output: Output) -> Path:
         )
     if target.is_symlink():
         raise OutputRefused(f"{where} is a symbolic link; pass the folder itself or a new path")
+    guarded = _guarded_above(real)
+    if guarded is not None:
+        folder, what = guarded
+        raise OutputRefused(
+            f"{where} lies inside {what} ({folder}); a command never writes into it: "
+            f"choose a folder outside it"
+        )
     if target.exists() and not target.is_dir():
         raise OutputRefused(
             f"{where} is a file, not a folder; move it away or choose another {output.option}"
@@ -335,3 +383,206 @@ def directory(target: Path, output: Output | None = None) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+# --- what no command writes into ----------------------------------------------------------------
+
+BUILD_MANIFEST = "release.json"
+"""The file that makes a folder a build."""
+RAW_MARKS = ("questions", "answers")
+"""Tables that make a folder a raw release (in any of the table formats below)."""
+RAW_FORMATS = (".csv", ".jsonl", ".parquet")
+
+
+def guarded(folder: Path) -> str | None:
+    """``"a MedQADE build"`` or ``"a raw release"`` when ``folder`` is one, else ``None``."""
+    if (folder / BUILD_MANIFEST).is_file():
+        return "a MedQADE build"
+    if any((folder / f"{n}{ext}").is_file() for n in RAW_MARKS for ext in RAW_FORMATS):
+        return "a raw release"
+    return None
+
+
+def _guarded_above(path: Path) -> tuple[Path, str] | None:
+    """The nearest folder above ``path`` that is a build or a raw release, with its kind."""
+    for folder in path.parents:
+        what = guarded(folder)
+        if what is not None:
+            return folder, what
+    return None
+
+
+# --- output files -------------------------------------------------------------------------------
+
+Owned = Callable[[Path], bool]
+"""Given an existing file, whether it is this command's own earlier output."""
+
+
+@dataclass(frozen=True)
+class FileOutput:
+    """One file a command writes, and what it may replace.
+
+    ``kind`` names the file in messages (``"ratings table"``); ``option`` the command-line
+    option that named it; ``inputs`` the paths the command reads (files or folders), each with
+    a description; ``table`` the raw table an importer writes (``"ratings"``): the only file it
+    may write into a raw release, as ``TABLE.csv``; ``owned`` recognises the command's own
+    earlier output, which may be replaced; ``change`` says the user asked to change an existing
+    file (``--append`` / ``--replace``); ``fix`` is what to do when the file exists otherwise.
+    """
+
+    kind: str
+    option: str = "--out"
+    inputs: tuple[tuple[Path, str], ...] = ()
+    table: str | None = None
+    owned: Owned | None = None
+    change: bool = False
+    fix: str = "choose a new file name or move the file away"
+
+
+def check_file(target: Path, output: FileOutput) -> Path:
+    """Return the absolute ``target`` if ``output`` may be written there, else raise.
+
+    Raises :class:`OutputRefused` (one line: the user's path, why, and what to do) for a link,
+    a folder, an input of the command or a file inside one, a file inside a build or a raw
+    release (except the importer's own table ``TABLE.csv`` directly in a raw release), and an
+    existing file that is neither the command's own earlier output nor one the user asked to
+    change.
+    """
+    where = f"{output.option} {target}"
+    target = Path(os.path.abspath(target))
+    if target.is_symlink():
+        raise OutputRefused(f"{where} is a symbolic link; name the file itself or a new path")
+    if target.exists() and not target.is_file():
+        raise OutputRefused(f"{where} is a folder, not a file; name a file, e.g. {where}/out")
+    real = target.parent.resolve() / target.name
+    for path, description in output.inputs:
+        src = Path(os.path.abspath(path)).resolve()
+        if real == src:
+            what = f"is {description}"
+        elif src in real.parents:
+            what = f"lies inside {description}"
+        else:
+            continue
+        raise OutputRefused(
+            f"{where} {what}; a command never writes over or into what it reads: "
+            "choose another path"
+        )
+    for folder in real.parents:
+        kind = guarded(folder)
+        if kind is None:
+            continue
+        own_table = f"{output.table}.csv"
+        if kind == "a raw release" and folder == real.parent and real.name == own_table:
+            continue
+        fix = (
+            f"it may only import into {folder / own_table}, or choose a path outside it"
+            if kind == "a raw release" and output.table
+            else "choose a path outside it"
+        )
+        raise OutputRefused(f"{where} lies inside {kind} ({folder}); {fix}")
+    ours = output.owned is not None and output.owned(target)
+    if target.exists() and not output.change and not ours:
+        what = (
+            "holds rows this import did not make"
+            if output.table
+            else f"was not written by medqade as a {output.kind}"
+        )
+        raise OutputRefused(f"{where} exists and {what}; {output.fix}")
+    return target
+
+
+def first_json_line_has(path: Path, keys: Sequence[str]) -> bool:
+    """Whether the first line of ``path`` is a JSON object with every key in ``keys`` (how a
+    command recognises its own earlier JSON-lines output)."""
+    try:
+        with Path(path).open("rb") as fh:
+            data = json.loads(fh.readline(1 << 20))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and all(k in data for k in keys)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A file to write: its path, its bytes, and the option that named it (for messages)."""
+
+    path: Path
+    data: bytes
+    option: str = "--out"
+
+
+def write_files(files: Sequence[Planned]) -> None:
+    """Write every file, all or none (see the module docstring).
+
+    Every file goes to a temporary file beside its target first; a target that cannot be
+    written there is refused (:class:`OutputRefused`, naming the user's path) before any
+    target changes. Then the temporary files are renamed into place; when a rename fails, the
+    targets renamed before it are restored.
+    """
+    paths = [Path(os.path.abspath(f.path)) for f in files]
+    for i, path in enumerate(paths):
+        if path in paths[:i]:
+            raise OutputRefused(
+                f"{files[i].option} {files[i].path} names the same file as "
+                f"{files[paths.index(path)].option}; give each its own file"
+            )
+    temps: list[Path] = []
+    try:
+        for f, path in zip(files, paths, strict=True):
+            try:
+                temps.append(_temp_file(path, f.data))
+            except OSError as exc:
+                raise OutputRefused(
+                    f"{f.option} {f.path}: cannot write there ({exc.strerror or exc}); "
+                    "choose a folder you can write to"
+                ) from None
+        _rename_all(files, paths, temps)
+    finally:
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+
+def _backup(path: Path) -> Path | None:
+    if not path.exists():
+        return None
+    backup = path.with_name(f".{path.name}.bak-{os.getpid()}")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(backup)
+    try:
+        os.link(path, backup)
+    except OSError:
+        shutil.copy2(path, backup)
+    return backup
+
+
+def _rename_all(files: Sequence[Planned], paths: Sequence[Path], temps: Sequence[Path]) -> None:
+    done: list[tuple[Path, Path | None]] = []
+    try:
+        for f, path, tmp in zip(files, paths, temps, strict=True):
+            backup = None
+            try:
+                backup = _backup(path)
+                os.replace(tmp, path)
+            except OSError as exc:
+                if backup is not None:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(backup)
+                raise OutputRefused(
+                    f"{f.option} {f.path}: cannot write there ({exc.strerror or exc}); "
+                    "no file was changed: choose a path you can write to"
+                ) from None
+            done.append((path, backup))
+    except BaseException:
+        for path, backup in reversed(done):
+            if backup is None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+            else:
+                os.replace(backup, path)
+        raise
+    finally:
+        for _, backup in done:
+            if backup is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(backup)

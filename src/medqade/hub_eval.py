@@ -23,7 +23,7 @@ alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -196,20 +196,33 @@ def eval_results_name(record: Mapping[str, Any]) -> str:
     return f"medqade_{_task(str(record.get('kind'))).id}_{str(record.get('id', ''))[:12]}.yaml"
 
 
-def check_eval_results_target(path: Path) -> Path:
-    """``path`` if :func:`write_eval_results` may write it: new, or a file of ours (it starts
-    with :data:`HEADER`); anything else raises ``OutputRefused``."""
-    path = Path(path)
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise atomic.OutputRefused(f"{path}: not a plain file; name a new .yaml file")
-    if path.exists():
-        with path.open("rb") as fh:
-            first = fh.read(len(HEADER.encode("utf-8")))
-        if first != HEADER.encode("utf-8"):
-            raise atomic.OutputRefused(
-                f"{path}: exists and was not written by medqade; choose another file name"
-            )
-    return path
+def is_eval_results(path: Path) -> bool:
+    """Whether ``path`` is an ``.eval_results`` entry medqade wrote (it starts with
+    :data:`HEADER`)."""
+    try:
+        with Path(path).open("rb") as fh:
+            return fh.read(len(HEADER.encode("utf-8"))) == HEADER.encode("utf-8")
+    except OSError:
+        return False
+
+
+def eval_results_output(inputs: Sequence[tuple[Path, str]] = ()) -> atomic.FileOutput:
+    """The output policy of ``--eval-results``: new, or a file of ours (see
+    :func:`is_eval_results`); never an input (``inputs``), a build or a raw release."""
+    return atomic.FileOutput(
+        kind=".eval_results entry",
+        option="--eval-results",
+        inputs=tuple(inputs),
+        owned=is_eval_results,
+        fix="choose another file name, or move the file away",
+    )
+
+
+def check_eval_results_target(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> Path:
+    """``path`` if :func:`write_eval_results` may write it (:func:`eval_results_output`);
+    anything else raises ``OutputRefused``."""
+    atomic.check_file(path, eval_results_output(inputs))
+    return Path(path)
 
 
 def write_eval_results(path: Path, text: str) -> None:
@@ -227,9 +240,11 @@ __all__ = [
     "check_eval_results_target",
     "eval_results_entry",
     "eval_results_name",
+    "eval_results_output",
     "eval_results_yaml",
     "eval_yaml",
     "headline",
+    "is_eval_results",
     "space_url",
     "write_eval_results",
 ]

@@ -74,10 +74,12 @@ import pandas as pd
 
 from medqade import atomic, vocab
 from medqade.problems import InputError, Problem, ProblemLog
-from medqade.tables import decode_utf8, find_table, read_table
+from medqade.tables import LINE, decode_utf8, find_table, read_table
 
 RATING_COLUMNS = ("question_id", "rater", "model", "label", "round")
 DIFFICULTY_COLUMNS = ("question_id", "rater", "difficulty")
+OPTIONAL_COLUMNS = ("rated_at",)
+"""Columns an imported table may have that an existing table may lack (kept empty there)."""
 DIFFICULTY_CONTROL = "difficulty"
 _POSITION_CONTROL = re.compile(r"^(?:label|resp)_([1-9][0-9]*)$")
 EXPORT_AS_JSON = "export the project as JSON (Export > JSON), not JSON-MIN, CSV or TSV"
@@ -770,6 +772,7 @@ def convert(
                             "model": order[k - 1],
                             "label": labels[k],
                             "round": ann_round,
+                            **_rated_at(ann, ann_round),
                         }
                     )
                 else:
@@ -785,7 +788,7 @@ def convert(
     excluded = users.excluded_counts(log, name)
     log.raise_if_any(f"Label Studio export {name}")
     return LabelStudioImport(
-        ratings=_sorted(pd.DataFrame(ratings, columns=list(RATING_COLUMNS)), roster),
+        ratings=_sorted(pd.DataFrame(ratings, columns=_rating_columns(ratings)), roster),
         difficulty=_sorted(pd.DataFrame(difficulty, columns=list(DIFFICULTY_COLUMNS)), roster),
         warnings=tuple(log.warnings),
         n_tasks=n_tasks,
@@ -795,6 +798,18 @@ def convert(
         excluded=excluded,
         checked=None if raw is None else raw.name,
     )
+
+
+def _rated_at(annotation: Mapping[str, Any], round: str) -> dict[str, str]:
+    """A re-rating keeps when it was made: the annotation's ``created_at`` as ``rated_at``."""
+    if round != vocab.RERATING:
+        return {}
+    return {"rated_at": str(annotation.get("created_at") or "").strip()}
+
+
+def _rating_columns(rows: list[dict[str, str]]) -> list[str]:
+    """The ratings columns, with ``rated_at`` when any row is a re-rating."""
+    return [*RATING_COLUMNS, *(["rated_at"] if any("rated_at" in r for r in rows) else [])]
 
 
 def _sorted(frame: pd.DataFrame, roster: vocab.Roster) -> pd.DataFrame:
@@ -813,10 +828,30 @@ def _sorted(frame: pd.DataFrame, roster: vocab.Roster) -> pd.DataFrame:
 def merge(
     existing: pd.DataFrame, new: pd.DataFrame, keys: list[str], name: str, roster: vocab.Roster
 ) -> pd.DataFrame:
-    """Append ``new`` rows to an ``existing`` table; a key present in both is an error."""
-    columns = list(new.columns)
-    old = existing[columns].astype(object)
-    clash = old.merge(new[keys], on=keys, how="inner")
+    """Append ``new`` rows to an ``existing`` table; a key present in both is an error.
+
+    Every column and row of ``existing`` is kept (its columns first, in its order); a column
+    only one side has is empty in the other side's rows. ``existing`` must have every column of
+    ``new`` except the optional ones (``rated_at``): else it is not a table of this kind.
+    """
+    old = existing.drop(columns=[LINE], errors="ignore").astype(object)
+    missing = [c for c in new.columns if c not in old.columns and c not in OPTIONAL_COLUMNS]
+    if missing:
+        raise InputError(
+            name,
+            [
+                Problem(
+                    name,
+                    None,
+                    f"has no column {missing[0]!r}, so it is not the table the export adds to",
+                    fix="--append to the raw release's table of this kind, or choose a new file",
+                )
+            ],
+        )
+    columns = [*old.columns, *(c for c in new.columns if c not in old.columns)]
+    old = old.reindex(columns=columns, fill_value="")
+    added = new.astype(object).reindex(columns=columns, fill_value="")
+    clash = old[keys].merge(added[keys], on=keys, how="inner")
     if len(clash):
         problems = [
             Problem(
@@ -830,7 +865,7 @@ def merge(
             for row in clash[keys].itertuples(index=False)
         ]
         raise InputError(name, problems)
-    return _sorted(pd.concat([old, new], ignore_index=True), roster)
+    return _sorted(pd.concat([old, added], ignore_index=True), roster)
 
 
 def to_csv(frame: pd.DataFrame) -> str:
@@ -842,12 +877,57 @@ def to_csv(frame: pd.DataFrame) -> str:
     return buffer.getvalue()
 
 
+TABLE_FIX = "pass --append to add the rows to it, or --replace to overwrite it"
+"""What to do when an importer's output table exists already."""
+
+
+def table_output(
+    path: Path,
+    table: str,
+    *,
+    option: str = "--out",
+    inputs: Iterable[tuple[Path, str]] = (),
+    append: bool = False,
+    replace: bool = False,
+    columns: Iterable[str] = (),
+) -> Path:
+    """Check that an importer may write the raw table ``table`` at ``path``; return it.
+
+    The output policy of :func:`medqade.atomic.check_file`: never a link, a folder, an input,
+    a build file or another table of a raw release. An existing file needs ``append`` (its
+    rows are kept) or ``replace``; both change only a table of this kind (one whose header has
+    every column in ``columns``), never any other file.
+    """
+    if append and replace:
+        raise ValueError("--append and --replace exclude each other: choose one")
+    path = Path(path)
+    if path.suffix != ".csv":
+        raise ValueError(f"{path}: the importer writes CSV; name the output file *.csv")
+    output = atomic.FileOutput(
+        kind=f"{table} table",
+        option=option,
+        inputs=tuple(inputs),
+        table=table,
+        change=append or replace,
+        fix=TABLE_FIX,
+    )
+    checked = atomic.check_file(path, output)
+    if (append or replace) and checked.exists():
+        first = checked.read_bytes().split(b"\n", 1)[0].decode("utf-8", "replace")
+        header = {c.strip().lstrip("\ufeff") for c in first.split(",")}
+        lacking = [c for c in columns if c not in header]
+        if lacking:
+            raise atomic.OutputRefused(
+                f"{option} {path} is not a {table} table (no column {lacking[0]!r}); "
+                "--append and --replace change only such a table: choose another path"
+            )
+    return path
+
+
 def _target(
     frame: pd.DataFrame, path: Path, keys: list[str], append: bool, roster: vocab.Roster
 ) -> pd.DataFrame:
     """The rows ``path`` will hold: ``frame``, merged into the existing table with ``append``."""
-    if path.suffix != ".csv":
-        raise ValueError(f"{path}: the importer writes CSV; name the output file *.csv")
     if append and path.exists():
         return merge(read_table(path), frame, keys, path.name, roster)
     return frame
@@ -861,18 +941,46 @@ def import_export(
     difficulty_out: Path | None = None,
     round: str | None = None,
     append: bool = False,
+    replace: bool = False,
     roster: vocab.Roster = vocab.DEFAULT_ROSTER,
     exclude: Iterable[object] = (),
     raw: Path | None = None,
+    inputs: Iterable[tuple[Path, str]] = (),
 ) -> LabelStudioImport:
     """Read ``export``, convert it, and write the ratings (and difficulty) tables as CSV.
 
-    Each file is written atomically, and only after both tables converted and merged cleanly.
-    With ``append`` the rows are added to existing tables (e.g. an adjudication-round export
-    after the primary one); a row present in both is an error. ``raw`` (a raw release folder)
-    checks the tasks' answer texts and supplies the splits; see :func:`convert`.
+    The targets are checked first (:func:`table_output`): an existing table needs ``append``
+    (every column and row it had is kept, the export's rows are added; a row present in both is
+    an error) or ``replace``. Both files are written together or not at all
+    (:func:`medqade.atomic.write_files`), only after both tables converted and merged cleanly.
+    ``raw`` (a raw release folder) checks the tasks' answer texts and supplies the splits; see
+    :func:`convert`. ``inputs`` are further files the command read (the rater map).
     """
     export = Path(export)
+    read = [(export, "the Label Studio export"), *inputs]
+    if raw is not None:
+        read += [(p, f"the raw release's {p.name}") for p in _raw_tables(Path(raw))]
+    outputs: list[tuple[str, Path, str, tuple[str, ...]]] = [
+        ("--out", Path(ratings_out), "ratings", RATING_COLUMNS)
+    ]
+    if difficulty_out is not None:
+        outputs.append(("--difficulty-out", Path(difficulty_out), "difficulty", DIFFICULTY_COLUMNS))
+        same = Path(ratings_out).resolve() == Path(difficulty_out).resolve()
+        if same:
+            raise atomic.OutputRefused(
+                f"--difficulty-out {difficulty_out} is the same file as --out; give the "
+                "difficulty table its own file (RAW/difficulty.csv)"
+            )
+    for option, path, table, columns in outputs:
+        table_output(
+            path,
+            table,
+            option=option,
+            inputs=read,
+            append=append,
+            replace=replace,
+            columns=columns,
+        )
     result = convert(
         load_export(export),
         rater_map,
@@ -883,13 +991,23 @@ def import_export(
         raw=None if raw is None else load_raw_texts(raw),
     )
     keys = ["question_id", "model", "rater"] + (["round"] if round == vocab.RERATING else [])
-    outputs = [(Path(ratings_out), result.ratings, keys)]
-    if difficulty_out is not None:
-        outputs.append((Path(difficulty_out), result.difficulty, ["question_id", "rater"]))
-    merged = [(path, _target(frame, path, keys, append, roster)) for path, frame, keys in outputs]
-    for path, frame in merged:
-        atomic.write_text(path, to_csv(frame))
+    frames = {
+        "ratings": (result.ratings, keys),
+        "difficulty": (result.difficulty, ["question_id", "rater"]),
+    }
+    planned = []
+    for option, path, table, _ in outputs:
+        frame, table_keys = frames[table]
+        merged = _target(frame, path, table_keys, append, roster)
+        planned.append(atomic.Planned(path, to_csv(merged).encode("utf-8"), option))
+    atomic.write_files(planned)
     return result
+
+
+def _raw_tables(folder: Path) -> list[Path]:
+    """The tables of the raw release ``folder`` the importer reads (answers, questions)."""
+    found = [find_table(folder, name) for name in ("answers", "questions")]
+    return [p for p in found if p is not None]
 
 
 __all__ = [
@@ -904,4 +1022,6 @@ __all__ = [
     "load_export",
     "load_rater_map",
     "load_raw_texts",
+    "merge",
+    "table_output",
 ]

@@ -19,8 +19,9 @@ Every problem is collected and raised as one :class:`~medqade.problems.InputErro
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,13 @@ from medqade.labelstudio import (
     check_export_kind,
     is_user,
     load_export,
+    merge,
+    table_output,
     to_csv,
 )
 from medqade.problems import Problem, ProblemLog
 from medqade.review import NOTE_CONTROL
+from medqade.tables import read_table
 
 REVIEW_COLUMNS = ("question_id", "model", "reviewer", "codes", "note")
 OTHER_CODEBOOK = (
@@ -58,6 +62,8 @@ class ReviewImport:
     warnings: tuple[Problem, ...]
     n_tasks: int
     n_cancelled: int
+    n_excluded: int = 0
+    """Annotations left out because their user was excluded."""
 
 
 def _reviewer(completed_by: object, reviewer_map: Mapping[str, str] | None) -> str | None:
@@ -278,6 +284,33 @@ def convert_reviews(
     return ReviewImport(frame, tuple(log.warnings), len(tasks), cancelled)
 
 
+def _without_users(
+    tasks: list[dict[str, Any]], exclude: Iterable[object]
+) -> tuple[list[dict[str, Any]], int]:
+    """``tasks`` without the annotations of the ``exclude`` users (ids or e-mails), and how
+    many were left out."""
+    keys = {str(u).strip().casefold() for u in exclude}
+    if not keys:
+        return tasks, 0
+    kept, n = [], 0
+    for task in tasks:
+        annotations = task.get("annotations")
+        if not isinstance(annotations, list):
+            kept.append(task)
+            continue
+        mine = [
+            a
+            for a in annotations
+            if not (isinstance(a, Mapping) and keys & set(_user_keys(a.get("completed_by"))))
+        ]
+        n += len(annotations) - len(mine)
+        kept.append({**task, "annotations": mine})
+    return kept, n
+
+
+REVIEW_KEYS = ["question_id", "model", "reviewer"]
+
+
 def import_reviews(
     export: Path,
     out: Path,
@@ -285,25 +318,35 @@ def import_reviews(
     *,
     reviewer_map: Mapping[str, str] | None = None,
     roster: vocab.Roster = vocab.DEFAULT_ROSTER,
+    append: bool = False,
+    replace: bool = False,
+    exclude: Iterable[object] = (),
+    inputs: Iterable[tuple[Path, str]] = (),
 ) -> ReviewImport:
     """Read ``export``, convert it and write the ``reviews`` table ``out`` (CSV, atomically).
 
-    ``out`` must not be the export itself; an existing ``out`` is replaced only when it is a
-    reviews table (its header is the reviews table's columns).
+    The output policy of :func:`medqade.labelstudio.table_output`: ``out`` is never the export
+    or another input (``inputs``: the codebook, the reviewer map), a build file or another
+    table of a raw release; an existing ``out`` needs ``append`` (its rows and columns are
+    kept and the export's reviews added; a review present in both is an error) or ``replace``
+    (only over a reviews table). ``exclude`` leaves out the annotations of these Label Studio
+    users (ids or e-mails), e.g. an admin's test review.
     """
     export, out = Path(export), Path(out)
-    if out.suffix != ".csv":
-        raise ValueError(f"{out}: the importer writes CSV; name the output file *.csv")
-    if out.exists() and out.resolve() == export.resolve():
-        raise atomic.OutputRefused(f"{out}: this is the export itself; choose another --out")
-    if out.exists():
-        first = out.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].strip()
-        if first != ",".join(REVIEW_COLUMNS):
-            raise atomic.OutputRefused(
-                f"{out} exists and is not a reviews table; choose another --out or move it away"
-            )
-    result = convert_reviews(
-        load_export(export), codebook, reviewer_map=reviewer_map, roster=roster, name=export.name
+    table_output(
+        out,
+        "reviews",
+        inputs=[(export, "the Label Studio export"), *inputs],
+        append=append,
+        replace=replace,
+        columns=REVIEW_COLUMNS,
     )
-    atomic.write_text(out, to_csv(result.reviews))
-    return result
+    tasks, n_excluded = _without_users(load_export(export), exclude)
+    result = convert_reviews(
+        tasks, codebook, reviewer_map=reviewer_map, roster=roster, name=export.name
+    )
+    frame = result.reviews
+    if append and out.exists():
+        frame = merge(read_table(out), frame, REVIEW_KEYS, out.name, roster)
+    atomic.write_files([atomic.Planned(out, to_csv(frame).encode("utf-8"))])
+    return dataclasses.replace(result, n_excluded=n_excluded)

@@ -32,7 +32,6 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from medqade import atomic, vocab
-from medqade.atomic import OutputRefused
 from medqade.codebook import Codebook
 from medqade.measures.agreement import substantive
 from medqade.schema import answer_id
@@ -224,42 +223,55 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def check_queue_target(paths: dict[str, Path], inputs: Sequence[Path] = ()) -> None:
-    """Refuse (:class:`OutputRefused`) to replace a file this command did not write, or one
-    changed since, and to write over an input."""
-    manifest = paths["manifest"]
-    recorded: dict[str, str] = {}
-    if manifest.exists():
-        try:
-            data = json.loads(manifest.read_text(encoding="utf-8"))
-            if data.get("kind") == QUEUE_KIND and isinstance(data.get("files"), dict):
-                recorded = {str(k): str(v) for k, v in data["files"].items()}
-        except (OSError, ValueError):
-            recorded = {}
-    resolved = {Path(p).resolve() for p in inputs}
+def _recorded(manifest: Path) -> dict[str, str] | None:
+    """The files (name -> sha256) a queue's marker lists; ``None`` when it is not ours."""
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("kind") != QUEUE_KIND:
+        return None
+    files = data.get("files")
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None
+
+
+def check_queue_target(paths: dict[str, Path], inputs: Sequence[tuple[Path, str]] = ()) -> None:
+    """Refuse (:class:`OutputRefused`) what the output policy forbids
+    (:func:`medqade.atomic.check_file`): a file this command did not write or that changed
+    since (its marker records each file's hash), a marker that is not ours, a link, an input
+    (``inputs``: path and description), a build or a raw release."""
+    recorded = _recorded(paths["manifest"]) or {}
+
+    def ours(path: Path) -> bool:
+        return path.is_file() and recorded.get(path.name) == _sha(path)
+
     for key, path in paths.items():
-        if key == "manifest":
-            continue
-        if path.resolve() in resolved:
-            raise OutputRefused(f"{path}: this is an input of the command; choose another --out")
-        if not path.exists():
-            continue
-        if path.is_dir() or recorded.get(path.name) != _sha(path):
-            raise OutputRefused(
-                f"{path} exists and was not written by medqade review-queue (or was changed "
-                "since); choose another --out or move the file away"
-            )
+        output = atomic.FileOutput(
+            kind="review queue marker" if key == "manifest" else "review queue file",
+            inputs=tuple(inputs),
+            owned=(lambda p: _recorded(p) is not None) if key == "manifest" else ours,
+            fix="choose another --out or move the file away",
+        )
+        atomic.check_file(path, output)
 
 
 def write_queue(
-    out: Path, release: Release, rows: Sequence[QueueRow], codebook: Codebook
+    out: Path,
+    release: Release,
+    rows: Sequence[QueueRow],
+    codebook: Codebook,
+    inputs: Sequence[tuple[Path, str]] = (),
 ) -> dict[str, Path]:
-    """Write the CSV, the tasks and the labeling config named by ``out``; return the paths."""
+    """Write the CSV, the tasks, the labeling config and the marker named by ``out``, all
+    four or none (:func:`medqade.atomic.write_files`); return the paths.
+
+    ``inputs`` (path, description) are what the command read: never written. An existing
+    file is replaced only when the marker beside it records it as this command's output."""
     import csv
     import io
 
     paths = queue_paths(out)
-    check_queue_target(paths)
+    check_queue_target(paths, inputs)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
     writer.writeheader()
@@ -269,12 +281,15 @@ def write_queue(
         "tasks": json.dumps(tasks(release, rows), ensure_ascii=False, indent=1) + "\n",
         "config": labeling_config(codebook),
     }
-    hashes = {}
-    for key, text in texts.items():
-        atomic.write_text(paths[key], text)
-        hashes[paths[key].name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    hashes = {
+        paths[key].name: hashlib.sha256(text.encode("utf-8")).hexdigest()
+        for key, text in texts.items()
+    }
     manifest = {"kind": QUEUE_KIND, "codebook": codebook.name, "files": hashes}
-    atomic.write_text(paths["manifest"], json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    texts["manifest"] = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    atomic.write_files(
+        [atomic.Planned(paths[key], text.encode("utf-8")) for key, text in texts.items()]
+    )
     return paths
 
 

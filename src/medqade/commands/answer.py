@@ -12,6 +12,7 @@ from medqade.runners.options import (
     execute,
     report,
     run_config,
+    runner_inputs,
 )
 from medqade.runners.parsing import parse_student_output
 from medqade.runners.pool_source import pool_inputs
@@ -34,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_submission_path(args.out)
+    check_submission_path(args.out, runner_inputs(args))
     config = run_config(args, label=NAME)
     system = load_prompt(args.prompt_file) if args.prompt_file else STUDENT_SYSTEM_PROMPT
     if args.split == "pool":  # the whole item pool (medqade.runners.pool_source)

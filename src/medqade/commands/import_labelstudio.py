@@ -72,10 +72,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="roster.json of the raw release (default: the paper's roster)",
     )
-    p.add_argument(
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
         "--append",
         action="store_true",
-        help="add the rows to existing output tables instead of replacing them",
+        help="add the rows to the existing output tables, keeping every row and column they "
+        "have (e.g. the adjudication or re-rating export after the primary one)",
+    )
+    mode.add_argument(
+        "--replace",
+        action="store_true",
+        help="overwrite existing output tables (only ratings / difficulty tables); without "
+        "--append or --replace an existing table is refused",
     )
     p.epilog = EPILOG
     p.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -89,6 +97,14 @@ def raw_folder(raw: Path | None, out: Path) -> Path | None:
     return folder if folder.is_dir() and find_table(folder, "answers") is not None else None
 
 
+def _inputs(args: argparse.Namespace) -> list[tuple[Path, str]]:
+    """The files the command reads besides the export and the raw release (never written)."""
+    read = [(args.rater_map, "the rater map (--rater-map)")]
+    if args.roster is not None:
+        read.append((args.roster, "the roster (--roster)"))
+    return read
+
+
 def run(args: argparse.Namespace) -> int:
     roster = vocab.Roster.from_json(args.roster) if args.roster else vocab.DEFAULT_ROSTER
     result = import_export(
@@ -98,9 +114,11 @@ def run(args: argparse.Namespace) -> int:
         difficulty_out=args.difficulty_out,
         round=args.round,
         append=args.append,
+        replace=args.replace,
         roster=roster,
         exclude=args.exclude_user,
         raw=raw_folder(args.raw, args.out),
+        inputs=_inputs(args),
     )
     for w in result.warnings[:MAX_WARNINGS_SHOWN]:
         print(f"warning: {w}", file=sys.stderr)

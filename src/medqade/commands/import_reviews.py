@@ -34,6 +34,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help='JSON object: Label Studio user id and/or e-mail -> reviewer name, e.g. {"5": "R1"} '
         "(default: the e-mail when the export has it, else 'user ID')",
     )
+    p.add_argument(
+        "--exclude-user",
+        action="append",
+        default=[],
+        metavar="ID_OR_EMAIL",
+        help="leave this Label Studio user's annotations out (e.g. an admin's test review); "
+        "repeatable",
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--append",
+        action="store_true",
+        help="add the reviews to the existing reviews table, keeping every row and column it "
+        "has (e.g. a second review project's export)",
+    )
+    mode.add_argument(
+        "--replace",
+        action="store_true",
+        help="overwrite an existing reviews table; without --append or --replace an existing "
+        "table is refused",
+    )
 
 
 def _reviewer_map(path: Path | None) -> dict[str, str] | None:
@@ -51,16 +72,35 @@ def _reviewer_map(path: Path | None) -> dict[str, str] | None:
     return {str(k).strip().casefold(): v for k, v in data.items()}
 
 
+def _inputs(args: argparse.Namespace) -> list[tuple[Path, str]]:
+    """Files the command reads besides the export: never written."""
+    read = []
+    if args.codebook is not None:
+        read.append((args.codebook, "the codebook (--codebook)"))
+    if args.reviewer_map is not None:
+        read.append((args.reviewer_map, "the reviewer map (--reviewer-map)"))
+    return read
+
+
 def run(args: argparse.Namespace) -> int:
     result = import_reviews(
         args.export,
         args.out,
         load_codebook(args.codebook),
         reviewer_map=_reviewer_map(args.reviewer_map),
+        append=args.append,
+        replace=args.replace,
+        exclude=args.exclude_user,
+        inputs=_inputs(args),
     )
+    left = [
+        *([f"{result.n_cancelled} cancelled"] if result.n_cancelled else []),
+        *([f"{result.n_excluded} of excluded users"] if result.n_excluded else []),
+    ]
     print(
-        f"{len(result.reviews)} reviews from {result.n_tasks} tasks to {args.out}"
-        + (f" ({result.n_cancelled} cancelled left out)" if result.n_cancelled else ""),
+        f"{len(result.reviews)} reviews from {result.n_tasks} tasks "
+        f"{'added ' if args.append else ''}to {args.out}"
+        + (f" ({', '.join(left)} left out)" if left else ""),
         file=sys.stderr,
     )
     return 0

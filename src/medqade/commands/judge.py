@@ -21,6 +21,7 @@ from medqade.runners.options import (
     execute,
     report,
     run_config,
+    runner_inputs,
 )
 from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT, load_prompt
@@ -52,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_judgment_path(args.out)
+    check_judgment_path(args.out, runner_inputs(args))
     config = run_config(args, label=NAME)
     system = load_prompt(args.prompt_file) if args.prompt_file else JUDGE_SYSTEM_PROMPT
     if args.split == "pool":  # the whole item pool (medqade.runners.pool_source)

@@ -20,7 +20,11 @@ FORMATS = ("md", "json", "csv")
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
     p.add_argument(
-        "--out", type=Path, default=Path("reproduce"), help="output folder (default ./reproduce)"
+        "--out",
+        type=Path,
+        default=Path("reproduce"),
+        help="output folder (default ./reproduce): new, empty, or an earlier reproduce output "
+        "(replaced as a whole); anything else is refused",
     )
     p.add_argument(
         "--format",
@@ -48,7 +52,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+REPRODUCE_KIND = "MedQADE reproduce output"
+
+
+def output(data: str | None) -> atomic.Output:
+    """The output folder's policy (:func:`medqade.atomic.check_target`): an empty or new
+    folder, or an earlier ``reproduce --out`` (its marker lists every file); never the release
+    it reads, a build or a raw release."""
+    from medqade.release import resolve_data
+
+    inputs = [(resolve_data(data), "the release it reads (--data)")]
+    if data is not None and Path(data).exists():
+        inputs.append((Path(data), "the release it reads (--data)"))
+    return atomic.Output(REPRODUCE_KIND, "--out", None, tuple(inputs))
+
+
 def run(args: argparse.Namespace) -> int:
+    policy = output(args.data)
+    atomic.recover(args.out, policy)
+    atomic.check_target(args.out, policy)  # refuse before the minutes of resampling
     release = open_release(args.data)
     report = reproduce(
         release,
@@ -70,17 +92,18 @@ def run(args: argparse.Namespace) -> int:
     from medqade.analyses.figures import write_figures
 
     out: Path = args.out
-    written = write_figures(report, out)
-    if args.format == "md":
-        atomic.write_text(out / "report.md", markdown)
-        written.append(out / "report.md")
-    elif args.format == "json":
-        atomic.write_text(out / "report.json", report.to_json())
-        written.append(out / "report.json")
-    else:
-        for table in report.tables():
-            path = out / f"{table.name}.csv"
-            atomic.write_text(path, table.to_csv())
-            written.append(path)
+    with atomic.directory(out, policy) as tmp:  # every file, or none
+        written = write_figures(report, tmp)
+        if args.format == "md":
+            atomic.write_text(tmp / "report.md", markdown)
+            written.append(tmp / "report.md")
+        elif args.format == "json":
+            atomic.write_text(tmp / "report.json", report.to_json())
+            written.append(tmp / "report.json")
+        else:
+            for table in report.tables():
+                path = tmp / f"{table.name}.csv"
+                atomic.write_text(path, table.to_csv())
+                written.append(path)
     print(f"wrote {len(written)} files to {out}", file=sys.stderr)
     return 0

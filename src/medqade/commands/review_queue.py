@@ -9,7 +9,15 @@ from pathlib import Path
 from medqade.codebook import load_codebook
 from medqade.commands._args import add_data_argument
 from medqade.release import open_release
-from medqade.review import JUDGE_VS_PANEL, KINDS, MIN_VOTES, select_queue, write_queue
+from medqade.review import (
+    JUDGE_VS_PANEL,
+    KINDS,
+    MIN_VOTES,
+    check_queue_target,
+    queue_paths,
+    select_queue,
+    write_queue,
+)
 
 NAME = "review-queue"
 HELP = (
@@ -49,10 +57,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from medqade.release import resolve_data
+
+    inputs = [(resolve_data(args.data), "the release it reads (--data)")]
+    if args.data is not None and Path(args.data).exists():
+        inputs.append((Path(args.data), "the release it reads (--data)"))
+    if args.codebook is not None:
+        inputs.append((args.codebook, "the codebook (--codebook)"))
+    check_queue_target(queue_paths(args.out), inputs)  # before the release is loaded
     codebook = load_codebook(args.codebook)
     release = open_release(args.data)
     rows = select_queue(release, args.kind, args.judge, args.min_votes)
-    paths = write_queue(args.out, release, rows, codebook)
+    paths = write_queue(args.out, release, rows, codebook, inputs)
     print(
         f"{len(rows)} answers ({args.kind}) -> {paths['csv']}, {paths['tasks']}, {paths['config']}",
         file=sys.stderr,

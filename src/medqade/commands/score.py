@@ -240,14 +240,58 @@ def hub_dataset(args: argparse.Namespace) -> str:
     return str(dataset)
 
 
+RECORD_KEYS = ("schema_version", "id", "kind", "submission")
+"""Keys every score record has: a JSON file with them is an earlier ``score --out``."""
+
+
+def is_record(path: Path) -> bool:
+    """Whether ``path`` holds a score record (an earlier ``score --out``), which may be
+    replaced."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        isinstance(data, dict)
+        and all(k in data for k in RECORD_KEYS)
+        and data["kind"] in ("judge", "answers")
+    )
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse ``--out`` / ``--eval-results`` targets the output policy forbids, before
+    scoring (:func:`medqade.atomic.check_file`)."""
+    inputs: list[tuple[Path, str]] = [(args.file, "the submission")]
+    if args.labels is not None:
+        inputs.append((args.labels, "the labels file (--labels)"))
+    if args.data is not None and Path(args.data).exists():
+        inputs.append((Path(args.data), "the release it scores against (--data)"))
+    if args.out is not None:
+        output = atomic.FileOutput(
+            kind="score record",
+            inputs=tuple(inputs),
+            owned=is_record,
+            fix="choose a new file name (e.g. score.json), or move the file away",
+        )
+        atomic.check_file(args.out, output)
+    if args.eval_results is not None:
+        if args.out is not None and Path(args.out).resolve() == Path(args.eval_results).resolve():
+            raise atomic.OutputRefused(
+                f"--eval-results {args.eval_results} is the same file as --out; give each "
+                "its own file"
+            )
+        hub_eval.check_eval_results_target(args.eval_results, inputs)
+
+
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     dataset_id = None
+    if not args.validate_only:
+        _check_outputs(args)
     if args.eval_results is not None and not args.validate_only:
         dataset_id = hub_dataset(args)
-        hub_eval.check_eval_results_target(args.eval_results)
     release = open_release(args.data)
     limits = Limits()
     if args.validate_only:
@@ -281,10 +325,14 @@ def run(args: argparse.Namespace) -> int:
         hub_text = hub_eval.eval_results_yaml(
             record, dataset_id, revision=args.hub_revision, space_id=args.space_id
         )
+    planned = []
     if args.out is not None:
-        atomic.write_text(args.out, text + "\n")
+        planned.append(atomic.Planned(args.out, (text + "\n").encode("utf-8"), "--out"))
     if hub_text is not None:
-        hub_eval.write_eval_results(args.eval_results, hub_text)
+        planned.append(
+            atomic.Planned(args.eval_results, hub_text.encode("utf-8"), "--eval-results")
+        )
+    atomic.write_files(planned)  # both files or neither
     if args.json:
         print(text)
     else:

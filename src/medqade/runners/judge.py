@@ -154,10 +154,23 @@ def judgment_rows(
     return rows
 
 
-def check_judgment_path(path: Path) -> None:
-    """Raise ``ValueError`` unless ``path`` ends in ``.jsonl``."""
+JUDGMENT_KEYS: Final = ("evaluator", "question_id", "order")
+"""Keys of every line of ``medqade judge``'s output (how an earlier output is recognised)."""
+
+
+def is_judgment_file(path: Path) -> bool:
+    """Whether ``path`` is an earlier ``medqade judge --out`` (its first line is a judgment)."""
+    return atomic.first_json_line_has(path, JUDGMENT_KEYS)
+
+
+def check_judgment_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
+    """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` and the output policy
+    (:func:`medqade.atomic.check_file`) lets the command write it: new, or an earlier output
+    of ``medqade judge``; never an input (``inputs``), a link, a build or a raw release."""
     if Path(path).suffix.lower() != ".jsonl":
         raise ValueError(f"--out {path}: judgments are written as JSON lines; use a .jsonl name")
+    output = atomic.FileOutput(kind="judge output", inputs=tuple(inputs), owned=is_judgment_file)
+    atomic.check_file(path, output)
 
 
 def write_judgments(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:

@@ -165,6 +165,16 @@ def add_run_arguments(
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def runner_inputs(args: argparse.Namespace) -> list[tuple[Path, str]]:
+    """What a runner reads, which its ``--out`` may never be or lie inside."""
+    read: list[tuple[Path, str]] = []
+    if args.data is not None and Path(args.data).exists():
+        read.append((Path(args.data), "the release it reads (--data)"))
+    if getattr(args, "prompt_file", None) is not None:
+        read.append((Path(args.prompt_file), "the prompt file (--prompt-file)"))
+    return read
+
+
 def run_config(args: argparse.Namespace, label: str) -> RunConfig:
     """The frozen :class:`RunConfig` of parsed arguments (raises ``ValueError`` on bad values)."""
     return RunConfig(

@@ -58,10 +58,28 @@ def submission_rows(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
     return rows
 
 
-def check_submission_path(path: Path) -> None:
-    """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` or ``.csv``."""
+def is_submission_file(path: Path) -> bool:
+    """Whether ``path`` is an earlier ``medqade answer --out``: JSON lines of
+    ``question_id`` and ``answer``, or a CSV with the header ``question_id,answer``."""
+    if Path(path).suffix.lower() == ".jsonl":
+        return atomic.first_json_line_has(path, ("question_id", "answer"))
+    try:
+        with Path(path).open("rb") as fh:
+            return fh.readline().rstrip(b"\r\n") == b"question_id,answer"
+    except OSError:
+        return False
+
+
+def check_submission_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
+    """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` or ``.csv`` and the output policy
+    (:func:`medqade.atomic.check_file`) lets the command write it: new, or an earlier output
+    of ``medqade answer``; never an input (``inputs``), a link, a build or a raw release."""
     if Path(path).suffix.lower() not in SUBMISSION_SUFFIXES:
         raise ValueError(f"--out {path}: use a .jsonl or .csv file name (the format follows it)")
+    output = atomic.FileOutput(
+        kind="answer submission", inputs=tuple(inputs), owned=is_submission_file
+    )
+    atomic.check_file(path, output)
 
 
 def write_submission(path: Path, rows: Sequence[dict[str, Any]]) -> None:
