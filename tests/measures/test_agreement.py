@@ -50,6 +50,11 @@ def _nanmean(values: list[float]) -> float:
     return float(x[~np.isnan(x)].mean()) if (~np.isnan(x)).any() else math.nan
 
 
+def _strict_mean(values: list[float]) -> float:
+    """The macro mean over slots: NaN when any slot is NaN."""
+    return float(np.mean(np.asarray(values, dtype=np.float64)))
+
+
 def _close(a: float, b: float, tol: float = TOL) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
@@ -67,8 +72,8 @@ def _loo_loop(
         reference = majority_of_codes(np.delete(labels, p, axis=0), axis=0)
         for s in range(n_slots):
             per_k[p, s], per_p[p, s] = _kappa_pa(labels[p, :, s], reference[:, s], counts)
-    macro_k = _nanmean([_nanmean(list(row)) for row in per_k])
-    macro_p = _nanmean([_nanmean(list(row)) for row in per_p])
+    macro_k = _nanmean([_strict_mean(list(row)) for row in per_k])
+    macro_p = _nanmean([_strict_mean(list(row)) for row in per_p])
     slot_k = [_nanmean(list(per_k[:, s])) for s in range(n_slots)]
     slot_p = [_nanmean(list(per_p[:, s])) for s in range(n_slots)]
     return macro_k, macro_p, slot_k, slot_p
@@ -168,8 +173,8 @@ def test_agreement_equals_sklearn_per_slot_and_macro(full: Release) -> None:
         assert reps is not None
         for r in CHECKED:
             assert _close(float(reps[r]), _kappa_pa(labels[:, s], reference[:, s], w[r])[1])
-    assert _close(got.kappa.value, _nanmean(ks))
-    assert _close(got.pa.value, _nanmean(ps))
+    assert _close(got.kappa.value, _strict_mean(ks))
+    assert _close(got.pa.value, _strict_mean(ps))
     assert got.n == sum(
         int((np.isin(labels[:, s], (0, 1)) & np.isin(reference[:, s], (0, 1))).sum())
         for s in range(5)
@@ -310,3 +315,34 @@ def test_ensemble_vote_equals_loop_on_release(full: Release) -> None:
             r, f = votes.count(1), votes.count(0)
             expected = -1 if r + f == 0 else 1 if r > f else 0
             assert got[i, s] == expected
+
+
+# --- the macro mean over slots is strict (issue 24) -------------------------------------------
+
+
+def test_slot_mean_is_undefined_when_any_slot_is() -> None:
+    x = np.array([[0.2, 0.4, 0.6], [0.2, math.nan, 0.6], [math.nan] * 3])
+    got = agr.slot_mean(x)
+    assert got[0] == pytest.approx(0.4) and math.isnan(got[1]) and math.isnan(got[2])
+    loose = agr.mean_defined(x)  # the mean over physicians still skips an undefined one
+    assert loose[:2] == pytest.approx([0.4, 0.4]) and math.isnan(loose[2])
+
+
+def test_replicate_with_an_undefined_slot_is_undefined_not_a_shorter_mean() -> None:
+    """Resample 0 keeps only Richtig references in slot 0 (kappa undefined there): the macro
+    replicate is NaN, while resample 1 averages all five slots."""
+    rng = np.random.default_rng(3)
+    ref = rng.integers(0, 2, size=(8, 5))
+    ref[:, 0] = [1, 1, 1, 1, 0, 0, 1, 0]
+    lab = np.where(rng.random((8, 5)) < 0.8, ref, 1 - ref)
+    weights = np.array([[2, 1, 1, 4, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1]])
+    names = tuple(f"s{i}" for i in range(5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out = agr.agreement(lab, ref, names, weights)
+    slot_kappa = np.array([out.slots[n].kappa.replicates for n in names])  # (slots, R)
+    assert math.isnan(slot_kappa[0, 0]) and not np.isnan(slot_kappa[1:, 0]).any()
+    assert out.kappa.replicates is not None
+    assert math.isnan(out.kappa.replicates[0])
+    assert out.kappa.replicates[1] == pytest.approx(slot_kappa[:, 1].mean(), abs=TOL)
+    assert out.kappa.n_undefined == 1

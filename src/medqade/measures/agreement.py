@@ -2,7 +2,9 @@
 
 The benchmark's central quantity. Per slot, PA, Cohen's kappa and PABAK of the labeller
 against the reference (abstentions and unresolved reference excluded pairwise, the chance
-term from the same answers), then the unweighted mean over the five slots. Intervals are 95%
+term from the same answers), then the unweighted mean over the five slots, undefined (NaN) when
+any slot is undefined, for the point estimate and for each replicate alike (so every replicate
+averages the same five slots; undefined replicates are dropped and counted). Intervals are 95%
 percentiles of question-bootstrap replicates (count weights (R, items): all five slots of a
 question are resampled together), and every :class:`Agreement` keeps its replicates so that
 two labellers scored on the same weights can be compared pairwise.
@@ -39,7 +41,20 @@ def substantive(codes: npt.ArrayLike) -> npt.NDArray[np.int64]:
 
 
 def slot_mean(x: FloatArray) -> FloatArray:
-    """Mean over the last axis ignoring NaN; NaN (no warning) where every value is NaN."""
+    """The macro mean over the slots (last axis); NaN (no warning) where any slot is NaN.
+
+    Strict on purpose: a replicate (or point estimate) with an undefined slot would otherwise
+    average fewer slots than the others, so an interval would mix estimands. The replicate is
+    undefined instead, and :func:`~medqade.stats.percentile_ci` drops and counts it.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    out: FloatArray = x.mean(axis=-1) if x.shape[-1] else np.full(x.shape[:-1], np.nan)
+    return out
+
+
+def mean_defined(x: FloatArray) -> FloatArray:
+    """Mean over the last axis ignoring NaN; NaN (no warning) where every value is NaN (used
+    over physicians, where an undefined physician leaves the others' mean)."""
     valid = ~np.isnan(x)
     total = np.where(valid, x, 0.0).sum(axis=-1)
     count = valid.sum(axis=-1)
@@ -194,7 +209,7 @@ def loo_references(physician_labels: npt.ArrayLike) -> npt.NDArray[np.int64]:
 
 def _physician_mean(x: FloatArray) -> FloatArray:
     """Mean over the physician axis (axis 0) ignoring NaN, without warnings."""
-    return slot_mean(np.moveaxis(x, 0, -1))
+    return mean_defined(np.moveaxis(x, 0, -1))
 
 
 def leave_one_out(
@@ -382,7 +397,7 @@ def macro_agreement(
     Returns
     -------
     pa, kappa : ndarray of float64, shape (labellers,) or (R, labellers)
-        Unweighted means over slots of the per-slot values (undefined slots ignored).
+        Unweighted means over slots of the per-slot values (NaN when any slot is undefined).
     """
     lab = substantive(labels)
     ref = substantive(reference)

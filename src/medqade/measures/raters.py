@@ -30,7 +30,13 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats, vocab
-from medqade.measures.agreement import Agreement, AnyWeights, slot_mean, substantive
+from medqade.measures.agreement import (
+    Agreement,
+    AnyWeights,
+    mean_defined,
+    slot_mean,
+    substantive,
+)
 from medqade.measures.estimate import Estimate, FloatArray, pabak_of
 from medqade.measures.paired import difference
 
@@ -155,7 +161,7 @@ def kappa_gap(core: list[Agreement], p: int, level: float) -> tuple[Estimate, tu
     if reps_p is None or any(o.replicates is None for o in others):
         return Estimate(core[p].kappa.value - mean_other, math.nan, math.nan), (math.nan, math.nan)
     stacked = np.stack([o.replicates for o in others if o.replicates is not None])
-    mean_reps = slot_mean(stacked.T)
+    mean_reps = mean_defined(stacked.T)  # over the other physicians
     gap = difference(core[p].kappa, Estimate.from_replicates(mean_other, mean_reps))
     if gap.replicates is None:
         return gap, (math.nan, math.nan)
