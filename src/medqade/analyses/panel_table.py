@@ -117,8 +117,9 @@ def panel_table(report: PanelReport) -> Table:
         f"resamples (seed {report.seed}); ceiling kappa {est(report.ceiling.kappa)}, panel "
         f"Fleiss' kappa {est(report.fleiss)}. Kappa gap = the physician's core kappa minus the "
         f"mean of the others'; outlier when the upper bound of its {level} paired interval "
-        "(Bonferroni over the panel) is below 0. Intra-rater: first rating against the "
-        f"re-rating, pooled over the answers of {report.n_rerated} re-rated items."
+        f"(Bonferroni over the panel; {report.outlier_resamples:,} resamples of its own) is "
+        "below 0. Intra-rater: first rating against the re-rating per slot, mean over the "
+        f"slots, on the answers of {report.n_rerated} re-rated items."
     )
     return Table(
         name=NAME,
