@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python bench/paired.py [--submissions 1000] [--resamples 1000] [--verified]
+        [--leaderboard-only]
 
 On the default synthetic release (built once into the cache, not timed), one real judge
 submission (the labels of a paper evaluator with a seeded 5% of its substantive labels flipped)
@@ -309,6 +310,9 @@ def main() -> None:
         action="store_true",
         help="store the Space's submissions as verified (all ranked: the worst case)",
     )
+    parser.add_argument(
+        "--leaderboard-only", action="store_true", help="time only the leaderboard rebuild (1.)"
+    )
     args = parser.parse_args()
     n = args.submissions
 
@@ -338,6 +342,8 @@ def main() -> None:
         for verified in (False, True):
             print(f"leaderboard, verified={verified} ...", flush=True)
             rows += bench_leaderboard(refs, base, n, verified)
+        if args.leaderboard_only:
+            return _print(rows)
         print("writing the Space's results folder ...", flush=True)
         write_store(results, base, upload, n, args.verified)
         print("Space cold start ...", flush=True)
@@ -347,6 +353,10 @@ def main() -> None:
         rows += bench_compare(release, [*refs, *stored], results, n, args.resamples)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    _print(rows)
+
+
+def _print(rows: list[Row]) -> None:
     print()
     print("| what | figure | goal |")
     print("|---|---|---|")

@@ -10,6 +10,7 @@ import pandas as pd
 
 from medqade.app import views
 from medqade.app.config import SpaceConfig
+from medqade.app.phone import judges_cards
 from medqade.scoring import JUDGE_COLUMNS
 
 
@@ -139,3 +140,20 @@ def test_rank_range_text() -> None:
     assert views.rank_range(2, 7) == "2–7"
     assert views.rank_range(None, None) == ""
     assert views.rank_range(pd.NA, pd.NA) == ""
+
+
+def test_phone_card_shows_the_rank_range() -> None:
+    table = pd.DataFrame(
+        {
+            "rank": [1.0, math.nan],
+            "rank range": ["1–3", ""],
+            "name": ["Alpha <b>", "Beta"],
+            "kappa": [0.7, 0.5],
+            "kappa 95% CI": ["0.650 – 0.750", ""],
+            "verdict": ["non-inferior", ""],
+        }
+    )
+    html_text = judges_cards(table, "core")
+    assert '<span class="mq-card-rank">1–3</span>' in html_text
+    assert '<span class="mq-card-rank">–</span>' in html_text  # not ranked
+    assert "Alpha &lt;b&gt;" in html_text
