@@ -50,11 +50,6 @@ def _nanmean(values: list[float]) -> float:
     return float(x[~np.isnan(x)].mean()) if (~np.isnan(x)).any() else math.nan
 
 
-def _strict_mean(values: list[float]) -> float:
-    """The macro mean over slots: NaN when any slot is NaN."""
-    return float(np.mean(np.asarray(values, dtype=np.float64)))
-
-
 def _close(a: float, b: float, tol: float = TOL) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
@@ -72,8 +67,8 @@ def _loo_loop(
         reference = majority_of_codes(np.delete(labels, p, axis=0), axis=0)
         for s in range(n_slots):
             per_k[p, s], per_p[p, s] = _kappa_pa(labels[p, :, s], reference[:, s], counts)
-    macro_k = _nanmean([_strict_mean(list(row)) for row in per_k])
-    macro_p = _nanmean([_strict_mean(list(row)) for row in per_p])
+    macro_k = _nanmean([_nanmean(list(row)) for row in per_k])
+    macro_p = _nanmean([_nanmean(list(row)) for row in per_p])
     slot_k = [_nanmean(list(per_k[:, s])) for s in range(n_slots)]
     slot_p = [_nanmean(list(per_p[:, s])) for s in range(n_slots)]
     return macro_k, macro_p, slot_k, slot_p
@@ -173,8 +168,8 @@ def test_agreement_equals_sklearn_per_slot_and_macro(full: Release) -> None:
         assert reps is not None
         for r in CHECKED:
             assert _close(float(reps[r]), _kappa_pa(labels[:, s], reference[:, s], w[r])[1])
-    assert _close(got.kappa.value, _strict_mean(ks))
-    assert _close(got.pa.value, _strict_mean(ps))
+    assert _close(got.kappa.value, _nanmean(ks))
+    assert _close(got.pa.value, _nanmean(ps))
     assert got.n == sum(
         int((np.isin(labels[:, s], (0, 1)) & np.isin(reference[:, s], (0, 1))).sum())
         for s in range(5)
@@ -320,10 +315,15 @@ def test_ensemble_vote_equals_loop_on_release(full: Release) -> None:
 # --- the macro mean over slots is strict (issue 24) -------------------------------------------
 
 
-def test_slot_mean_is_undefined_when_any_slot_is() -> None:
+def test_slot_mean_averages_the_point_estimates_slots_in_every_replicate() -> None:
     x = np.array([[0.2, 0.4, 0.6], [0.2, math.nan, 0.6], [math.nan] * 3])
-    got = agr.slot_mean(x)
-    assert got[0] == pytest.approx(0.4) and math.isnan(got[1]) and math.isnan(got[2])
+    strict = agr.slot_mean(x)  # every slot averaged: undefined when any is
+    assert strict[0] == pytest.approx(0.4) and math.isnan(strict[1]) and math.isnan(strict[2])
+    point = np.array([0.3, math.nan, 0.5])  # the point estimate leaves slot 1 undefined
+    assert agr.slot_mean(point, point) == pytest.approx(0.4)
+    reps = np.array([[0.2, 0.9, 0.6], [0.2, math.nan, 0.6], [math.nan, 0.1, 0.6]])
+    got = agr.slot_mean(reps, point)  # over slots 0 and 2 only, in every replicate
+    assert got[:2] == pytest.approx([0.4, 0.4]) and math.isnan(got[2])
     loose = agr.mean_defined(x)  # the mean over physicians still skips an undefined one
     assert loose[:2] == pytest.approx([0.4, 0.4]) and math.isnan(loose[2])
 

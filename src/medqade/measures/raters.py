@@ -12,7 +12,7 @@ Per physician ``p`` (all on the same question resamples, decided on unrounded va
   slots) with all physicians and with ``p`` left out, and ``fleiss_change`` = without - with;
 - ``intra``: Cohen's kappa and PA of ``p``'s first rating against ``p``'s ``rerating`` of the
   same answer (both substantive), per slot and then the unweighted mean over the re-rated slots
-  (like the inter-rater kappa; undefined when a slot is), resampling the re-rated questions;
+  (like the inter-rater kappa), resampling the re-rated questions;
 - the **outlier rule**: ``gap`` = core kappa of ``p`` minus the mean core kappa of the other
   physicians, with replicates on the same resamples. ``p`` is an :data:`OUTLIER` when the
   upper bound of the Bonferroni-adjusted percentile interval of ``gap`` (level
@@ -155,9 +155,9 @@ def panel_fleiss(
     x = substantive(labels)
     point = np.array([stats.fleiss_kappa(x[:, :, s], 2) for s in range(x.shape[2])])
     if weights is None:
-        return float(slot_mean(point)), None
+        return float(slot_mean(point, point)), None
     reps = np.stack([stats.fleiss_kappa(x[:, :, s], 2, weights) for s in range(x.shape[2])], -1)
-    return float(slot_mean(point)), slot_mean(reps)
+    return float(slot_mean(point, point)), slot_mean(reps, point)
 
 
 def quantile_mc_se(replicates: npt.ArrayLike, q: float, z: float = 1.959963984540054) -> float:
@@ -226,7 +226,7 @@ def intra_rater(
 ) -> IntraRater:
     """Kappa and PA of ``first`` against ``again`` (answers,) per slot, then the unweighted
     mean over the slots present in ``slots`` (the answers' slot indices), like the inter-rater
-    kappa (:func:`~medqade.measures.agreement.slot_mean`: undefined when a slot is). The
+    kappa (:func:`~medqade.measures.agreement.slot_mean`: replicates over the same slots). The
     answers' question indices ``items`` (0..Q-1) tie them to the question weights (R, Q)."""
     a = substantive(first)
     b = substantive(again)
@@ -234,18 +234,22 @@ def intra_rater(
     idx = np.asarray(items, dtype=np.int64)
     slot = np.asarray(slots, dtype=np.int64)
     per = [slot == s for s in np.unique(slot)]
-    kappa = float(slot_mean(np.array([stats.cohen_kappa(a[m], b[m], 2) for m in per])))
-    pa = float(slot_mean(np.array([stats.percent_agreement(a[m], b[m], 2) for m in per])))
+    k_slots = np.array([stats.cohen_kappa(a[m], b[m], 2) for m in per], dtype=np.float64)
+    p_slots = np.array([stats.percent_agreement(a[m], b[m], 2) for m in per], dtype=np.float64)
+    kappa = float(slot_mean(k_slots, k_slots))
+    pa = float(slot_mean(p_slots, p_slots))
     k_reps = p_reps = None
     if weights is not None:
         w = np.asarray(weights)
         k_reps = slot_mean(
-            np.stack([stats.cohen_kappa(a[m], b[m], 2, weights=w[:, idx[m]]) for m in per], -1)
+            np.stack([stats.cohen_kappa(a[m], b[m], 2, weights=w[:, idx[m]]) for m in per], -1),
+            k_slots,
         )
         p_reps = slot_mean(
             np.stack(
                 [stats.percent_agreement(a[m], b[m], 2, weights=w[:, idx[m]]) for m in per], -1
-            )
+            ),
+            p_slots,
         )
     return IntraRater(
         kappa=Estimate.from_replicates(kappa, k_reps),

@@ -1,4 +1,4 @@
-"""Leaderboard tables from result records, ranked by paired tests.
+"""Leaderboard tables from result records, ranked by simultaneous paired intervals.
 
 :func:`leaderboard` returns two frames, judges and models, sorted best first on the view's
 metric. Every row was scored on the same question resamples (the record keeps the replicates
