@@ -48,12 +48,13 @@ def test_space_score_leaderboard_and_compare_agree(
         space["core"]["kappa"],
         *space["core"]["kappa_ci"],
     ]
-    ranks = {r["id"]: r["rank"] for r in board["judges"]}
-    space_ranks = {
-        rid: None if rank is pd.NA else int(rank)
-        for rid, rank in zip(boards.judges["id"], boards.judges["rank"], strict=True)
-    }
-    assert ranks == space_ranks
+    for column in ("rank", "rank_worst"):
+        ranks = {r["id"]: r[column] for r in board["judges"]}
+        space_ranks = {
+            rid: None if rank is pd.NA else int(rank)
+            for rid, rank in zip(boards.judges["id"], boards.judges[column], strict=True)
+        }
+        assert ranks == space_ranks
     # compare: the Space's API and the CLI give the same paired difference
     evaluator = "gemini-2.5-flash"
     api = client.predict(evaluator, space["id"], "core", api_name="/compare")

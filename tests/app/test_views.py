@@ -10,6 +10,7 @@ import pandas as pd
 
 from medqade.app import views
 from medqade.app.config import SpaceConfig
+from medqade.app.phone import judges_cards
 from medqade.scoring import JUDGE_COLUMNS
 
 
@@ -37,6 +38,7 @@ def test_judges_table_formats_the_library_decisions() -> None:
         "status": "verified",
         "scope": "core",
         "rank": 2,
+        "rank_worst": 4,
         "kappa": 0.61234,
         "self_bias": 0.0004,
         "self_bias_low": 0.00001,
@@ -49,6 +51,7 @@ def test_judges_table_formats_the_library_decisions() -> None:
         "id": "abc",
     }
     out = views.judges_table(pd.DataFrame([row]), {})
+    assert out.loc[0, "rank"] == 2 and out.loc[0, "rank range"] == "2–4"
     assert out.loc[0, "self-bias flag"] == "yes"
     assert out.loc[0, "verdict"] == "inconclusive"
     assert out.loc[0, "vs physicians 95% CI"] == "-0.100 – 0.000"
@@ -60,6 +63,7 @@ def test_select_search_and_column_groups() -> None:
     table = pd.DataFrame(
         {
             "rank": [1.0, 2.0],
+            "rank range": ["1", "1–2"],
             "name": ["Alpha", "Beta"],
             "family": ["GPT", "Gemma"],
             "source": ["paper", "submission"],
@@ -129,3 +133,27 @@ def test_flags_as_words_and_abstention_as_percent() -> None:
     assert views.flag_words(None) == ""
     assert views.percent(0.0018) == 0.2
     assert math.isnan(views.percent(None))  # undefined stays empty, never 0
+
+
+def test_rank_range_text() -> None:
+    assert views.rank_range(1, 1) == "1"
+    assert views.rank_range(2, 7) == "2–7"
+    assert views.rank_range(None, None) == ""
+    assert views.rank_range(pd.NA, pd.NA) == ""
+
+
+def test_phone_card_shows_the_rank_range() -> None:
+    table = pd.DataFrame(
+        {
+            "rank": [1.0, math.nan],
+            "rank range": ["1–3", ""],
+            "name": ["Alpha <b>", "Beta"],
+            "kappa": [0.7, 0.5],
+            "kappa 95% CI": ["0.650 – 0.750", ""],
+            "verdict": ["non-inferior", ""],
+        }
+    )
+    html_text = judges_cards(table, "core")
+    assert '<span class="mq-card-rank">1–3</span>' in html_text
+    assert '<span class="mq-card-rank">–</span>' in html_text  # not ranked
+    assert "Alpha &lt;b&gt;" in html_text

@@ -310,3 +310,39 @@ def test_ensemble_vote_equals_loop_on_release(full: Release) -> None:
             r, f = votes.count(1), votes.count(0)
             expected = -1 if r + f == 0 else 1 if r > f else 0
             assert got[i, s] == expected
+
+
+# --- the macro mean over slots is strict (issue 24) -------------------------------------------
+
+
+def test_slot_mean_averages_the_point_estimates_slots_in_every_replicate() -> None:
+    x = np.array([[0.2, 0.4, 0.6], [0.2, math.nan, 0.6], [math.nan] * 3])
+    strict = agr.slot_mean(x)  # every slot averaged: undefined when any is
+    assert strict[0] == pytest.approx(0.4) and math.isnan(strict[1]) and math.isnan(strict[2])
+    point = np.array([0.3, math.nan, 0.5])  # the point estimate leaves slot 1 undefined
+    assert agr.slot_mean(point, point) == pytest.approx(0.4)
+    reps = np.array([[0.2, 0.9, 0.6], [0.2, math.nan, 0.6], [math.nan, 0.1, 0.6]])
+    got = agr.slot_mean(reps, point)  # over slots 0 and 2 only, in every replicate
+    assert got[:2] == pytest.approx([0.4, 0.4]) and math.isnan(got[2])
+    loose = agr.mean_defined(x)  # the mean over physicians still skips an undefined one
+    assert loose[:2] == pytest.approx([0.4, 0.4]) and math.isnan(loose[2])
+
+
+def test_replicate_with_an_undefined_slot_is_undefined_not_a_shorter_mean() -> None:
+    """Resample 0 keeps only Richtig references in slot 0 (kappa undefined there): the macro
+    replicate is NaN, while resample 1 averages all five slots."""
+    rng = np.random.default_rng(3)
+    ref = rng.integers(0, 2, size=(8, 5))
+    ref[:, 0] = [1, 1, 1, 1, 0, 0, 1, 0]
+    lab = np.where(rng.random((8, 5)) < 0.8, ref, 1 - ref)
+    weights = np.array([[2, 1, 1, 4, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1]])
+    names = tuple(f"s{i}" for i in range(5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out = agr.agreement(lab, ref, names, weights)
+    slot_kappa = np.array([out.slots[n].kappa.replicates for n in names])  # (slots, R)
+    assert math.isnan(slot_kappa[0, 0]) and not np.isnan(slot_kappa[1:, 0]).any()
+    assert out.kappa.replicates is not None
+    assert math.isnan(out.kappa.replicates[0])
+    assert out.kappa.replicates[1] == pytest.approx(slot_kappa[:, 1].mean(), abs=TOL)
+    assert out.kappa.n_undefined == 1

@@ -1,4 +1,4 @@
-"""Paired differences, the verdict rule and ranks from paired tests, against plain numpy."""
+"""Paired differences and the verdict rule, against plain numpy (ranks: test_ranking.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,7 @@ from medqade.measures.paired import (
     INCONCLUSIVE,
     INFERIOR,
     NON_INFERIOR,
-    Ranker,
     difference,
-    ranks,
     verdict,
     verdict_of_bounds,
 )
@@ -139,109 +137,3 @@ def test_margin_bounds_are_accepted() -> None:
 
 def test_verdicts_constant_lists_all_four() -> None:
     assert set(paired.VERDICTS) == {ABOVE, NON_INFERIOR, INCONCLUSIVE, INFERIOR}
-
-
-# --- ranks ------------------------------------------------------------------------------------
-
-
-def _brute_ranks(reps: np.ndarray) -> list[int]:
-    """1 + the number of rows j whose percentile CI of reps_j - reps_i lies above 0."""
-    out = []
-    for i in range(reps.shape[0]):
-        better = 0
-        for j in range(reps.shape[0]):
-            if j == i:
-                continue
-            d = reps[j] - reps[i]
-            d = d[~np.isnan(d)]
-            low = np.percentile(d, 2.5)
-            better += int(low > 0)
-        out.append(1 + better)
-    return out
-
-
-def _matrix(seed: int, n: int = 12, r: int = 200) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    centres = rng.uniform(0.3, 0.8, size=n)
-    shared = rng.normal(0.0, 0.05, size=r)  # paired: a common resample effect
-    return centres[:, None] + shared[None, :] + rng.normal(0.0, 0.03, size=(n, r))
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_rank_equals_brute_force(seed: int) -> None:
-    reps = _matrix(seed)
-    if seed == 3:
-        reps[2, :7] = np.nan
-    rows = [(f"row{i}", reps[i]) for i in range(reps.shape[0])]
-    got = ranks(rows)
-    assert got == _brute_ranks(reps)
-    assert len(set(got)) > 1  # the matrices do separate some rows
-    assert min(got) == 1
-
-
-def test_rank_ties_share_a_rank() -> None:
-    rng = np.random.default_rng(8)
-    base = rng.normal(0.5, 0.05, 300)
-    reps = np.stack([base + 0.5, base + 0.001 * rng.normal(size=300), base, base - 0.5])
-    got = ranks([(i, reps[i]) for i in range(4)])
-    assert got == _brute_ranks(reps)
-    assert got[1] == got[2] == 2
-    assert got[0] == 1 and got[3] == 4
-
-
-def test_rank_of_identical_rows_is_one() -> None:
-    reps = np.tile(np.linspace(0.1, 0.9, 50), (5, 1))
-    assert ranks([(i, reps[i]) for i in range(5)]) == [1, 1, 1, 1, 1]
-
-
-def test_rank_is_in_input_order() -> None:
-    reps = _matrix(4, n=6)
-    rows = [(i, reps[i]) for i in range(6)]
-    forward = ranks(rows)
-    backward = ranks(rows[::-1])
-    assert backward == forward[::-1]
-
-
-def test_ranker_cache_tests_only_new_pairs() -> None:
-    reps = _matrix(5, n=9)
-    ranker = Ranker()
-    n = 8
-    first = ranker.rank([(i, reps[i]) for i in range(n)])
-    assert len(ranker) == n * (n - 1)
-    assert first == _brute_ranks(reps[:n])
-    second = ranker.rank([(i, reps[i]) for i in range(n + 1)])
-    assert len(ranker) == n * (n - 1) + 2 * n  # the new row against each of the n others
-    assert second == _brute_ranks(reps)
-    again = ranker.rank([(i, reps[i]) for i in range(n + 1)])
-    assert again == second
-    assert len(ranker) == n * (n - 1) + 2 * n
-
-
-def test_ranker_cache_uses_stored_outcomes() -> None:
-    """A cached pair is not retested: changing replicates under an old key changes nothing."""
-    reps = _matrix(6, n=3)
-    ranker = Ranker()
-    before = ranker.rank([(i, reps[i]) for i in range(3)])
-    assert before != before[::-1]
-    flipped = reps[::-1].copy()
-    assert ranker.rank([(i, flipped[i]) for i in range(3)]) == before
-    assert Ranker().rank([(i, flipped[i]) for i in range(3)]) == _brute_ranks(flipped)
-
-
-def test_ranker_better_is_the_paired_test() -> None:
-    rng = np.random.default_rng(9)
-    base = rng.normal(0.5, 0.05, 300)
-    ranker = Ranker()
-    ranker.rank([("hi", base + 0.2), ("lo", base), ("same", base + 1e-4 * rng.normal(size=300))])
-    assert ranker.better("hi", "lo") is True
-    assert ranker.better("lo", "hi") is False
-    assert ranker.better("lo", "same") is False and ranker.better("same", "lo") is False
-    assert ranker.better("hi", "unknown") is None
-
-
-def test_rank_rejects_duplicate_keys_and_mixed_resamples() -> None:
-    reps = _matrix(7, n=3)
-    with pytest.raises(ValueError, match="own key"):
-        ranks([("a", reps[0]), ("b", reps[1]), ("a", reps[2])])
-    with pytest.raises(ValueError, match="same resamples"):
-        ranks([("a", reps[0]), ("b", reps[1][:-1])])

@@ -83,18 +83,24 @@ def test_panel_report_partner_kappa_equals_sklearn(full: Release, report: PanelR
 def test_panel_report_intra_rater_equals_sklearn_on_the_rerating_rows(
     full: Release, report: PanelReport
 ) -> None:
+    """Per slot (student model), then the mean over the slots, as the inter-rater kappa."""
     r = full.ratings
     key = ["question_id", "model", "rater"]
     again = r[r["round"] == vocab.RERATING]
     first = r[r["round"] != vocab.RERATING]
     pairs = again.merge(first, on=key, suffixes=("_again", "_first"))
     for p, g in pairs.groupby("rater"):
-        a = g["label_first"].map(CODE).to_numpy()
-        b = g["label_again"].map(CODE).to_numpy()
+        per_slot = [
+            (kappa(a, b), pa(a, b))
+            for a, b in (
+                (s["label_first"].map(CODE).to_numpy(), s["label_again"].map(CODE).to_numpy())
+                for _, s in g.groupby("model")
+            )
+        ]
         intra = report.rater(str(p)).intra
         assert intra is not None
-        assert math.isclose(intra.kappa.value, kappa(a, b), rel_tol=1e-9)
-        assert math.isclose(intra.pa.value, pa(a, b), rel_tol=1e-9)
+        assert math.isclose(intra.kappa.value, np.mean([k for k, _ in per_slot]), rel_tol=1e-9)
+        assert math.isclose(intra.pa.value, np.mean([x for _, x in per_slot]), rel_tol=1e-9)
         assert intra.kappa.low <= intra.kappa.value <= intra.kappa.high
 
 
@@ -120,3 +126,20 @@ def test_panel_report_verdict_follows_the_adjusted_bounds(report: PanelReport) -
             assert high < 0
         elif r.verdict == "consistent":
             assert low <= 0 <= high
+
+
+def test_panel_report_outlier_rule_has_its_own_resamples_and_mc_error(
+    report: PanelReport,
+) -> None:
+    """The 99.5% bounds come from OUTLIER_RESAMPLES replicates (not the CI's), each with a
+    small Monte-Carlo standard error."""
+    d = report.to_dict()
+    assert d["outlier_resamples"] == report.outlier_resamples >= 10_000
+    for r in report.raters:
+        assert r.gap.replicates is not None
+        assert r.gap.replicates.shape == (report.outlier_resamples,)
+        se_low, se_high = r.gap_bounds_mc_se
+        assert 0 < se_low < 0.01 and 0 < se_high < 0.01
+    assert d["physicians"][0]["kappa_gap_adjusted_ci_mc_se"] == list(
+        report.raters[0].gap_bounds_mc_se
+    )

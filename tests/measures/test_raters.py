@@ -18,6 +18,7 @@ from medqade.measures.raters import (
     outlier_verdict,
     panel_fleiss,
     partner_references,
+    quantile_mc_se,
     tier_abstention,
 )
 from medqade.measures.seeds import question_weights
@@ -101,23 +102,41 @@ def test_kappa_gap_without_replicates_has_no_bounds() -> None:
     assert gap.defined and all(math.isnan(b) for b in bounds)
 
 
-def test_intra_rater_equals_sklearn_pooled_over_answers() -> None:
+def test_intra_rater_equals_sklearn_averaged_per_slot() -> None:
+    """Like the inter-rater kappa: per slot, then the mean over the slots (issue 24)."""
     rng = np.random.default_rng(8)
     first = rng.integers(0, 3, size=200)
     again = np.where(rng.random(200) < 0.85, first, rng.integers(0, 3, size=200))
     items = np.repeat(np.arange(40), 5)
+    slots = np.tile(np.arange(5), 40)
     w = question_weights(40, 50, seed=3)
-    est = intra_rater(first, again, items, w)
-    assert math.isclose(est.kappa.value, kappa(first, again), rel_tol=1e-12)
-    assert math.isclose(est.pa.value, pa(first, again), rel_tol=1e-12)
+    est = intra_rater(first, again, items, slots, w)
+    per_k = [kappa(first[slots == s], again[slots == s]) for s in range(5)]
+    per_p = [pa(first[slots == s], again[slots == s]) for s in range(5)]
+    assert math.isclose(est.kappa.value, float(np.mean(per_k)), rel_tol=1e-12)
+    assert math.isclose(est.pa.value, float(np.mean(per_p)), rel_tol=1e-12)
+    assert not math.isclose(est.kappa.value, kappa(first, again), rel_tol=1e-6)  # not pooled
     ok = (first < 2) & (again < 2)
     assert est.n == int(ok.sum())
     assert est.kappa.replicates is not None
     rows = np.repeat(np.arange(40), w[0])
     answers = np.concatenate([np.arange(5 * i, 5 * i + 5) for i in rows])
-    assert math.isclose(
-        est.kappa.replicates[0], kappa(first[answers], again[answers]), rel_tol=1e-9
-    )
+    f, g, sl = first[answers], again[answers], slots[answers]
+    oracle = np.mean([kappa(f[sl == s], g[sl == s]) for s in range(5)])
+    assert math.isclose(est.kappa.replicates[0], oracle, rel_tol=1e-9)
+
+
+def test_quantile_mc_se_matches_the_normal_theory_value() -> None:
+    """For normal replicates the s.e. of the q-quantile is sqrt(q(1-q)/B) / phi(z_q)."""
+    rng = np.random.default_rng(21)
+    b, q = 20_000, 0.0025
+    x = rng.normal(size=b)
+    z_q = -2.807033768343811
+    phi = math.exp(-(z_q**2) / 2) / math.sqrt(2 * math.pi)
+    theory = math.sqrt(q * (1 - q) / b) / phi
+    assert math.isclose(quantile_mc_se(x, q), theory, rel_tol=0.35)
+    assert math.isnan(quantile_mc_se(x[:100], q))  # 0.25 replicates per tail: no bracket
+    assert math.isnan(quantile_mc_se([math.nan], 0.5))
 
 
 def test_partner_references_take_the_other_primary_rater() -> None:

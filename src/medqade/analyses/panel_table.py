@@ -111,6 +111,7 @@ def panel_table(report: PanelReport) -> Table:
                 *(est_csv(r.intra.pa) if r.intra else (None, None, None)),
                 r.gap.value,
                 *r.gap_bounds,
+                *r.gap_bounds_mc_se,
                 r.verdict,
                 *((_codes_csv(report.review_codes.get(r.physician, {})),) if reviews else ()),
             )
@@ -132,6 +133,8 @@ def panel_table(report: PanelReport) -> Table:
         "kappa_gap",
         "kappa_gap_adjusted_low",
         "kappa_gap_adjusted_high",
+        "kappa_gap_adjusted_low_mc_se",
+        "kappa_gap_adjusted_high_mc_se",
         "verdict",
         *(("review_codes",) if reviews else ()),
     )
@@ -141,8 +144,10 @@ def panel_table(report: PanelReport) -> Table:
         f"resamples (seed {report.seed}); ceiling kappa {est(report.ceiling.kappa)}, panel "
         f"Fleiss' kappa {est(report.fleiss)}. Kappa gap = the physician's core kappa minus the "
         f"mean of the others'; outlier when the upper bound of its {level} paired interval "
-        "(Bonferroni over the panel) is below 0. Intra-rater: first rating against the "
-        f"re-rating, pooled over the answers of {report.n_rerated} re-rated items."
+        f"(Bonferroni over the panel; {report.outlier_resamples:,} resamples of its own, "
+        "Monte-Carlo s.e. of the bounds in the CSV) is below 0. Intra-rater: first rating "
+        "against the re-rating per slot, mean over the slots, on the answers of "
+        f"{report.n_rerated} re-rated items."
     )
     return Table(
         name=NAME,

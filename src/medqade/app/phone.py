@@ -1,7 +1,8 @@
 """The leaderboard's phone view: one line per judge with its headline numbers.
 
 On a narrow screen (the CSS in :mod:`medqade.app.ui` shows it below 640 px and keeps the full
-tables below it) each judge is one card: rank, name, core kappa with its 95% CI and verdict,
+tables below it) each judge is one card: rank interval (best–worst rank), name, core kappa
+with its 95% CI and verdict,
 so nothing needs sideways scrolling. Formatting only: the numbers are the leaderboard's display
 columns (three decimals); names are escaped.
 """
@@ -28,11 +29,12 @@ def _cell(row: Any, *names: str) -> str:
 
 
 def judges_cards(table: pd.DataFrame, view: str) -> str:
-    """The judges display table (rank, name, kappa, kappa 95% CI, verdict) as HTML cards."""
+    """The judges display table (rank range, name, kappa, kappa 95% CI, verdict) as HTML
+    cards."""
     e = html.escape
     cards = []
     for _, row in table.iterrows():
-        rank = _cell(row, "rank")
+        rank = _cell(row, "rank range", "rank")
         kappa = _cell(row, "kappa")
         ci = _cell(row, "kappa 95% CI")
         verdict = _cell(row, "verdict")
@@ -47,7 +49,7 @@ def judges_cards(table: pd.DataFrame, view: str) -> str:
     if not cards:
         return '<p class="mq-empty">No judge matches the search.</p>'
     return (
-        f'<p class="mq-cards-head">Judges, {e(view)} view: rank · name · kappa (95% CI) · '
-        "verdict. The full tables follow below.</p>"
+        f'<p class="mq-cards-head">Judges, {e(view)} view: rank (best–worst) · name · kappa '
+        "(95% CI) · verdict. The full tables follow below.</p>"
         f'<ol class="mq-cards">{"".join(cards)}</ol>'
     )

@@ -179,7 +179,7 @@ class SpaceState:
 
     def _warm_boards(self) -> None:
         """Rank both views once in the background, so the first visitor does not wait for
-        the paired tests (the :class:`~medqade.measures.Ranker` keeps them for later)."""
+        the board (the :class:`~medqade.measures.Ranker` keeps the last ranks)."""
         for view in ("core", "full"):
             self.boards(view)
 
@@ -238,8 +238,8 @@ class SpaceState:
 
     def boards(self, view: str, metric: str = "kappa", margin: float | None = None) -> Boards:
         """The leaderboard tables of ``view`` ranked on ``metric``, verdicts with ``margin``
-        (default: the Space's); rebuilt only when the records changed, and then only the
-        paired tests of new rows are run (one :class:`~medqade.measures.Ranker` kept)."""
+        (default: the Space's); rebuilt only when the records changed (one
+        :class:`~medqade.measures.Ranker` kept)."""
         margin = self.config.margin if margin is None else margin
         with self._lock:
             key = (view, metric, margin, self.store.version, self._references is not None)

@@ -246,14 +246,14 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         judges_table = gr.Dataframe(
             label="Judges (agreement with physician consensus)",
             interactive=False,
-            pinned_columns=2,
+            pinned_columns=3,  # rank, rank range, name
             max_height=600,
             elem_id="mq-judges",
         )
         models_table = gr.Dataframe(
             label="Models (accuracy by physician consensus)",
             interactive=False,
-            pinned_columns=2,
+            pinned_columns=3,  # rank, rank range, name
             max_height=500,
             elem_id="mq-models",
         )

@@ -29,7 +29,8 @@ LEADERBOARD_HELP: Final = (
     "**Models**: accuracy of the answers by physician consensus, with 95% Wilson intervals; "
     "for new answers that match no physician-labelled answer, the anchored bounds (unmatched all "
     "wrong / all right) and, if a judge labelled them, the judged estimate. *Rank* = 1 + the "
-    "number of rows significantly better on a paired test (same questions, same resamples); "
+    "number of rows significantly better (simultaneous paired intervals over all ranked pairs, "
+    "same questions, same resamples), followed by its range down to the worst rank; "
     "only verified rows are ranked. *Verdict*: the judge minus the physicians' own agreement "
     "against a non-inferiority margin (see *Rank and verdict*). "
     "*core* = the 200 items every physician rated; *full* = all items (unresolved answers "
@@ -162,9 +163,11 @@ evaluation only, do not train on it. Submitted results are published under the s
 
 
 RANK_HELP: Final = """\
-**Rank** = 1 + the number of ranked rows that are *significantly better*: their difference
-with this row, computed on the same 1,000 question resamples (paired), has a 95% interval
-entirely above 0. Rows that no row beats share rank 1; only verified rows are ranked.
+**Rank** = 1 + the number of ranked rows that are *significantly better*; the **rank range**
+runs from it to K minus the number of rows significantly worse (K ranked rows). Differences
+are computed on the same 1,000 question resamples (paired) with *simultaneous* 95% intervals
+over all pairs of ranked rows (max-T), so equally good rows keep sharing rank 1 however many
+rows the board has. Only verified rows are ranked.
 **Verdict** compares a judge with the physicians' own agreement (each physician against the
 others, core): d = judge - physicians with its paired 95% interval and the margin m.
 Lower bound > 0: *above physicians (check for leakage)*; lower bound > -m: *non-inferior*;

@@ -65,7 +65,7 @@ DEFAULT_GROUPS: Final = (
     "n",
 )
 COLUMN_GROUPS: Final = tuple(dict.fromkeys([*JUDGE_GROUPS, *MODEL_GROUPS]))
-IDENTITY: Final = ("rank", "name", "family", "source", "badge")
+IDENTITY: Final = ("rank", "rank range", "name", "family", "source", "badge")
 SEARCHED: Final = ("name", "model_id", "family", "source", "badge", "organisation")
 
 
@@ -124,6 +124,7 @@ def judges_table(
         rows.append(
             {
                 "rank": _count(r["rank"]),
+                "rank range": rank_range(r["rank"], r["rank_worst"]),
                 "name": name,
                 "family": _text(r["family"]),
                 "source": _text(r["source"]),
@@ -166,6 +167,7 @@ def models_table(
         by_lex = block.get("by_lexical") or {}
         row = {
             "rank": _count(r["rank"]),
+            "rank range": rank_range(r["rank"], r["rank_worst"]),
             "name": str(r["name"]),
             "family": _text(r["family"]),
             "source": _text(r["source"]),
@@ -192,6 +194,17 @@ def models_table(
         row["no match"] = number((by_lex.get("no_match") or {}).get("anchored"))
         rows.append(row)
     return pd.DataFrame(rows, columns=_MODEL_ALL)
+
+
+def rank_range(best: object, worst: object) -> str:
+    """``"1–4"``: the rank interval (best to worst rank; one number when they agree), empty
+    for a row that is not ranked."""
+    lo, hi = _count(best), _count(worst)
+    if math.isnan(lo):
+        return ""
+    if math.isnan(hi) or hi == lo:
+        return f"{lo:.0f}"
+    return f"{lo:.0f}–{hi:.0f}"
 
 
 def _count(value: object) -> float:

@@ -19,9 +19,10 @@ HELP = (
 )
 
 EPILOG = """\
-Rank = 1 + the number of ranked rows that are significantly better (the paired 95% interval
-of their difference lies above 0); verdict = the paired difference judge - physicians against
-the non-inferiority margin. See docs/statistics.md.
+Rank "best-worst": best = 1 + the number of ranked rows significantly better, worst = K - the
+number significantly worse (K ranked rows), from simultaneous 95% intervals over all ranked
+pairs (max-T bootstrap on the shared resamples); verdict = the paired difference judge -
+physicians against the non-inferiority margin. See docs/statistics.md.
 """
 
 
@@ -41,6 +42,12 @@ def _cell(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def _rank(row: Any) -> str:
+    """The rank interval, ``"1-4"`` (one number when best and worst agree; empty: not ranked)."""
+    best, worst = _cell(row["rank"]), _cell(row["rank_worst"])
+    return best if not best or not worst or best == worst else f"{best}-{worst}"
+
+
 def _ci(row: Any, key: str, low: str, high: str, digits: int = 3) -> str:
     value = _cell(row[key], digits)
     lo, hi = _cell(row[low], digits), _cell(row[high], digits)
@@ -52,20 +59,20 @@ def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str)
     lines.append(
         f"| rank | judge | source | status | {metric} [95% CI] | vs physicians | verdict |"
     )
-    lines.append("|---:|---|---|---|---:|---:|---|")
+    lines.append("|---|---|---|---|---:|---:|---|")
     for _, r in judges.iterrows():
         lines.append(
-            f"| {_cell(r['rank'])} | {r['name']} | {r['source']} | {r['status']} | "
+            f"| {_rank(r)} | {r['name']} | {r['source']} | {r['status']} | "
             f"{_ci(r, metric, f'{metric}_low', f'{metric}_high')} | "
             f"{_ci(r, 'd_physicians', 'd_physicians_low', 'd_physicians_high')} | "
             f"{_cell(r['verdict'])} |"
         )
     lines += ["", f"## Models ({view} view, anchored accuracy)", ""]
     lines.append("| rank | model | source | status | accuracy [95% CI] | bounds |")
-    lines.append("|---:|---|---|---|---:|---:|")
+    lines.append("|---|---|---|---|---:|---:|")
     for _, r in models.iterrows():
         lines.append(
-            f"| {_cell(r['rank'])} | {r['name']} | {r['source']} | {r['status']} | "
+            f"| {_rank(r)} | {r['name']} | {r['source']} | {r['status']} | "
             f"{_ci(r, 'accuracy', 'accuracy_low', 'accuracy_high')} | "
             f"{_cell(r['lower'])}-{_cell(r['upper'])} |"
         )

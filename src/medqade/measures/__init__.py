@@ -8,7 +8,8 @@ compute their numbers here and never import each other:
 - :mod:`~.agreement`: agreement with a reference per slot and macro, the leave-one-out
   physician reference, item groups, several labellers at once, ensemble votes;
 - :mod:`~.bias`: self and family bias terms;
-- :mod:`~.paired`: paired differences, the verdict against physicians, ranks;
+- :mod:`~.paired`: paired differences, the verdict against physicians;
+- :mod:`~.ranking`: rank intervals from simultaneous paired intervals (max-T bootstrap);
 - :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel.
 
 Significance, "undefined" and verdicts are decided here on unrounded values. (The function
@@ -34,12 +35,11 @@ from medqade.measures.paired import (
     INFERIOR,
     NON_INFERIOR,
     VERDICTS,
-    Ranker,
     difference,
-    ranks,
     verdict,
     verdict_of_bounds,
 )
+from medqade.measures.ranking import Ranker, RankInterval, ranks
 from medqade.measures.seeds import BOOTSTRAP_SEED, generator, question_weights
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "VERDICTS",
     "Agreement",
     "Estimate",
+    "RankInterval",
     "Ranker",
     "SlotAgreement",
     "difference",

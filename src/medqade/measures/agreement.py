@@ -2,7 +2,10 @@
 
 The benchmark's central quantity. Per slot, PA, Cohen's kappa and PABAK of the labeller
 against the reference (abstentions and unresolved reference excluded pairwise, the chance
-term from the same answers), then the unweighted mean over the five slots. Intervals are 95%
+term from the same answers), then the unweighted mean over the slots (the five, unless one is
+undefined on the data itself, e.g. in a tiny group). Every replicate averages exactly the slots
+of the point estimate: a replicate in which one of them is undefined is undefined (dropped and
+counted), never a mean over fewer slots (:func:`slot_mean`). Intervals are 95%
 percentiles of question-bootstrap replicates (count weights (R, items): all five slots of a
 question are resampled together), and every :class:`Agreement` keeps its replicates so that
 two labellers scored on the same weights can be compared pairwise.
@@ -38,8 +41,32 @@ def substantive(codes: npt.ArrayLike) -> npt.NDArray[np.int64]:
     return out
 
 
-def slot_mean(x: FloatArray) -> FloatArray:
-    """Mean over the last axis ignoring NaN; NaN (no warning) where every value is NaN."""
+def slot_mean(x: npt.ArrayLike, point: npt.ArrayLike | None = None) -> FloatArray:
+    """The macro mean over the slots (last axis) that are defined in ``point`` (the point
+    estimate's per-slot values, broadcast against ``x``; default: every slot); NaN (no warning)
+    where any of those slots is NaN in ``x``, or where ``point`` defines none.
+
+    ``slot_mean(v, v)`` is the point estimate: the mean of its defined slots. ``slot_mean(reps,
+    v)`` gives replicates of the same estimand: a replicate in which one of the point's slots
+    is undefined is undefined (dropped and counted by the interval), never a mean over fewer
+    slots.
+    """
+    values = np.asarray(x, dtype=np.float64)
+    if point is None:
+        over = np.ones(values.shape, dtype=bool)
+    else:
+        over = np.broadcast_to(~np.isnan(np.asarray(point, dtype=np.float64)), values.shape)
+    missing = (np.isnan(values) & over).any(axis=-1)
+    total = np.where(over & ~np.isnan(values), values, 0.0).sum(axis=-1)
+    count = over.sum(axis=-1)
+    out: FloatArray = np.full(np.shape(total), np.nan)
+    np.divide(total, count, out=out, where=(count > 0) & ~missing)
+    return out
+
+
+def mean_defined(x: FloatArray) -> FloatArray:
+    """Mean over the last axis ignoring NaN; NaN (no warning) where every value is NaN (used
+    over physicians, where an undefined physician leaves the others' mean)."""
     valid = ~np.isnan(x)
     total = np.where(valid, x, 0.0).sum(axis=-1)
     count = valid.sum(axis=-1)
@@ -145,10 +172,10 @@ def _estimates(
     }
     return Agreement(
         kappa=Estimate.from_replicates(
-            float(slot_mean(kappa)), None if reps is None else slot_mean(reps[1])
+            float(slot_mean(kappa, kappa)), None if reps is None else slot_mean(reps[1], kappa)
         ),
         pa=Estimate.from_replicates(
-            float(slot_mean(pa)), None if reps is None else slot_mean(reps[0])
+            float(slot_mean(pa, pa)), None if reps is None else slot_mean(reps[0], pa)
         ),
         n=int(n.sum()),
         slots=slots,
@@ -194,7 +221,7 @@ def loo_references(physician_labels: npt.ArrayLike) -> npt.NDArray[np.int64]:
 
 def _physician_mean(x: FloatArray) -> FloatArray:
     """Mean over the physician axis (axis 0) ignoring NaN, without warnings."""
-    return slot_mean(np.moveaxis(x, 0, -1))
+    return mean_defined(np.moveaxis(x, 0, -1))
 
 
 def leave_one_out(
@@ -236,12 +263,12 @@ def leave_one_out(
     }
     return Agreement(
         kappa=Estimate.from_replicates(
-            float(_physician_mean(slot_mean(kappa))),
-            None if reps is None else _physician_mean(slot_mean(reps[1])),
+            float(_physician_mean(slot_mean(kappa, kappa))),
+            None if reps is None else _physician_mean(slot_mean(reps[1], kappa[:, None, :])),
         ),
         pa=Estimate.from_replicates(
-            float(_physician_mean(slot_mean(pa))),
-            None if reps is None else _physician_mean(slot_mean(reps[0])),
+            float(_physician_mean(slot_mean(pa, pa))),
+            None if reps is None else _physician_mean(slot_mean(reps[0], pa[:, None, :])),
         ),
         n=int(n.sum()),
         slots=slots,
@@ -345,13 +372,15 @@ def grouped_leave_one_out(
         return out
     per = [_group_slot_stats(labels[p], refs[p], present, weights) for p in range(len(labels))]
     for g, name in enumerate(present):
-        pa = np.stack([slot_mean(pt[0][g]) for pt, _ in per])
-        kappa = np.stack([slot_mean(pt[1][g]) for pt, _ in per])
+        pa = np.stack([slot_mean(pt[0][g], pt[0][g]) for pt, _ in per])
+        kappa = np.stack([slot_mean(pt[1][g], pt[1][g]) for pt, _ in per])
         n = sum(int(pt[2][g].sum()) for pt, _ in per)
         rpa = rkappa = None
         if weights is not None:
-            rpa = _physician_mean(np.stack([slot_mean(r[0][:, g]) for _, r in per if r]))
-            rkappa = _physician_mean(np.stack([slot_mean(r[1][:, g]) for _, r in per if r]))
+            rpa = _physician_mean(np.stack([slot_mean(r[0][:, g], pt[0][g]) for pt, r in per if r]))
+            rkappa = _physician_mean(
+                np.stack([slot_mean(r[1][:, g], pt[1][g]) for pt, r in per if r])
+            )
         out[name] = Agreement(
             kappa=Estimate.from_replicates(float(_physician_mean(kappa)), rkappa),
             pa=Estimate.from_replicates(float(_physician_mean(pa)), rpa),
@@ -382,16 +411,27 @@ def macro_agreement(
     Returns
     -------
     pa, kappa : ndarray of float64, shape (labellers,) or (R, labellers)
-        Unweighted means over slots of the per-slot values (undefined slots ignored).
+        Unweighted means over slots of the per-slot values: over the slots defined in the
+        point estimate; a replicate in which one of them is undefined is NaN (:func:`slot_mean`).
     """
     lab = substantive(labels)
     ref = substantive(reference)
-    pa, kappa = [], []
+    pa, kappa, point_pa, point_kappa = [], [], [], []
     for s in range(lab.shape[2]):
         res = stats.compare_to_reference(lab[:, :, s], ref[:, s], k=2, weights=weights)
         pa.append(res.pa)
         kappa.append(res.kappa)
-    return slot_mean(np.stack(pa, axis=-1)), slot_mean(np.stack(kappa, axis=-1))
+        if weights is not None:
+            point = stats.compare_to_reference(lab[:, :, s], ref[:, s], k=2)
+            point_pa.append(point.pa)
+            point_kappa.append(point.kappa)
+    pa_x, kappa_x = np.stack(pa, axis=-1), np.stack(kappa, axis=-1)
+    if weights is None:
+        return slot_mean(pa_x, pa_x), slot_mean(kappa_x, kappa_x)
+    return (
+        slot_mean(pa_x, np.stack(point_pa, axis=-1)),
+        slot_mean(kappa_x, np.stack(point_kappa, axis=-1)),
+    )
 
 
 def ensemble_vote(member_labels: npt.ArrayLike) -> Codes:

@@ -1,10 +1,10 @@
-"""Paired comparisons: differences on the same bootstrap resamples, verdicts and ranks.
+"""Paired comparisons: differences on the same bootstrap resamples and verdicts.
 
 Every labeller is scored on the same questions, so two estimates made with the same count
 weights are compared through their replicate differences: the difference of A and B is
 ``value(A) - value(B)`` with the 95% percentile interval of ``replicates(A) - replicates(B)``
-(replicates undefined in either are dropped). This is the interval behind every verdict and
-every rank.
+(replicates undefined in either are dropped). This is the interval behind every verdict.
+Ranks use simultaneous intervals over all ranked pairs instead (:mod:`medqade.measures.ranking`).
 
 Verdict against the physicians (``d`` = judge minus the leave-one-out physician reference,
 margin ``m`` >= 0 on the metric's own scale):
@@ -14,22 +14,14 @@ margin ``m`` >= 0 on the metric's own scale):
 * lower bound > ``-m``: :data:`NON_INFERIOR`;
 * upper bound < ``-m``: :data:`INFERIOR`;
 * otherwise :data:`INCONCLUSIVE`; no verdict (``None``) when ``d`` or its interval is undefined.
-
-Rank: among the ranked rows, a row's rank is 1 + the number of ranked rows that are
-significantly better than it (their paired difference against it has a 95% interval entirely
-above 0). Rows that tie share a rank; a rank never counts the physician reference.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
 from typing import Final
 
-import numpy as np
-
-from medqade import stats
-from medqade.measures.estimate import Estimate, FloatArray
+from medqade.measures.estimate import Estimate
 
 DEFAULT_MARGIN: Final = 0.05
 """Non-inferiority margin on kappa (and on PA and PABAK, each on its own scale)."""
@@ -88,66 +80,3 @@ def verdict_of_bounds(low: float | None, high: float | None, margin: float) -> s
     if high < -m:
         return INFERIOR
     return INCONCLUSIVE
-
-
-def _signs(base: FloatArray, others: FloatArray) -> np.ndarray:
-    """Signs (others,) of the paired test of each row of ``others`` (n, R) against ``base``
-    (R,): +1 where ``other - base`` has an interval entirely above 0, -1 entirely below."""
-    diff = others - base[None, :]
-    if np.isnan(diff).any():
-        ci = stats.percentile_ci(diff, axis=1)
-        low = np.asarray(ci.low, dtype=np.float64)
-        high = np.asarray(ci.high, dtype=np.float64)
-    else:  # the same numbers as percentile_ci (nanpercentile without NaN), several times faster
-        low, high = np.percentile(diff, [2.5, 97.5], axis=1)
-    return np.where(low > 0, 1, np.where(high < 0, -1, 0))
-
-
-class Ranker:
-    """Ranks from paired tests, remembering every pair it has tested.
-
-    ``rank(rows)`` takes ``(key, replicates)`` pairs (replicates (R,), all from the same
-    resamples) and returns the rank of each (module docstring). A pair's outcome is cached
-    under its two keys, so ranking again after one new row tests only the new row's pairs.
-    Keys must change when a row's replicates change (e.g. record id, view and metric).
-    """
-
-    def __init__(self) -> None:
-        self._outcomes: dict[tuple[Hashable, Hashable], int] = {}
-
-    def __len__(self) -> int:
-        return len(self._outcomes)
-
-    def _fill(self, keys: Sequence[Hashable], reps: Sequence[FloatArray]) -> None:
-        for i, key in enumerate(keys):
-            missing = [j for j in range(i + 1, len(keys)) if (key, keys[j]) not in self._outcomes]
-            if not missing:
-                continue
-            signs = _signs(reps[i], np.stack([reps[j] for j in missing]))
-            for j, sign in zip(missing, signs.tolist(), strict=True):
-                self._outcomes[(key, keys[j])] = -int(sign)  # +1: row i is better than row j
-                self._outcomes[(keys[j], key)] = int(sign)
-
-    def rank(self, rows: Sequence[tuple[Hashable, FloatArray]]) -> list[int]:
-        """1 + the number of rows significantly better than each row, in input order."""
-        keys = [k for k, _ in rows]
-        if len(set(keys)) != len(keys):
-            raise ValueError("every ranked row needs its own key")
-        shapes = {np.shape(r) for _, r in rows}
-        if len(shapes) > 1:
-            raise ValueError("ranked rows need replicates from the same resamples")
-        self._fill(keys, [np.asarray(r, dtype=np.float64) for _, r in rows])
-        return [
-            1 + sum(1 for other in keys if other != key and self._outcomes[(other, key)] > 0)
-            for key in keys
-        ]
-
-    def better(self, a: Hashable, b: Hashable) -> bool | None:
-        """Whether ``a`` was found significantly better than ``b`` (``None``: not tested)."""
-        outcome = self._outcomes.get((a, b))
-        return None if outcome is None else outcome > 0
-
-
-def ranks(rows: Sequence[tuple[Hashable, FloatArray]]) -> list[int]:
-    """:meth:`Ranker.rank` without a cache."""
-    return Ranker().rank(rows)

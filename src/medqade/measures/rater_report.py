@@ -11,6 +11,7 @@ of answers where the judge's label differs from the physician consensus.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from medqade.measures.agreement import (
 )
 from medqade.measures.estimate import Estimate
 from medqade.measures.raters import (
+    OUTLIER_RESAMPLES,
     Rater,
     adjusted_level,
     intra_rater,
@@ -36,11 +38,13 @@ from medqade.measures.raters import (
     outlier_verdict,
     panel_fleiss,
     partner_references,
+    quantile_mc_se,
     tier_abstention,
 )
 from medqade.measures.seeds import (
     BOOTSTRAP_SEED,
     STREAM_CORE,
+    STREAM_OUTLIER,
     STREAM_PANEL_EXTENSION,
     STREAM_RERATING,
     question_weights,
@@ -65,6 +69,7 @@ class PanelReport:
     review_codes: dict[str, dict[str, int]]
     judge_review_codes: dict[str, dict[str, int]]
     synthetic: bool
+    outlier_resamples: int = OUTLIER_RESAMPLES
 
     def rater(self, physician: str) -> Rater:
         return next(r for r in self.raters if r.physician == physician)
@@ -80,8 +85,10 @@ class PanelReport:
                 "outlier when the upper bound of the "
                 f"{100 * self.level:.1f}% paired percentile interval of (core leave-one-out "
                 "kappa of the physician minus the mean of the other physicians') is below 0; "
-                "above the panel when its lower bound is above 0; else consistent"
+                "above the panel when its lower bound is above 0; else consistent "
+                f"({self.outlier_resamples:,} core resamples of their own)"
             ),
+            "outlier_resamples": self.outlier_resamples,
             "ceiling": {k: v for k, v in self.ceiling.to_dict().items() if k != "slots"},
             **self.fleiss.to_dict("fleiss_kappa"),
             "physicians": [
@@ -97,8 +104,10 @@ class PanelReport:
         }
 
 
-def _rerating_pairs(release: Release, p: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """First label, re-rating and question index per re-rated answer of physician ``p``."""
+def _rerating_pairs(
+    release: Release, p: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """First label, re-rating, question id and slot index per re-rated answer of ``p``."""
     r = release.ratings
     mine = r[r["rater"] == p]
     again = mine[mine["round"] == vocab.RERATING]
@@ -109,6 +118,7 @@ def _rerating_pairs(release: Release, p: str) -> tuple[np.ndarray, np.ndarray, n
         merged["label_first"].map(code).to_numpy(dtype=np.int64),
         merged["label_again"].map(code).to_numpy(dtype=np.int64),
         merged["question_id"].to_numpy(dtype=str),
+        merged["model"].map({m: i for i, m in enumerate(release.roster.student_ids)}).to_numpy(),
     )
 
 
@@ -141,9 +151,13 @@ def _review_codes(release: Release) -> tuple[dict[str, dict[str, int]], dict[str
 
 
 def panel_report(
-    release: Release, resamples: int = 1000, seed: int = BOOTSTRAP_SEED
+    release: Release,
+    resamples: int = 1000,
+    seed: int = BOOTSTRAP_SEED,
+    outlier_resamples: int = OUTLIER_RESAMPLES,
 ) -> PanelReport:
-    """Every physician's figures on ``release`` (module docstring of :mod:`.raters`)."""
+    """Every physician's figures on ``release`` (module docstring of :mod:`.raters`); the
+    outlier rule on ``outlier_resamples`` core resamples of its own stream."""
     roster = release.roster
     slots = roster.student_ids
     core = release.is_core
@@ -153,6 +167,7 @@ def panel_report(
     labels = release.physician_labels
     core_labels = labels[:, core]
     w_core = question_weights(n_core, resamples, seed, STREAM_CORE)
+    w_tail = question_weights(n_core, outlier_resamples, seed, STREAM_OUTLIER)
     ext = ~core
     w_ext = question_weights(int(ext.sum()), resamples, seed, STREAM_PANEL_EXTENSION)
     refs = loo_references(core_labels)
@@ -171,6 +186,7 @@ def panel_report(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         core_agr = [agreement(core_labels[p], refs[p], slots, w_core) for p in range(len(labels))]
+        tail_agr = [agreement(core_labels[p], refs[p], slots, w_tail) for p in range(len(labels))]
         ceiling = leave_one_out(core_labels, slots, w_core)
         f_all, f_all_reps = panel_fleiss(core_labels, w_core)
         fleiss = Estimate.from_replicates(f_all, f_all_reps)
@@ -179,10 +195,19 @@ def panel_report(
             is_adj = p == adj
             rest = np.delete(core_labels, p, axis=0)
             f_wo, f_wo_reps = panel_fleiss(rest, w_core)
-            gap, bounds = kappa_gap(core_agr, p, level)
-            first, again, qids = _rerating_pairs(release, name)
+            gap, bounds = kappa_gap(tail_agr, p, level)
+            tail = (1.0 - level) / 2.0
+            mc_se = (
+                (math.nan, math.nan)
+                if gap.replicates is None
+                else (
+                    quantile_mc_se(gap.replicates, tail),
+                    quantile_mc_se(gap.replicates, 1.0 - tail),
+                )
+            )
+            first, again, qids, slot_idx = _rerating_pairs(release, name)
             intra = (
-                intra_rater(first, again, [re_index[q] for q in qids], w_re)
+                intra_rater(first, again, [re_index[q] for q in qids], slot_idx, w_re)
                 if len(first) and w_re is not None
                 else None
             )
@@ -202,6 +227,7 @@ def panel_report(
                     gap=gap,
                     gap_bounds=bounds,
                     verdict=outlier_verdict(*bounds),
+                    gap_bounds_mc_se=mc_se,
                 )
             )
     per_phys, per_judge = _review_codes(release)
@@ -217,6 +243,7 @@ def panel_report(
         review_codes=per_phys,
         judge_review_codes=per_judge,
         synthetic=release.synthetic,
+        outlier_resamples=outlier_resamples,
     )
 
 

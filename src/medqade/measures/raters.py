@@ -11,13 +11,16 @@ Per physician ``p`` (all on the same question resamples, decided on unrounded va
 - ``fleiss_with`` / ``fleiss_without``: the panel's Fleiss' kappa on the core (mean over
   slots) with all physicians and with ``p`` left out, and ``fleiss_change`` = without - with;
 - ``intra``: Cohen's kappa and PA of ``p``'s first rating against ``p``'s ``rerating`` of the
-  same answer, pooled over the re-rated answers (both substantive), resampling the re-rated
-  questions;
+  same answer (both substantive), per slot and then the unweighted mean over the re-rated slots
+  (like the inter-rater kappa), resampling the re-rated questions;
 - the **outlier rule**: ``gap`` = core kappa of ``p`` minus the mean core kappa of the other
   physicians, with replicates on the same resamples. ``p`` is an :data:`OUTLIER` when the
   upper bound of the Bonferroni-adjusted percentile interval of ``gap`` (level
   ``1 - 0.05 / P`` for a panel of ``P`` physicians) is below 0, :data:`ABOVE_PANEL` when the
-  lower bound is above 0, else :data:`CONSISTENT`; no verdict when ``gap`` is undefined.
+  lower bound is above 0, else :data:`CONSISTENT`; no verdict when ``gap`` is undefined. The
+  far tails need many resamples (0.25% per tail for ten physicians: 2.5 replicates of 1,000),
+  so the rule runs on its own :data:`OUTLIER_RESAMPLES` core resamples and reports the
+  Monte-Carlo standard error of each adjusted bound (:func:`quantile_mc_se`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,13 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats, vocab
-from medqade.measures.agreement import Agreement, AnyWeights, slot_mean, substantive
+from medqade.measures.agreement import (
+    Agreement,
+    AnyWeights,
+    mean_defined,
+    slot_mean,
+    substantive,
+)
 from medqade.measures.estimate import Estimate, FloatArray, pabak_of
 from medqade.measures.paired import difference
 
@@ -40,6 +49,8 @@ CONSISTENT: Final = "consistent"
 OUTLIER_VERDICTS: Final = (OUTLIER, CONSISTENT, ABOVE_PANEL)
 FAMILY_ALPHA: Final = 0.05
 """Error rate of the outlier rule over the whole panel (Bonferroni over the physicians)."""
+OUTLIER_RESAMPLES: Final = 20_000
+"""Core resamples behind the outlier rule: 50 replicates beyond each 99.5% bound."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +92,8 @@ class Rater:
     gap: Estimate
     gap_bounds: tuple[float, float]
     verdict: str | None
+    gap_bounds_mc_se: tuple[float, float] = (math.nan, math.nan)
+    """Monte-Carlo standard error of each adjusted bound (:func:`quantile_mc_se`)."""
 
     @property
     def fleiss_change(self) -> Estimate:
@@ -114,6 +127,7 @@ class Rater:
             "intra_rater": None if self.intra is None else self.intra.to_dict(),
             **self.gap.to_dict("kappa_gap"),
             "kappa_gap_adjusted_ci": list(self.gap_bounds),
+            "kappa_gap_adjusted_ci_mc_se": list(self.gap_bounds_mc_se),
             "outlier_verdict": self.verdict,
         }
 
@@ -141,9 +155,29 @@ def panel_fleiss(
     x = substantive(labels)
     point = np.array([stats.fleiss_kappa(x[:, :, s], 2) for s in range(x.shape[2])])
     if weights is None:
-        return float(slot_mean(point)), None
+        return float(slot_mean(point, point)), None
     reps = np.stack([stats.fleiss_kappa(x[:, :, s], 2, weights) for s in range(x.shape[2])], -1)
-    return float(slot_mean(point)), slot_mean(reps)
+    return float(slot_mean(point, point)), slot_mean(reps, point)
+
+
+def quantile_mc_se(replicates: npt.ArrayLike, q: float, z: float = 1.959963984540054) -> float:
+    """Monte-Carlo standard error of the ``q`` percentile-bound of ``replicates`` (NaN dropped).
+
+    Order-statistic (binomial) method: the count of replicates below the true bootstrap
+    quantile is Binomial(B, q), so the order statistics ``B q -+ z sqrt(B q (1 - q))`` bracket
+    it with about 95% probability; half their distance over ``z`` is the standard error. NaN
+    when the bracket leaves the replicates (too few of them for this tail).
+    """
+    x = np.sort(np.asarray(replicates, dtype=np.float64))
+    x = x[~np.isnan(x)]
+    b = x.size
+    if b == 0:
+        return math.nan
+    half = z * math.sqrt(b * q * (1.0 - q))
+    lo, hi = math.floor(b * q - half), math.ceil(b * q + half)
+    if lo < 0 or hi > b - 1:
+        return math.nan
+    return float((x[hi] - x[lo]) / (2.0 * z))
 
 
 def kappa_gap(core: list[Agreement], p: int, level: float) -> tuple[Estimate, tuple[float, float]]:
@@ -155,7 +189,7 @@ def kappa_gap(core: list[Agreement], p: int, level: float) -> tuple[Estimate, tu
     if reps_p is None or any(o.replicates is None for o in others):
         return Estimate(core[p].kappa.value - mean_other, math.nan, math.nan), (math.nan, math.nan)
     stacked = np.stack([o.replicates for o in others if o.replicates is not None])
-    mean_reps = slot_mean(stacked.T)
+    mean_reps = mean_defined(stacked.T)  # over the other physicians
     gap = difference(core[p].kappa, Estimate.from_replicates(mean_other, mean_reps))
     if gap.replicates is None:
         return gap, (math.nan, math.nan)
@@ -184,21 +218,39 @@ def partner_references(labels: npt.ArrayLike, primary: tuple[int, ...]) -> npt.N
 
 
 def intra_rater(
-    first: npt.ArrayLike, again: npt.ArrayLike, items: npt.ArrayLike, weights: AnyWeights | None
+    first: npt.ArrayLike,
+    again: npt.ArrayLike,
+    items: npt.ArrayLike,
+    slots: npt.ArrayLike,
+    weights: AnyWeights | None,
 ) -> IntraRater:
-    """Kappa and PA of ``first`` against ``again`` (answers,), pooled over the answers; the
+    """Kappa and PA of ``first`` against ``again`` (answers,) per slot, then the unweighted
+    mean over the slots present in ``slots`` (the answers' slot indices), like the inter-rater
+    kappa (:func:`~medqade.measures.agreement.slot_mean`: replicates over the same slots). The
     answers' question indices ``items`` (0..Q-1) tie them to the question weights (R, Q)."""
     a = substantive(first)
     b = substantive(again)
     ok = (a >= 0) & (b >= 0)
     idx = np.asarray(items, dtype=np.int64)
-    kappa = float(stats.cohen_kappa(a, b, 2))
-    pa = float(stats.percent_agreement(a, b, 2))
+    slot = np.asarray(slots, dtype=np.int64)
+    per = [slot == s for s in np.unique(slot)]
+    k_slots = np.array([stats.cohen_kappa(a[m], b[m], 2) for m in per], dtype=np.float64)
+    p_slots = np.array([stats.percent_agreement(a[m], b[m], 2) for m in per], dtype=np.float64)
+    kappa = float(slot_mean(k_slots, k_slots))
+    pa = float(slot_mean(p_slots, p_slots))
     k_reps = p_reps = None
     if weights is not None:
-        w = np.asarray(weights)[:, idx]
-        k_reps = stats.cohen_kappa(a, b, 2, weights=w)
-        p_reps = stats.percent_agreement(a, b, 2, weights=w)
+        w = np.asarray(weights)
+        k_reps = slot_mean(
+            np.stack([stats.cohen_kappa(a[m], b[m], 2, weights=w[:, idx[m]]) for m in per], -1),
+            k_slots,
+        )
+        p_reps = slot_mean(
+            np.stack(
+                [stats.percent_agreement(a[m], b[m], 2, weights=w[:, idx[m]]) for m in per], -1
+            ),
+            p_slots,
+        )
     return IntraRater(
         kappa=Estimate.from_replicates(kappa, k_reps),
         pa=Estimate.from_replicates(pa, p_reps),
@@ -211,6 +263,7 @@ __all__ = [
     "ABOVE_PANEL",
     "CONSISTENT",
     "OUTLIER",
+    "OUTLIER_RESAMPLES",
     "OUTLIER_VERDICTS",
     "IntraRater",
     "Rater",
@@ -220,6 +273,7 @@ __all__ = [
     "outlier_verdict",
     "panel_fleiss",
     "partner_references",
+    "quantile_mc_se",
     "tier_abstention",
 ]
 

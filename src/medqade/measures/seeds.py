@@ -34,6 +34,8 @@ STREAM_PANEL_EXTENSION: Final = 16
 """Resamples of the extension questions for the per-physician partner/adjudicator agreement."""
 STREAM_RERATING: Final = 17
 """Resamples of the re-rated questions (intra-rater reliability)."""
+STREAM_OUTLIER: Final = 18
+"""Resamples of the core questions for the outlier rule's far tails (many more than the CIs)."""
 
 
 def check_seed(seed: int) -> int:

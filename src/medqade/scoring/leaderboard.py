@@ -1,12 +1,14 @@
-"""Leaderboard tables from result records, ranked by paired tests.
+"""Leaderboard tables from result records, ranked by simultaneous paired intervals.
 
 :func:`leaderboard` returns two frames, judges and models, sorted best first on the view's
 metric. Every row was scored on the same question resamples (the record keeps the replicates
-of its ranking metrics, :mod:`medqade.scoring.replicates`), so rows are compared pairwise
-(:mod:`medqade.measures.paired`): a row's **rank** is 1 + the number of ranked rows whose
-paired difference against it has a 95% interval entirely above 0. Ties share a rank. Only
-*verified* rows scored with the board's resamples and seed are ranked; unverified, partial and
-flagged rows and the physician reference are shown without a rank.
+of its ranking metrics, :mod:`medqade.scoring.replicates`), so rows are compared pairwise with
+simultaneous 95% intervals over all ranked pairs (:mod:`medqade.measures.ranking`): a row's
+**rank** is 1 + the number of ranked rows significantly better than it (the best rank it can
+claim), **rank_worst** is K - the number of ranked rows significantly worse than it (K ranked
+rows). Rows that cannot be told apart share a rank. Only *verified* rows scored with the
+board's resamples and seed are ranked; unverified, partial and flagged rows and the physician
+reference are shown without a rank.
 
 The **verdict** of a judge compares it with the physicians' leave-one-out reference on the
 core: the paired difference ``d`` = judge minus physicians and the non-inferiority margin ``m``
@@ -19,7 +21,8 @@ are left out, except the physician reference, which exists only on the core and 
 ``scope`` ``core``):
 
 =========== ====================================================================================
-rank        see above; ``<NA>`` for rows that are not ranked
+rank        best rank, see above; ``<NA>`` for rows that are not ranked
+rank_worst  worst rank of the row's rank interval (``rank`` to ``rank_worst``); ``<NA>`` likewise
 name        display name; model_id, family, source (paper, baseline, physicians, submission)
 status      ``verified``, ``unverified`` (submitted, not checked by a maintainer), ``partial``
             (partial coverage), ``above_physician_ceiling`` (flagged, never ranked) or
@@ -39,7 +42,7 @@ flags       the record's flags, ``;``-separated; id = record id
 =========== ====================================================================================
 
 Models (``view="core"``: ``accuracy_core``; ``"full"``: ``accuracy`` of submissions with any
-extension answer), ranked on anchored accuracy by the same paired rule:
+extension answer), ranked on anchored accuracy by the same rule (``rank``, ``rank_worst``):
 
 =========== ====================================================================================
 accuracy, accuracy_low, accuracy_high   anchored accuracy with its Wilson CI
@@ -62,7 +65,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from medqade.measures import paired
+from medqade.measures import paired, ranking
 from medqade.scoring import replicates
 
 VIEWS: Final = ("core", "full")
@@ -71,6 +74,7 @@ MODEL_METRICS: Final = ("accuracy",)
 PHYSICIAN_FLAG: Final = "physician_reference"
 JUDGE_COLUMNS: Final = (
     "rank",
+    "rank_worst",
     "name",
     "model_id",
     "family",
@@ -102,6 +106,7 @@ JUDGE_COLUMNS: Final = (
 )
 MODEL_COLUMNS: Final = (
     "rank",
+    "rank_worst",
     "name",
     "model_id",
     "family",
@@ -278,7 +283,7 @@ def _model_row(record: Mapping[str, Any], view: str) -> dict[str, Any] | None:
 def _frame(
     rows: list[dict[str, Any]],
     columns: tuple[str, ...],
-    ranker: paired.Ranker,
+    ranker: ranking.Ranker,
     tag: tuple[str, str],
     settings: tuple[int, int] | None,
 ) -> pd.DataFrame:
@@ -294,15 +299,20 @@ def _frame(
         and r["_settings"] == settings
         and r["_reps"].shape == (settings[0],)
     ]
-    ranks = ranker.rank([((rows[i]["id"], *tag), rows[i]["_reps"]) for i in ranked])
+    # the point estimate on the replicates' scale (PABAK is ranked through PA = (PABAK + 1) / 2)
+    scale = "pa" if tag[1] == "pabak" else tag[1]
+    ranks = ranker.rank([((rows[i]["id"], *tag), rows[i][scale], rows[i]["_reps"]) for i in ranked])
     rank_of = dict(zip(ranked, ranks, strict=True))
     for i, r in enumerate(rows):
-        r["rank"] = rank_of.get(i)
+        interval = rank_of.get(i)
+        r["rank"] = None if interval is None else interval.best
+        r["rank_worst"] = None if interval is None else interval.worst
     frame = pd.DataFrame(rows)
     frame = frame.sort_values(
         ["_key", "name"], ascending=[False, True], na_position="last", kind="mergesort"
     ).reset_index(drop=True)
-    frame["rank"] = pd.array(frame["rank"].tolist(), dtype="Int64")
+    for column in ("rank", "rank_worst"):
+        frame[column] = pd.array(frame[column].tolist(), dtype="Int64")
     return frame.loc[:, list(columns)]
 
 
@@ -322,18 +332,18 @@ def leaderboard(
     view: str = "core",
     metric: str = "kappa",
     margin: float = paired.DEFAULT_MARGIN,
-    ranker: paired.Ranker | None = None,
+    ranker: ranking.Ranker | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(judges, models)`` tables of ``records`` for ``view`` (``core`` or ``full``), judges
     ranked and sorted on ``metric`` (``kappa``, ``pa`` or ``pabak``), verdicts with ``margin``;
     columns in the module docstring. Records with the same id appear once. Pass one
-    ``ranker`` to successive calls to reuse the paired tests already done."""
+    ``ranker`` to successive calls to reuse the ranks of an unchanged board."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
     if metric not in JUDGE_METRICS:
         raise ValueError(f"metric must be one of {', '.join(JUDGE_METRICS)}, got {metric!r}")
     margin = paired.check_margin(margin)
-    ranker = ranker if ranker is not None else paired.Ranker()
+    ranker = ranker if ranker is not None else ranking.Ranker()
     seen: set[Any] = set()
     unique = []
     for rec in records:

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from medqade.release import Release
 
 SCHEMA_VERSION: Final = 1
-SCORER_VERSION: Final = f"medqade {__version__} scoring 1"
+SCORER_VERSION: Final = f"medqade {__version__} scoring 2"
 PHYSICIAN_FLAG: Final = "physician_reference"
 SYNTHETIC_FLAG: Final = "synthetic_data"
 Clock = Callable[[], datetime]

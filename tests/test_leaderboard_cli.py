@@ -1,0 +1,32 @@
+"""``medqade leaderboard``'s Markdown shows each row's rank interval."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from medqade.commands.leaderboard import markdown
+from medqade.scoring.leaderboard import JUDGE_COLUMNS, MODEL_COLUMNS
+
+
+def _frame(columns: tuple[str, ...], rows: list[dict[str, object]]) -> pd.DataFrame:
+    frame = pd.DataFrame([{c: None for c in columns} | r for r in rows], columns=list(columns))
+    for c in ("rank", "rank_worst"):
+        frame[c] = pd.array(frame[c].tolist(), dtype="Int64")
+    return frame
+
+
+def test_markdown_rank_column_is_the_interval() -> None:
+    judges = _frame(
+        JUDGE_COLUMNS,
+        [
+            {"rank": 1, "rank_worst": 1, "name": "A", "source": "paper", "status": "verified"},
+            {"rank": 2, "rank_worst": 4, "name": "B", "source": "paper", "status": "verified"},
+            {"rank": None, "rank_worst": None, "name": "C", "source": "x", "status": "reference"},
+        ],
+    )
+    models = _frame(MODEL_COLUMNS, [{"rank": 1, "rank_worst": 2, "name": "M", "source": "s"}])
+    text = markdown(judges, models, "core", "kappa")
+    assert "| 1 | A |" in text
+    assert "| 2-4 | B |" in text
+    assert "|  | C |" in text
+    assert "| 1-2 | M |" in text
