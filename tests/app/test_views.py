@@ -129,3 +129,22 @@ def test_flags_as_words_and_abstention_as_percent() -> None:
     assert views.flag_words(None) == ""
     assert views.percent(0.0018) == 0.2
     assert math.isnan(views.percent(None))  # undefined stays empty, never 0
+
+
+def test_every_verdict_word_reaches_the_phone_card() -> None:
+    """The phone cards show the library's verdict words as they are (one constant tuple), in
+    a cell that wraps (a long word never widens the card)."""
+    from medqade.app import phone, ui
+    from medqade.measures.paired import VERDICTS
+
+    table = pd.DataFrame(
+        [
+            {"rank": i + 1, "name": f"J{i}", "kappa": 0.5, "kappa 95% CI": "", "verdict": v}
+            for i, v in enumerate(VERDICTS)
+        ]
+    )
+    cards = phone.judges_cards(table, "core")
+    for v in VERDICTS:
+        assert f'<span class="mq-card-verdict">{v}</span>' in cards
+    css = next(line for line in ui.CSS.splitlines() if line.startswith(".mq-card-verdict"))
+    assert "overflow-wrap: anywhere" in css

@@ -68,6 +68,7 @@ def test_compare_difference_is_exactly_the_scored_difference(full: Release) -> N
             full.consensus[core],
             full.roster.student_ids,
             w,
+            abstain_disagrees=True,  # as score's core block and the verdict
         ).kappa.replicates
         for e in (A, B)
     ]
@@ -90,8 +91,10 @@ def test_compare_physicians_uses_the_loo_reference(full: Release) -> None:
     c = compare(full, resolve(full, "physicians"), resolve(full, A), resamples=RESAMPLES)
     core = full.is_core
     w = seeds.question_weights(int(core.sum()), RESAMPLES, seeds.BOOTSTRAP_SEED)
-    loo = measured.leave_one_out(full.physician_labels[:, core], full.roster.student_ids, w)
-    assert c.overall.a.kappa.value == loo.kappa.value
+    loo = measured.leave_one_out(
+        full.physician_labels[:, core], full.roster.student_ids, w, abstain_disagrees=True
+    )
+    assert c.overall.a.kappa.value == loo.kappa.value  # abstentions count as disagreements
     with pytest.raises(CompareError, match="only on the core"):
         compare(full, resolve(full, "physicians"), resolve(full, A), view="full")
 
@@ -167,7 +170,10 @@ def test_leaderboard_cli_json_matches_score_and_reproduce(
     )
     assert code == 0
     table3 = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))["rq3"]
-    assert table3["evaluators"][A]["kappa_ci"] == [row["kappa_low"], row["kappa_high"]]
+    # reproduce's Table 3 is the paper's agreement when rated: the board's secondary column
+    rated = record["core"]["rated"]
+    assert table3["evaluators"][A]["kappa"] == row["kappa_rated"] == rated["kappa"]
+    assert table3["evaluators"][A]["kappa_ci"] == rated["kappa_ci"]
     ranks = {r["model_id"]: r["rank"] for r in board["judges"] if r["rank"] is not None}
     assert len(set(ranks.values())) > 1
     code, out, _ = _run(capsys, "leaderboard", *_board(full_dir, results))

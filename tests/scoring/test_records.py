@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from medqade.measures import paired
 from medqade.problems import InputError
 from medqade.release import Release, load_release
 from medqade.scoring import (
@@ -218,7 +219,9 @@ def test_leaderboard_margin_changes_only_the_verdict(references: list[dict[str, 
     loose, _ = leaderboard(references, margin=1.0)
     assert list(strict["rank"].fillna(-1)) == list(loose["rank"].fillna(-1))
     judged = loose[loose["source"] == "paper"]
-    assert set(judged["verdict"]) == {"non-inferior"}
+    # within a margin of 1 every judge is non-inferior (possibly also below, or above)
+    assert set(judged["verdict"]) <= {paired.ABOVE, paired.NON_INFERIOR, paired.NON_INFERIOR_BELOW}
+    assert paired.NON_INFERIOR in set(judged["verdict"])
     with pytest.raises(ValueError, match="margin"):
         leaderboard(references, margin=-0.1)
 

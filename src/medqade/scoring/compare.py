@@ -284,16 +284,17 @@ def compare(
     groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
 
     def scored(side: Side) -> tuple[measured.Agreement, dict[str, measured.Agreement | None]]:
+        # abstentions count as disagreements, as in score's core/full and the leaderboard
         if side.labels is None:
-            loo = context.physician_reference(release, resamples, seed)
+            loo = context.physicians_in_place(release, resamples, seed)[0]
             by_tier = measured.grouped_leave_one_out(
-                release.physician_labels[:, items], groups, slots, w
+                release.physician_labels[:, items], groups, slots, w, abstain_disagrees=True
             )
             return loo, by_tier
         lab = side.labels[items]
         return (
-            measured.agreement(lab, consensus, slots, w),
-            measured.grouped_agreement(lab, consensus, groups, slots, w),
+            measured.agreement(lab, consensus, slots, w, abstain_disagrees=True),
+            measured.grouped_agreement(lab, consensus, groups, slots, w, abstain_disagrees=True),
         )
 
     agr_a, tiers_a = scored(a)

@@ -64,11 +64,13 @@ import pandas as pd
 
 from medqade.measures import paired
 from medqade.scoring import replicates
+from medqade.scoring.records import SCHEMA_VERSION
 
 VIEWS: Final = ("core", "full")
 JUDGE_METRICS: Final = ("kappa", "pa", "pabak")
 MODEL_METRICS: Final = ("accuracy",)
 PHYSICIAN_FLAG: Final = "physician_reference"
+STALE: Final = "stale"
 JUDGE_COLUMNS: Final = (
     "rank",
     "name",
@@ -88,11 +90,21 @@ JUDGE_COLUMNS: Final = (
     "pabak_high",
     "n",
     "coverage",
+    "abstention",
+    "kappa_rated",
+    "pa_rated",
+    "pabak_rated",
     "d_physicians",
     "d_physicians_low",
     "d_physicians_high",
+    "margin",
     "verdict",
-    "abstention",
+    "d_extension",
+    "d_extension_low",
+    "d_extension_high",
+    "verdict_extension",
+    "alt_test_winning_rate",
+    "alt_test_passed",
     "self_bias",
     "self_bias_low",
     "self_bias_high",
@@ -143,9 +155,12 @@ def _bounds(value: Any) -> tuple[float, float]:
 
 
 def status(record: Mapping[str, Any]) -> str:
-    """``reference``, ``above_physician_ceiling``, ``partial``, ``unverified`` or
-    ``verified``."""
+    """``stale`` (scored by an older schema: abstentions were not counted as disagreements
+    then; score it again), ``reference``, ``above_physician_ceiling``, ``partial``,
+    ``unverified`` or ``verified``."""
     flags = set(record.get("flags", ()))
+    if record.get("schema_version") != SCHEMA_VERSION:
+        return STALE
     if PHYSICIAN_FLAG in flags:
         return "reference"
     if "above_physician_ceiling" in flags:
@@ -209,18 +224,36 @@ def _judge_row(
     for m in JUDGE_METRICS:
         row[m] = _num(block.get(m))
         row[f"{m}_low"], row[f"{m}_high"] = _bounds(block.get(f"{m}_ci"))
-    diff = record.get("physician_difference") or {}
+    fresh = row["status"] != STALE
+    diff = (record.get("physician_difference") or {}) if fresh else {}
     d_low, d_high = _bounds(diff.get(f"{metric}_ci"))
-    abst = record.get("abstention") or {}
+    ref = diff.get("physicians") or {}
+    m_metric = paired.margins(margin, _num(ref.get("pa")), _num(ref.get("kappa")))[metric]
+    ext = (record.get("extension_difference") or {}) if fresh else {}
+    e_low, e_high = _bounds(ext.get(f"{metric}_ci"))
+    e_ref = ext.get("physicians") or {}
+    e_m = paired.margins(margin, _num(e_ref.get("pa")), _num(e_ref.get("kappa")))[metric]
+    alt = (record.get("alt_test") or {}) if fresh else {}
+    rated = block.get("rated") or {}
     row.update(
         {
             "n": block.get("n"),
             "coverage": _num(block.get("coverage")),
+            "abstention": _num(block.get("abstention")),
+            "kappa_rated": _num(rated.get("kappa")),
+            "pa_rated": _num(rated.get("pa")),
+            "pabak_rated": _num(rated.get("pabak")),
             "d_physicians": _num(diff.get(metric)),
             "d_physicians_low": d_low,
             "d_physicians_high": d_high,
-            "verdict": paired.verdict_of_bounds(d_low, d_high, margin) if diff else None,
-            "abstention": _num(abst.get("global")),
+            "margin": m_metric if diff else math.nan,
+            "verdict": paired.derived_verdict(d_low, d_high, m_metric) if diff else None,
+            "d_extension": _num(ext.get(metric)),
+            "d_extension_low": e_low,
+            "d_extension_high": e_high,
+            "verdict_extension": paired.derived_verdict(e_low, e_high, e_m) if ext else None,
+            "alt_test_winning_rate": _num(alt.get("winning_rate")),
+            "alt_test_passed": alt.get("passed") if alt else None,
             **_self_bias(record),
             "_key": row[metric],
             "_reps": replicates.of_record(record, scope, "pa" if metric == "pabak" else metric),
