@@ -95,6 +95,20 @@ def test_compare_physicians_uses_the_loo_reference(full: Release) -> None:
         full.physician_labels[:, core], full.roster.student_ids, w, abstain_disagrees=True
     )
     assert c.overall.a.kappa.value == loo.kappa.value  # abstentions count as disagreements
+    # the judge in each physician's place: compare's difference is the record's d, negated
+    record = score(
+        full,
+        parse_submission(judge_rows(full, A).to_csv(index=False).encode(), "a.csv", full),
+        resamples=RESAMPLES,
+    )
+    diff = record["physician_difference"]
+    assert c.overall.kappa.value == pytest.approx(-diff["kappa"], abs=1e-15)
+    assert [-c.overall.kappa.high, -c.overall.kappa.low] == pytest.approx(
+        diff["kappa_ci"], abs=1e-12
+    )
+    assert c.versus_physicians is not None
+    assert c.versus_physicians["verdict"] == record["verdict"]
+    assert c.versus_physicians["alt_test"] == record["alt_test"]
     with pytest.raises(CompareError, match="only on the core"):
         compare(full, resolve(full, "physicians"), resolve(full, A), view="full")
 

@@ -2,21 +2,27 @@
 
 Headline (``core``): per slot PA, Cohen's kappa and PABAK against the ten-physician consensus
 on the 200 core questions, macro mean over the five slots, 95% percentile CIs from question
-bootstrap weights. This is :func:`medqade.measures.agreement.agreement` with the core
-question weights of :mod:`medqade.measures.seeds`, so a judge's numbers equal ``medqade
-reproduce`` (RQ3) to the last digit. ``full`` is the same on all items (unresolved slots excluded).
+bootstrap weights, an abstention counting as a disagreement. This is
+:func:`medqade.measures.agreement.agreement` with the core question weights of
+:mod:`medqade.measures.seeds`; its ``rated`` values (abstentions dropped) equal ``medqade
+reproduce`` (RQ3) to the last digit. ``full`` is the same on all items (unresolved slots
+excluded).
 
 Around it, on the items the submission covers (all items when it covers any extension item,
 else the core), with the same weights (a subgroup statistic is bootstrapped by resampling all
 questions and recomputing it in the subgroup, so its CI is paired with the headline):
 
-- the paired difference judge minus the leave-one-out physician reference on the core (same
-  question resamples for both) for kappa, PA and PABAK, and the verdict with a non-inferiority
-  margin (:func:`medqade.measures.paired.verdict`): ``above physicians (check for leakage)``,
-  ``non-inferior``, ``inconclusive`` or ``inferior``; a kappa verdict ``above physicians``
-  raises the flag ``above_physician_ceiling``;
-- abstention, globally and per difficulty tier (denominator: the slots the submission has a
-  row for, missing labels included, as in RQ5), coverage, and agreement on the rest;
+- the like-for-like difference on the core: the judge in each physician's place against the
+  majority of the other nine, minus the physician there (:func:`medqade.measures.agreement.
+  judge_in_place`, same question resamples) for kappa, PA and PABAK, with margins declared on
+  kappa and derived for PA and PABAK (:func:`medqade.measures.paired.margins`), and the verdict
+  (one of :data:`medqade.measures.paired.VERDICTS`); the same on the extension (the judge in
+  each primary physician's place against the other) and the alternative annotator test. A
+  like-for-like kappa ``d`` *when rated* (abstentions dropped on both sides) whose interval
+  lies above 0 raises the flag ``above_physician_ceiling``;
+- ``core`` and ``full`` count an abstention or missing label as a disagreement (the verdict and
+  the rank read these), with the paper's agreement when rated under ``rated``, coverage and
+  the view's abstention share beside it;
 - self and family bias (RQ4) when the judge's family is a student family: per response the
   judge's score (Richtig 1, Falsch 0) minus the mean score of the reference evaluators outside
   that family, averaged over the responses of its own model (self) or of each sibling student

@@ -8,11 +8,13 @@ paired difference against it has a 95% interval entirely above 0. Ties share a r
 *verified* rows scored with the board's resamples and seed are ranked; unverified, partial and
 flagged rows and the physician reference are shown without a rank.
 
-The **verdict** of a judge compares it with the physicians' leave-one-out reference on the
-core: the paired difference ``d`` = judge minus physicians and the non-inferiority margin ``m``
-give ``above physicians (check for leakage)``, ``non-inferior``, ``inconclusive`` or
-``inferior`` (:func:`medqade.measures.paired.verdict`). It is a core quantity and is shown in
-both views.
+The **verdict** of a judge compares it with the physicians like for like on the core: the
+judge in each physician's place against the same nine-physician reference gives the paired
+difference ``d`` (abstentions count as disagreements), and the margin ``m`` (declared on kappa,
+derived for PA and PABAK by :func:`medqade.measures.paired.margins`) gives one of
+:data:`medqade.measures.paired.VERDICTS`. It is a core quantity and is shown in both views,
+beside the extension's like-for-like verdict and the alternative annotator test. Records of an
+older schema are shown as ``stale``: no rank, no verdict.
 
 Judges (``view="core"``: the ``core`` block; ``"full"``: the ``full`` block, rows without one
 are left out, except the physician reference, which exists only on the core and is kept with
@@ -21,18 +23,27 @@ are left out, except the physician reference, which exists only on the core and 
 =========== ====================================================================================
 rank        see above; ``<NA>`` for rows that are not ranked
 name        display name; model_id, family, source (paper, baseline, physicians, submission)
-status      ``verified``, ``unverified`` (submitted, not checked by a maintainer), ``partial``
+status      ``stale`` (older record schema), ``verified``, ``unverified`` (submitted, not
+            checked by a maintainer), ``partial``
             (partial coverage), ``above_physician_ceiling`` (flagged, never ranked) or
             ``reference`` (the physician leave-one-out row, shown for comparison)
 scope       the items the row's numbers come from: ``core`` or ``full``
 kappa, kappa_low, kappa_high, pa, pa_low, pa_high, pabak, pabak_low, pabak_high
-            macro-mean agreement with the physician consensus and its 95% bootstrap CI
-n           pairable (judge, consensus) answer slots
+            macro-mean agreement with the physician consensus and its 95% bootstrap CI, an
+            abstention or missing label counting as a disagreement (what the rank reads)
+n           answer slots with a resolved consensus
 coverage    share of the view's answer slots the judge has a row for
+abstention  share of the view's answer slots the judge abstained on
+kappa_rated, pa_rated, pabak_rated
+            the paper's agreement when rated (abstentions dropped pairwise), secondary
 d_physicians, d_physicians_low, d_physicians_high
-            paired difference judge minus physicians on the core, on the view's metric
-verdict     from that difference and the margin, on the view's metric
-abstention  share of abstentions over the judge's slots (NaN when it has none)
+            like-for-like difference judge minus physicians on the core, on the view's metric
+margin      the margin on the view's metric (derived from the board's kappa margin)
+verdict     from that difference and margin
+d_extension, d_extension_low, d_extension_high, verdict_extension
+            the same on the extension (the judge in each primary physician's place)
+alt_test_winning_rate, alt_test_passed
+            the alternative annotator test on the core (epsilon 0.2, pass at 0.5)
 self_bias, self_bias_low, self_bias_high, self_bias_significant
             the judge's self bias (own student model) and whether its CI excludes 0
 flags       the record's flags, ``;``-separated; id = record id
