@@ -50,12 +50,17 @@ def test_record_has_the_documented_keys(sample: Release) -> None:
     for key in (
         "schema_version", "id", "timestamp", "kind", "meta", "dataset", "scorer_version",
         "core", "full", "physician_reference", "abstention", "flags",
+        "physician_difference", "extension_difference", "alt_test", "verdict", "verdicts",
     ):  # fmt: skip
         assert key in record
     assert record["schema_version"] == SCHEMA_VERSION
     assert set(record["dataset"]) >= {"hash", "synthetic"}
     assert set(record["core"]) >= {"kappa", "kappa_ci", "pa", "pa_ci", "pabak", "pabak_ci", "n"}
     assert set(record["core"]["slots"]) == set(sample.roster.student_ids)
+    assert {"rated", "coverage", "abstention"} <= set(record["core"])
+    diff = record["physician_difference"]
+    assert {"primary", "margin", "margins", "panel_error"} <= set(diff)
+    assert set(diff["margins"]) == {"kappa", "pa", "pabak"}
     assert len(record["abstention"]["by_tier"]) == 4
     assert record["meta"] == {"name": "x", "source": "submission", "verified": False}
     json.dumps(record, allow_nan=False)  # NaN became null
@@ -266,3 +271,18 @@ def test_prepare_fills_the_caches_without_changing_results(sample_dir: Path) -> 
     prepare(fresh, resamples=30)
     after = score(fresh, parse_submission(text, "j.csv", fresh), resamples=30, clock=CLOCK)
     assert before == after
+
+
+def test_a_record_of_the_old_schema_is_stale(references: list[dict[str, Any]]) -> None:
+    """A schema-1 record (abstentions dropped pairwise, the old verdict) is shown, marked
+    stale, with neither rank nor verdict, and the fresh rows are ranked without it."""
+    paper = next(r for r in references if (r.get("meta") or {}).get("source") == "paper")
+    old = dict(paper, schema_version=1, id="old-" + str(paper["id"]))
+    old["meta"] = dict(paper["meta"], name="old row")
+    judges, _ = leaderboard([*references, old])
+    row = judges[judges["name"] == "old row"].iloc[0]
+    assert row["status"] == "stale"
+    assert pd.isna(row["rank"]) and pd.isna(row["verdict"]) and pd.isna(row["verdict_extension"])
+    fresh, _ = leaderboard(references)
+    ranked = judges[judges["name"] != "old row"]
+    assert list(ranked["rank"].fillna(-1)) == list(fresh["rank"].fillna(-1))
