@@ -248,3 +248,14 @@ def test_alt_test_fails_a_judge_that_always_abstains(full: Release) -> None:
     core = full.is_core
     got = aat.alt_test(np.full((int(core.sum()), 5), 2), full.physician_labels[:, core])
     assert got.winning_rate == 0.0 and not got.passed
+
+
+def test_docs_use_the_verdict_words() -> None:
+    """docs/statistics.md and the README name every verdict word of the one tuple."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for doc in ("docs/statistics.md", "README.md"):
+        text = (root / doc).read_text(encoding="utf-8")
+        for word in VERDICTS:
+            assert f"`{word}`" in text, (doc, word)

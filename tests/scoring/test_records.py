@@ -286,3 +286,18 @@ def test_a_record_of_the_old_schema_is_stale(references: list[dict[str, Any]]) -
     fresh, _ = leaderboard(references)
     ranked = judges[judges["name"] != "old row"]
     assert list(ranked["rank"].fillna(-1)) == list(fresh["rank"].fillna(-1))
+
+
+def test_pa_and_pabak_boards_give_every_row_the_same_verdict(
+    references: list[dict[str, Any]],
+) -> None:
+    """One margin: PABAK = 2 PA - 1 and m_PABAK = 2 m_PA, so the two boards never disagree."""
+    for margin in (0.0, 0.02, 0.05, 0.2):
+        by_pa, _ = leaderboard(references, metric="pa", margin=margin)
+        by_pabak, _ = leaderboard(references, metric="pabak", margin=margin)
+        pa = dict(zip(by_pa["id"], by_pa["verdict"], strict=True))
+        pabak = dict(zip(by_pabak["id"], by_pabak["verdict"], strict=True))
+        assert pa == pabak
+        margins = dict(zip(by_pa["id"], by_pa["margin"], strict=True))
+        for rid, m in zip(by_pabak["id"], by_pabak["margin"], strict=True):
+            assert (pd.isna(m) and pd.isna(margins[rid])) or m == 2 * margins[rid]

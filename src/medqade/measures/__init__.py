@@ -5,10 +5,13 @@ compute their numbers here and never import each other:
 
 - :mod:`~.seeds`: the one bootstrap seed and its named streams; question count weights;
 - :mod:`~.estimate`: :class:`Estimate`, a value with its interval and replicates;
-- :mod:`~.agreement`: agreement with a reference per slot and macro, the leave-one-out
-  physician reference, item groups, several labellers at once, ensemble votes;
+- :mod:`~.agreement`: agreement with a reference per slot and macro (abstentions dropped or
+  counted as disagreements), the leave-one-out physician reference, the judge in each
+  physician's place, item groups, several labellers at once, ensemble votes;
 - :mod:`~.bias`: self and family bias terms;
-- :mod:`~.paired`: paired differences, the verdict against physicians, ranks;
+- :mod:`~.paired`: paired differences, the verdict against physicians (its words and
+  margins), ranks;
+- :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
 - :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel.
 
 Significance, "undefined" and verdicts are decided here on unrounded values. (The function
