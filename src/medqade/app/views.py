@@ -58,6 +58,8 @@ MODEL_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
 DEFAULT_GROUPS: Final = (
     "kappa",
     "verdict",
+    "extension verdict",
+    "alt-test",
     "compare",
     "PA",
     "PABAK",
