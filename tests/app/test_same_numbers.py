@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from medqade.cli import main
+from medqade.measures import paired
 
 from .helpers import Running, submit_args
 
@@ -35,6 +36,8 @@ def test_space_score_leaderboard_and_compare_agree(
         assert cli["core"][key] == space["core"][key], key
     assert cli["physician_difference"] == space["physician_difference"]
     assert cli["verdict"] == space["verdict"]
+    for key in ("physician_difference", "extension_difference", "alt_test", "verdicts"):
+        assert cli[key] == space[key], key
     # the Space's own leaderboard row and `medqade leaderboard` on its results folder
     boards = app.state.boards("core")
     row = boards.judges[boards.judges["id"] == space["id"]].iloc[0]
@@ -48,6 +51,11 @@ def test_space_score_leaderboard_and_compare_agree(
         space["core"]["kappa"],
         *space["core"]["kappa_ci"],
     ]
+    assert cli_row["verdict"] == row["verdict"] == space["verdict"]
+    ext = space["extension_difference"]
+    assert cli_row["verdict_extension"] == row["verdict_extension"] == (ext and ext["verdict"])
+    assert cli_row["alt_test_passed"] == space["alt_test"]["passed"]
+    assert cli_row["abstention"] == space["core"]["abstention"]
     for column in ("rank", "rank_worst"):
         ranks = {r["id"]: r[column] for r in board["judges"]}
         space_ranks = {
@@ -82,6 +90,12 @@ def test_space_boards_follow_metric_and_margin(launch) -> None:
     by_pa = app.state.boards("core", "pa", 1.0).judges
     ranked = by_pa[by_pa["status"] == "verified"]
     assert list(ranked["pa"]) == sorted(ranked["pa"], reverse=True)
-    assert set(by_pa[by_pa["source"] == "paper"]["verdict"].dropna()) <= {"non-inferior"}
+    # the margin is declared on kappa: within a kappa margin of 1 every paper judge is
+    # non-inferior (or above); the PA board's verdicts use the PA margin derived from it
+    by_kappa = app.state.boards("core", "kappa", 1.0).judges
+    within = {paired.ABOVE, paired.NON_INFERIOR, paired.NON_INFERIOR_BELOW}
+    assert set(by_kappa[by_kappa["source"] == "paper"]["verdict"].dropna()) <= within
+    assert (by_pa["margin"].dropna() < 1.0).all()
     strict = app.state.boards("core", "kappa", 0.0).judges
-    assert "non-inferior" not in set(strict["verdict"].dropna())  # m = 0: above or not
+    # m = 0: nothing is non-inferior without being above
+    assert not {paired.NON_INFERIOR, paired.NON_INFERIOR_BELOW} & set(strict["verdict"].dropna())

@@ -157,3 +157,22 @@ def test_phone_card_shows_the_rank_range() -> None:
     assert '<span class="mq-card-rank">1–3</span>' in html_text
     assert '<span class="mq-card-rank">–</span>' in html_text  # not ranked
     assert "Alpha &lt;b&gt;" in html_text
+
+
+def test_every_verdict_word_reaches_the_phone_card() -> None:
+    """The phone cards show the library's verdict words as they are (one constant tuple), in
+    a cell that wraps (a long word never widens the card)."""
+    from medqade.app import phone, ui
+    from medqade.measures.paired import VERDICTS
+
+    table = pd.DataFrame(
+        [
+            {"rank": i + 1, "name": f"J{i}", "kappa": 0.5, "kappa 95% CI": "", "verdict": v}
+            for i, v in enumerate(VERDICTS)
+        ]
+    )
+    cards = phone.judges_cards(table, "core")
+    for v in VERDICTS:
+        assert f'<span class="mq-card-verdict">{v}</span>' in cards
+    css = next(line for line in ui.CSS.splitlines() if line.startswith(".mq-card-verdict"))
+    assert "overflow-wrap: anywhere" in css

@@ -11,9 +11,11 @@ from medqade.measures import paired
 from medqade.measures.estimate import Estimate
 from medqade.measures.paired import (
     ABOVE,
+    BELOW,
     INCONCLUSIVE,
     INFERIOR,
     NON_INFERIOR,
+    NON_INFERIOR_BELOW,
     difference,
     verdict,
     verdict_of_bounds,
@@ -90,8 +92,12 @@ def test_difference_of_mismatched_resamples_raises() -> None:
         (-0.049, 0.01, NON_INFERIOR),
         (-0.05, 0.01, INCONCLUSIVE),  # low exactly -m is not non-inferior
         (-0.2, -0.0501, INFERIOR),
-        (-0.2, -0.05, INCONCLUSIVE),  # high exactly -m is not inferior
+        (-0.2, -0.05, BELOW),  # high exactly -m is not inferior, but below 0
         (-0.3, 0.1, INCONCLUSIVE),
+        (-0.3, 0.0, INCONCLUSIVE),  # high exactly 0 is not below
+        (-0.3, -1e-12, BELOW),
+        (-0.049, -0.001, NON_INFERIOR_BELOW),
+        (-0.049, 0.0, NON_INFERIOR),
     ],
 )
 def test_verdict_of_bounds_at_the_boundaries(low: float, high: float, expected: str) -> None:
@@ -103,7 +109,8 @@ def test_verdict_uses_the_margin() -> None:
     assert verdict_of_bounds(-0.08, 0.02, 0.05) == INCONCLUSIVE
     assert verdict_of_bounds(-0.08, 0.02, 0.1) == NON_INFERIOR
     assert verdict_of_bounds(-0.2, -0.08, 0.05) == INFERIOR
-    assert verdict_of_bounds(-0.2, -0.08, 0.1) == INCONCLUSIVE
+    assert verdict_of_bounds(-0.2, -0.08, 0.1) == BELOW
+    assert verdict_of_bounds(-0.2, 0.01, 0.1) == INCONCLUSIVE
     assert verdict_of_bounds(-0.01, 0.02, 0.0) == INCONCLUSIVE
     assert verdict_of_bounds(-0.2, -0.01, 0.0) == INFERIOR
     assert paired.DEFAULT_MARGIN == 0.05
@@ -135,5 +142,12 @@ def test_margin_bounds_are_accepted() -> None:
     assert paired.check_margin(1) == 1.0
 
 
-def test_verdicts_constant_lists_all_four() -> None:
-    assert set(paired.VERDICTS) == {ABOVE, NON_INFERIOR, INCONCLUSIVE, INFERIOR}
+def test_verdicts_constant_lists_all_six_best_first() -> None:
+    assert paired.VERDICTS == (
+        ABOVE,
+        NON_INFERIOR,
+        NON_INFERIOR_BELOW,
+        INCONCLUSIVE,
+        BELOW,
+        INFERIOR,
+    )

@@ -68,6 +68,7 @@ def test_compare_difference_is_exactly_the_scored_difference(full: Release) -> N
             full.consensus[core],
             full.roster.student_ids,
             w,
+            abstain_disagrees=True,  # as score's core block and the verdict
         ).kappa.replicates
         for e in (A, B)
     ]
@@ -90,8 +91,24 @@ def test_compare_physicians_uses_the_loo_reference(full: Release) -> None:
     c = compare(full, resolve(full, "physicians"), resolve(full, A), resamples=RESAMPLES)
     core = full.is_core
     w = seeds.question_weights(int(core.sum()), RESAMPLES, seeds.BOOTSTRAP_SEED)
-    loo = measured.leave_one_out(full.physician_labels[:, core], full.roster.student_ids, w)
-    assert c.overall.a.kappa.value == loo.kappa.value
+    loo = measured.leave_one_out(
+        full.physician_labels[:, core], full.roster.student_ids, w, abstain_disagrees=True
+    )
+    assert c.overall.a.kappa.value == loo.kappa.value  # abstentions count as disagreements
+    # the judge in each physician's place: compare's difference is the record's d, negated
+    record = score(
+        full,
+        parse_submission(judge_rows(full, A).to_csv(index=False).encode(), "a.csv", full),
+        resamples=RESAMPLES,
+    )
+    diff = record["physician_difference"]
+    assert c.overall.kappa.value == pytest.approx(-diff["kappa"], abs=1e-15)
+    assert [-c.overall.kappa.high, -c.overall.kappa.low] == pytest.approx(
+        diff["kappa_ci"], abs=1e-12
+    )
+    assert c.versus_physicians is not None
+    assert c.versus_physicians["verdict"] == record["verdict"]
+    assert c.versus_physicians["alt_test"] == record["alt_test"]
     with pytest.raises(CompareError, match="only on the core"):
         compare(full, resolve(full, "physicians"), resolve(full, A), view="full")
 
@@ -167,7 +184,10 @@ def test_leaderboard_cli_json_matches_score_and_reproduce(
     )
     assert code == 0
     table3 = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))["rq3"]
-    assert table3["evaluators"][A]["kappa_ci"] == [row["kappa_low"], row["kappa_high"]]
+    # reproduce's Table 3 is the paper's agreement when rated: the board's secondary column
+    rated = record["core"]["rated"]
+    assert table3["evaluators"][A]["kappa"] == row["kappa_rated"] == rated["kappa"]
+    assert table3["evaluators"][A]["kappa_ci"] == rated["kappa_ci"]
     ranks = {r["model_id"]: r["rank"] for r in board["judges"] if r["rank"] is not None}
     assert len(set(ranks.values())) > 1
     code, out, _ = _run(capsys, "leaderboard", *_board(full_dir, results))

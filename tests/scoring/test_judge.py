@@ -31,7 +31,11 @@ def _core_reference(full: Release, evaluator: str, seed: int = SEED) -> alignmen
     k = full.roster.evaluator_ids.index(evaluator)
     weights = seeds.question_weights(int(core.sum()), RESAMPLES, seed)
     return alignment.agreement(
-        full.evaluator_labels[k][core], full.consensus[core], full.roster.student_ids, weights
+        full.evaluator_labels[k][core],
+        full.consensus[core],
+        full.roster.student_ids,
+        weights,
+        abstain_disagrees=True,
     )
 
 
@@ -74,10 +78,13 @@ def test_score_per_question_run_output_equals_rq3(full: Release, full_raw: Path)
     weights = seeds.question_weights(int(full.is_core.sum()), RESAMPLES, SEED)
     table3 = rq3.evaluator_alignment(full, weights)
     expected = table3.evaluators["gemma3:4b"]
-    assert record["core"]["kappa"] == expected.kappa.value
-    assert record["core"]["kappa_ci"] == list(expected.kappa.ci)
-    assert record["physician_reference"]["kappa"] == table3.physician_loo.kappa.value
-    assert record["physician_reference"]["kappa_ci"] == list(table3.physician_loo.kappa.ci)
+    # the paper's agreement when rated (abstentions dropped pairwise) stays beside the verdict's
+    assert record["core"]["rated"]["kappa"] == expected.kappa.value
+    assert record["core"]["rated"]["kappa_ci"] == list(expected.kappa.ci)
+    assert record["core"]["kappa"] < expected.kappa.value  # gemma3:4b abstains: disagreements
+    loo = record["physician_reference"]["rated"]
+    assert loo["kappa"] == table3.physician_loo.kappa.value
+    assert loo["kappa_ci"] == list(table3.physician_loo.kappa.ci)
 
 
 def test_score_full_set_matches_alignment(full: Release) -> None:
@@ -88,14 +95,23 @@ def test_score_full_set_matches_alignment(full: Release) -> None:
         full.n_items, RESAMPLES, seeds.BOOTSTRAP_SEED, seeds.STREAM_ALL
     )
     expected = alignment.agreement(
-        full.evaluator_labels[k], full.consensus, full.roster.student_ids, weights
+        full.evaluator_labels[k],
+        full.consensus,
+        full.roster.student_ids,
+        weights,
+        abstain_disagrees=True,
     )
     assert record["full"]["kappa"] == expected.kappa.value
     assert record["full"]["kappa_ci"] == list(expected.kappa.ci)
-    assert record["full"]["n"] == expected.n  # unresolved slots excluded
+    assert record["full"]["n"] == expected.n  # unresolved slots excluded, abstentions counted
     resolved = full.consensus >= 0
+    assert expected.n == int(resolved.sum())
+    rated = alignment.agreement(
+        full.evaluator_labels[k], full.consensus, full.roster.student_ids, weights
+    )
+    assert record["full"]["rated"]["kappa"] == rated.kappa.value
     labelled = (full.evaluator_labels[k] == 0) | (full.evaluator_labels[k] == 1)
-    assert expected.n == int((resolved & labelled).sum())
+    assert record["full"]["rated"]["n"] == int((resolved & labelled).sum())
 
 
 def test_score_consensus_copy_is_above_ceiling(full: Release) -> None:
@@ -279,36 +295,41 @@ def test_score_ensembles_with_and_without_the_judge(full: Release) -> None:
 
 
 def test_score_verdict_is_the_paired_difference_with_physicians(full: Release) -> None:
-    """The verdict reads judge minus physicians on the same core resamples, not CI overlap."""
+    """The verdict reads the like-for-like difference on the same core resamples: the judge in
+    each physician's place against the same nine-physician reference, not CI overlap."""
     k = full.roster.evaluator_ids.index(EVALUATOR)
     text = codes_to_rows(full, full.evaluator_labels[k])
     record = score(full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES)
     core = full.is_core
     w = seeds.question_weights(int(core.sum()), RESAMPLES, seeds.BOOTSTRAP_SEED)
-    judge = alignment.agreement(
-        full.evaluator_labels[k][core], full.consensus[core], full.roster.student_ids, w
+    place = alignment.judge_in_place(
+        full.evaluator_labels[k][core], full.physician_labels[:, core], full.roster.student_ids, w
     )
-    loo = alignment.leave_one_out(full.physician_labels[:, core], full.roster.student_ids, w)
+    judge, loo = place.judge, place.physicians
     diff = record["physician_difference"]
     assert diff["kappa"] == judge.kappa.value - loo.kappa.value
     assert judge.kappa.replicates is not None and loo.kappa.replicates is not None
     expected = np.percentile(judge.kappa.replicates - loo.kappa.replicates, [2.5, 97.5])
     assert diff["kappa_ci"] == pytest.approx(list(expected), abs=1e-15)
-    assert diff["margin"] == paired.DEFAULT_MARGIN
+    assert diff["margin"] == paired.DEFAULT_MARGIN and diff["primary"] == "kappa"
+    assert diff["margins"] == paired.margins(0.05, loo.pa.value, loo.kappa.value)
+    assert diff["margins"]["pabak"] == 2 * diff["margins"]["pa"]
     low, high = diff["kappa_ci"]
     if low > 0:
         want = paired.ABOVE
     elif low > -0.05:
-        want = paired.NON_INFERIOR
+        want = paired.NON_INFERIOR if high >= 0 else paired.NON_INFERIOR_BELOW
     elif high < -0.05:
         want = paired.INFERIOR
     else:
-        want = paired.INCONCLUSIVE
-    assert record["verdict"] == want
+        want = paired.BELOW if high < 0 else paired.INCONCLUSIVE
+    assert record["verdict"] == want == record["verdicts"]["kappa"]
+    assert record["verdicts"]["pa"] == record["verdicts"]["pabak"]
     wide = score(
         full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES, margin=1.0
     )
-    assert wide["verdict"] == paired.NON_INFERIOR  # any judge is within a margin of 1
+    # any judge is within a margin of 1 (or above the physicians)
+    assert wide["verdict"] in (paired.NON_INFERIOR, paired.ABOVE)
     assert wide["settings"]["margin"] == 1.0
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from medqade.measures import paired
 from medqade.problems import InputError
 from medqade.release import Release, load_release
 from medqade.scoring import (
@@ -49,12 +50,17 @@ def test_record_has_the_documented_keys(sample: Release) -> None:
     for key in (
         "schema_version", "id", "timestamp", "kind", "meta", "dataset", "scorer_version",
         "core", "full", "physician_reference", "abstention", "flags",
+        "physician_difference", "extension_difference", "alt_test", "verdict", "verdicts",
     ):  # fmt: skip
         assert key in record
     assert record["schema_version"] == SCHEMA_VERSION
     assert set(record["dataset"]) >= {"hash", "synthetic"}
     assert set(record["core"]) >= {"kappa", "kappa_ci", "pa", "pa_ci", "pabak", "pabak_ci", "n"}
     assert set(record["core"]["slots"]) == set(sample.roster.student_ids)
+    assert {"rated", "coverage", "abstention"} <= set(record["core"])
+    diff = record["physician_difference"]
+    assert {"primary", "margin", "margins", "panel_error"} <= set(diff)
+    assert set(diff["margins"]) == {"kappa", "pa", "pabak"}
     assert len(record["abstention"]["by_tier"]) == 4
     assert record["meta"] == {"name": "x", "source": "submission", "verified": False}
     json.dumps(record, allow_nan=False)  # NaN became null
@@ -226,7 +232,9 @@ def test_leaderboard_margin_changes_only_the_verdict(references: list[dict[str, 
     loose, _ = leaderboard(references, margin=1.0)
     assert list(strict["rank"].fillna(-1)) == list(loose["rank"].fillna(-1))
     judged = loose[loose["source"] == "paper"]
-    assert set(judged["verdict"]) == {"non-inferior"}
+    # within a margin of 1 every judge is non-inferior (possibly also below, or above)
+    assert set(judged["verdict"]) <= {paired.ABOVE, paired.NON_INFERIOR, paired.NON_INFERIOR_BELOW}
+    assert paired.NON_INFERIOR in set(judged["verdict"])
     with pytest.raises(ValueError, match="margin"):
         leaderboard(references, margin=-0.1)
 
@@ -271,3 +279,33 @@ def test_prepare_fills_the_caches_without_changing_results(sample_dir: Path) -> 
     prepare(fresh, resamples=30)
     after = score(fresh, parse_submission(text, "j.csv", fresh), resamples=30, clock=CLOCK)
     assert before == after
+
+
+def test_a_record_of_the_old_schema_is_stale(references: list[dict[str, Any]]) -> None:
+    """A schema-1 record (abstentions dropped pairwise, the old verdict) is shown, marked
+    stale, with neither rank nor verdict, and the fresh rows are ranked without it."""
+    paper = next(r for r in references if (r.get("meta") or {}).get("source") == "paper")
+    old = dict(paper, schema_version=1, id="old-" + str(paper["id"]))
+    old["meta"] = dict(paper["meta"], name="old row")
+    judges, _ = leaderboard([*references, old])
+    row = judges[judges["name"] == "old row"].iloc[0]
+    assert row["status"] == "stale"
+    assert pd.isna(row["rank"]) and pd.isna(row["verdict"]) and pd.isna(row["verdict_extension"])
+    fresh, _ = leaderboard(references)
+    ranked = judges[judges["name"] != "old row"]
+    assert list(ranked["rank"].fillna(-1)) == list(fresh["rank"].fillna(-1))
+
+
+def test_pa_and_pabak_boards_give_every_row_the_same_verdict(
+    references: list[dict[str, Any]],
+) -> None:
+    """One margin: PABAK = 2 PA - 1 and m_PABAK = 2 m_PA, so the two boards never disagree."""
+    for margin in (0.0, 0.02, 0.05, 0.2):
+        by_pa, _ = leaderboard(references, metric="pa", margin=margin)
+        by_pabak, _ = leaderboard(references, metric="pabak", margin=margin)
+        pa = dict(zip(by_pa["id"], by_pa["verdict"], strict=True))
+        pabak = dict(zip(by_pabak["id"], by_pabak["verdict"], strict=True))
+        assert pa == pabak
+        margins = dict(zip(by_pa["id"], by_pa["margin"], strict=True))
+        for rid, m in zip(by_pabak["id"], by_pabak["margin"], strict=True):
+            assert (pd.isna(m) and pd.isna(margins[rid])) or m == 2 * margins[rid]

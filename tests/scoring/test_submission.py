@@ -325,11 +325,13 @@ def test_parse_submission_partial_coverage_is_scored_with_a_note(sample: Release
     sub = parse_submission(text.encode(), "j.csv", sample)
     assert sub.scope == "partial"
     note = [w for w in sub.warnings if "partial coverage" in w.message]
-    assert note and "not counted as wrong" in note[0].message
+    assert note and "count as disagreements" in note[0].message
     record = score(sample, sub, resamples=10)
     assert "partial_coverage" in record["flags"]
     assert record["submission"]["coverage"]["all"] == pytest.approx(2 / 30)
-    assert any("not counted as wrong" in w for w in record["warnings"])
+    assert any("count as disagreements" in w for w in record["warnings"])
+    # the agreement when rated is computed on the one covered core slot only
+    assert record["core"]["rated"]["n"] <= 1 < record["core"]["n"]
 
 
 def test_parse_submission_several_evaluators(sample: Release) -> None:

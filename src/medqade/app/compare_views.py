@@ -79,11 +79,20 @@ def headline(c: Comparison) -> str:
     else:
         winner = a if c.better == "a" else b
         answer = f"**{winner}** agrees better with the physicians (paired 95% interval excludes 0)"
+    vs = ""
+    if c.versus_physicians is not None:
+        alt = c.versus_physicians["alt_test"]
+        vs = (
+            " The judge took each physician's place in turn (abstentions count as "
+            f"disagreements): verdict **{plain(c.versus_physicians['verdict'] or 'n/a')}**; "
+            f"alternative annotator test {'passed' if alt['passed'] else 'failed'} "
+            f"(winning rate {_signed(alt['winning_rate']).lstrip('+')})."
+        )
     return (
         f"**A** = {a} ({plain(c.a.source)}), **B** = {b} ({plain(c.b.source)}); {c.view} view, "
         f"{c.n_items:,} questions, {c.resamples:,} paired question resamples. Kappa A - B = "
         f"{_signed(k.value)} [{ci_text(k.low, k.high)}]: {answer}. They label "
-        f"{c.n_disagreements:,} of {c.n_both:,} answers differently."
+        f"{c.n_disagreements:,} of {c.n_both:,} answers differently.{vs}"
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from medqade import vocab
+from medqade.measures import paired
 
 TITLE: Final = "MedQADE leaderboard"
 
@@ -162,15 +163,19 @@ evaluation only, do not train on it. Submitted results are published under the s
 """
 
 
-RANK_HELP: Final = """\
+RANK_HELP: Final = f"""\
 **Rank** = 1 + the number of ranked rows that are *significantly better*; the **rank range**
 runs from it to K minus the number of rows significantly worse (K ranked rows). Differences
 are computed on the same 1,000 question resamples (paired) with *simultaneous* 95% intervals
 over all pairs of ranked rows (max-T), so equally good rows keep sharing rank 1 however many
 rows the board has. Only verified rows are ranked.
-**Verdict** compares a judge with the physicians' own agreement (each physician against the
-others, core): d = judge - physicians with its paired 95% interval and the margin m.
-Lower bound > 0: *above physicians (check for leakage)*; lower bound > -m: *non-inferior*;
-upper bound < -m: *inferior*; otherwise *inconclusive*. The verdict is a core quantity and is
-shown in the full view too.
+**Verdict** puts the judge in each physician's place in turn, against the same majority of the
+other nine (core): d = mean of [judge - that physician], with its paired 95% interval and the
+margin m (declared on kappa; PA and PABAK margins derived from it). An abstention counts as a
+disagreement, for judges and physicians alike. Lower bound > 0: *{paired.ABOVE}*; lower bound
+> -m: *{paired.NON_INFERIOR}* (*{paired.NON_INFERIOR_BELOW}* when the upper bound is also
+below 0); upper bound < -m: *{paired.INFERIOR}*; upper bound < 0 otherwise:
+*{paired.BELOW}*; else (the interval holds 0 and -m) *{paired.INCONCLUSIVE}*. The verdict is
+a core quantity and is shown in the full view too, beside the extension's verdict (the judge
+in each primary physician's place) and the alternative annotator test.
 """

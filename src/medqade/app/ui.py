@@ -93,7 +93,7 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
 .mq-card-rank { grid-row: span 2; font-weight: 700; text-align: right; }
 .mq-card-name { font-weight: 600; overflow-wrap: anywhere; }
 .mq-card-kappa small { color: #555; }
-.mq-card-verdict { grid-column: 2; font-size: 0.85em; color: #444; }
+.mq-card-verdict { grid-column: 2; font-size: 0.85em; color: #444; overflow-wrap: anywhere; }
 @media (max-width: 640px) {
   .mq-phone-only { display: block !important; }
   .tab-wrapper .tab-container button { padding-left: 7px !important;

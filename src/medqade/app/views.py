@@ -32,6 +32,13 @@ JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
     "coverage": ("coverage",),
     "n": ("n",),
     "verdict": ("verdict", "vs physicians", "vs physicians 95% CI"),
+    "extension verdict": (
+        "extension verdict",
+        "vs physicians (extension)",
+        "vs physicians (extension) 95% CI",
+    ),
+    "alt-test": ("alt-test", "winning rate"),
+    "when rated": ("kappa when rated", "PA when rated", "PABAK when rated"),
     "compare": ("compare",),
     "self-bias": ("self-bias", "self-bias 95% CI", "self-bias flag"),
     "flags": ("flags", "above ceiling"),
@@ -51,6 +58,8 @@ MODEL_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
 DEFAULT_GROUPS: Final = (
     "kappa",
     "verdict",
+    "extension verdict",
+    "alt-test",
     "compare",
     "PA",
     "PABAK",
@@ -109,6 +118,13 @@ def badge(record: Mapping[str, Any]) -> str:
 # --- leaderboard ----------------------------------------------------------------------------------
 
 
+def _alt_text(passed: object) -> str:
+    """``pass``, ``fail`` or empty (no alt-test)."""
+    if passed is True:
+        return "pass"
+    return "fail" if passed is False else ""
+
+
 def judges_table(
     frame: pd.DataFrame, records: Mapping[str, Mapping[str, Any]], view: str = "core"
 ) -> pd.DataFrame:
@@ -141,6 +157,16 @@ def judges_table(
                 "verdict": _text(r["verdict"]),
                 "vs physicians": number(r["d_physicians"]),
                 "vs physicians 95% CI": ci_text(r["d_physicians_low"], r["d_physicians_high"]),
+                "extension verdict": _text(r["verdict_extension"]),
+                "vs physicians (extension)": number(r["d_extension"]),
+                "vs physicians (extension) 95% CI": ci_text(
+                    r["d_extension_low"], r["d_extension_high"]
+                ),
+                "alt-test": _alt_text(r["alt_test_passed"]),
+                "winning rate": number(r["alt_test_winning_rate"]),
+                "kappa when rated": number(r["kappa_rated"]),
+                "PA when rated": number(r["pa_rated"]),
+                "PABAK when rated": number(r["pabak_rated"]),
                 "above ceiling": "yes" if ABOVE_CEILING in str(r["flags"]).split(";") else "",
                 "self-bias": number(r["self_bias"]),
                 "self-bias 95% CI": ci_text(r["self_bias_low"], r["self_bias_high"]),
@@ -382,7 +408,25 @@ def summary_table(record: Mapping[str, Any]) -> pd.DataFrame:
     if record.get("kind") == "judge":
         rows += _metric_rows(record.get("core"), "core")
         rows += _metric_rows(record.get("full"), "all items")
+        rows += _metric_rows((record.get("core") or {}).get("rated"), "core, when rated")
         rows += _metric_rows(record.get("physician_reference"), "physicians (LOO ceiling)")
+        for key, scope in (
+            ("physician_difference", "judge - physicians, core (like for like)"),
+            ("extension_difference", "judge - physicians, extension (like for like)"),
+        ):
+            rows += _metric_rows(record.get(key), scope)
+        alt = record.get("alt_test") or {}
+        if alt:
+            rows.append(
+                {
+                    "scope": f"alt-test (epsilon {alt.get('epsilon')}): "
+                    f"{_alt_text(alt.get('passed'))}",
+                    "metric": "winning rate",
+                    "value": number(alt.get("winning_rate")),
+                    "95% CI": "",
+                    "n": _count(alt.get("n_items")),
+                }
+            )
         abst = record.get("abstention") or {}
         rows.append(
             {
@@ -540,9 +584,15 @@ def headline(record: Mapping[str, Any]) -> str:
     if record.get("kind") == "judge":
         core = record.get("core") or {}
         low, high = _pair(core.get("kappa_ci"))
+        ext = record.get("extension_difference") or {}
+        alt = record.get("alt_test") or {}
+        extra = f"; extension: {ext['verdict'] or 'n/a'}" if ext else ""
+        if alt:
+            extra += f"; alt-test: {_alt_text(alt.get('passed'))}"
         return (
             f"{name}: core kappa {number(core.get('kappa')):.3f} "
             f"(95% CI {ci_text(low, high) or 'n/a'}), verdict: {record.get('verdict') or 'n/a'}"
+            f"{extra}"
         )
     acc = record.get("accuracy_core") or record.get("accuracy") or {}
     low, high = _pair(acc.get("ci"))

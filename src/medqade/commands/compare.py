@@ -75,7 +75,17 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
         "b": f"B ({b}) is better",
         None: "no significant kappa difference",
     }
-    lines += ["", f"verdict: {better[c.better]} (paired 95% CI of the kappa difference)", ""]
+    lines += ["", f"verdict: {better[c.better]} (paired 95% CI of the kappa difference)"]
+    vs = c.versus_physicians
+    if vs is not None:
+        alt = vs["alt_test"]
+        lines.append(
+            "the judge in each physician's place (abstentions as disagreements): "
+            f"verdict vs physicians {vs['verdict'] or 'n/a'} (margin {vs['margins']['kappa']:g} "
+            f"on kappa); alt-test winning rate {_f(alt['winning_rate'], False)}, "
+            f"{'passed' if alt['passed'] else 'failed'}"
+        )
+    lines.append("")
     lines.append("per slot (kappa A - B):")
     for name, d in c.slots.items():
         lines.append(f"  {names.get(name, name):24} {_diff(d, 'kappa')}")

@@ -54,18 +54,28 @@ def _ci(row: Any, key: str, low: str, high: str, digits: int = 3) -> str:
     return f"{value} [{lo}, {hi}]" if value and lo and hi else value
 
 
+def _alt(row: Any) -> str:
+    """The alt-test cell: pass or fail with the winning rate."""
+    passed = row["alt_test_passed"]
+    if passed is None or passed is pd.NA or _cell(row["alt_test_winning_rate"]) == "":
+        return ""
+    return f"{'pass' if passed else 'fail'} ({_cell(row['alt_test_winning_rate'], 1)})"
+
+
 def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str) -> str:
     lines = [f"## Judges ({view} view, ranked on {metric})", ""]
     lines.append(
         f"| rank | judge | source | status | {metric} [95% CI] | vs physicians | verdict |"
+        f" {metric} when rated | abstention | extension verdict | alt-test |"
     )
-    lines.append("|---|---|---|---|---:|---:|---|")
+    lines.append("|---|---|---|---|---:|---:|---|---:|---:|---|---|")
     for _, r in judges.iterrows():
         lines.append(
             f"| {_rank(r)} | {r['name']} | {r['source']} | {r['status']} | "
             f"{_ci(r, metric, f'{metric}_low', f'{metric}_high')} | "
             f"{_ci(r, 'd_physicians', 'd_physicians_low', 'd_physicians_high')} | "
-            f"{_cell(r['verdict'])} |"
+            f"{_cell(r['verdict'])} | {_cell(r[f'{metric}_rated'])} | "
+            f"{_cell(r['abstention'])} | {_cell(r['verdict_extension'])} | {_alt(r)} |"
         )
     lines += ["", f"## Models ({view} view, anchored accuracy)", ""]
     lines.append("| rank | model | source | status | accuracy [95% CI] | bounds |")

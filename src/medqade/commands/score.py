@@ -179,16 +179,40 @@ def summary(record: dict[str, Any]) -> str:
                     f"PA {_pct(b['pa'])}{_ci(b['pa_ci'], _pct)}  "
                     f"PABAK {_num(b['pabak'])}{_ci(b['pabak_ci'])}  n={b['n']}"
                 )
+        for split in ("core", "full"):
+            b = record.get(split)
+            if b and b.get("rated"):
+                r = b["rated"]
+                lines.append(
+                    f"{split:>5} when rated (abstentions dropped, the paper's): kappa "
+                    f"{_num(r['kappa'])}  PA {_pct(r['pa'])}  coverage {_pct(b['coverage'])}  "
+                    f"abstention {_pct(b.get('abstention'))}"
+                )
         ref = record["physician_reference"]
         lines.append(
-            f"physicians (leave-one-out): kappa {_num(ref['kappa'])}{_ci(ref['kappa_ci'])}"
+            f"physicians (leave-one-out): kappa {_num(ref['kappa'])}{_ci(ref['kappa_ci'])} "
+            "(abstentions count as disagreements)"
         )
-        diff = record.get("physician_difference")
-        if diff:
+        for key, label in (
+            ("physician_difference", "core, judge in each physician's place"),
+            ("extension_difference", "extension, judge in each primary physician's place"),
+        ):
+            diff = record.get(key)
+            if not diff:
+                continue
+            primary = diff.get("primary", "kappa")
+            margin = (diff.get("margins") or {}).get(primary, diff.get("margin"))
+            verdict = record.get("verdict") if key == "physician_difference" else diff["verdict"]
             lines.append(
-                f"judge - physicians (paired, core): kappa {_signed(diff['kappa'])}"
-                f"{_ci(diff['kappa_ci'], _signed)}; verdict (margin {diff['margin']:g}): "
-                f"{record.get('verdict') or 'n/a'}"
+                f"judge - physicians ({label}): {primary} {_signed(diff[primary])}"
+                f"{_ci(diff[f'{primary}_ci'], _signed)}; verdict (margin {margin:g}): "
+                f"{verdict or 'n/a'}"
+            )
+        alt = record.get("alt_test")
+        if alt:
+            lines.append(
+                f"alt-test (epsilon {alt['epsilon']:g}): winning rate "
+                f"{_num(alt['winning_rate'])}, {'passed' if alt['passed'] else 'failed'}"
             )
         a = record["abstention"]
         tiers = ", ".join(_pct(x) for x in a["by_tier"])

@@ -5,11 +5,14 @@ compute their numbers here and never import each other:
 
 - :mod:`~.seeds`: the one bootstrap seed and its named streams; question count weights;
 - :mod:`~.estimate`: :class:`Estimate`, a value with its interval and replicates;
-- :mod:`~.agreement`: agreement with a reference per slot and macro, the leave-one-out
-  physician reference, item groups, several labellers at once, ensemble votes;
+- :mod:`~.agreement`: agreement with a reference per slot and macro (abstentions dropped or
+  counted as disagreements), the leave-one-out physician reference, the judge in each
+  physician's place, item groups, several labellers at once, ensemble votes;
 - :mod:`~.bias`: self and family bias terms;
-- :mod:`~.paired`: paired differences, the verdict against physicians;
+- :mod:`~.paired`: paired differences, the verdict against physicians (its words and
+  margins);
 - :mod:`~.ranking`: rank intervals from simultaneous paired intervals (max-T bootstrap);
+- :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
 - :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel.
 
 Significance, "undefined" and verdicts are decided here on unrounded values. (The function
@@ -30,12 +33,16 @@ from medqade.measures.agreement import (
 from medqade.measures.estimate import Estimate, pabak_of
 from medqade.measures.paired import (
     ABOVE,
+    BELOW,
     DEFAULT_MARGIN,
     INCONCLUSIVE,
     INFERIOR,
     NON_INFERIOR,
+    NON_INFERIOR_BELOW,
+    PRIMARY,
     VERDICTS,
     difference,
+    margins,
     verdict,
     verdict_of_bounds,
 )
@@ -44,12 +51,15 @@ from medqade.measures.seeds import BOOTSTRAP_SEED, generator, question_weights
 
 __all__ = [
     "ABOVE",
+    "BELOW",
     "BOOTSTRAP_SEED",
     "DEFAULT_MARGIN",
     "INCONCLUSIVE",
     "INFERIOR",
     "METRICS",
     "NON_INFERIOR",
+    "NON_INFERIOR_BELOW",
+    "PRIMARY",
     "VERDICTS",
     "Agreement",
     "Estimate",
@@ -63,6 +73,7 @@ __all__ = [
     "grouped_leave_one_out",
     "leave_one_out",
     "macro_agreement",
+    "margins",
     "pabak_of",
     "question_weights",
     "ranks",

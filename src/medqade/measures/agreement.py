@@ -41,6 +41,22 @@ def substantive(codes: npt.ArrayLike) -> npt.NDArray[np.int64]:
     return out
 
 
+def penalised(labels: npt.ArrayLike, reference: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """``labels`` with every non-substantive label (abstention, missing) on a resolved
+    ``reference`` answer replaced by the label opposite to the reference.
+
+    This is the scoring of the verdict and the rank: abstaining cannot buy agreement. An
+    abstention counts as a disagreement in PA, and in kappa it enters the 2x2 table in the
+    off-diagonal cell of its reference label (labeller says the opposite), so PA, kappa and
+    PABAK all treat it as a wrong label. Unresolved reference answers stay out of the count.
+    """
+    lab = substantive(labels)
+    ref = substantive(reference)
+    fill = (ref != stats.MISSING) & (lab == stats.MISSING)
+    lab[fill] = 1 - ref[fill]
+    return lab
+
+
 def slot_mean(x: npt.ArrayLike, point: npt.ArrayLike | None = None) -> FloatArray:
     """The macro mean over the slots (last axis) that are defined in ``point`` (the point
     estimate's per-slot values, broadcast against ``x``; default: every slot); NaN (no warning)
@@ -188,14 +204,16 @@ def agreement(
     reference: npt.ArrayLike,
     slot_names: tuple[str, ...],
     weights: AnyWeights | None = None,
+    abstain_disagrees: bool = False,
 ) -> Agreement:
     """Agreement of ``labels`` (items, slots) with ``reference`` (items, slots).
 
-    Both hold label codes; abstentions (2) and missing (-1) are excluded pairwise.
+    Both hold label codes; abstentions (2) and missing (-1) are excluded pairwise, or, with
+    ``abstain_disagrees``, count as disagreements with a resolved reference (:func:`penalised`).
     ``weights`` (R, items) gives the bootstrap CIs and replicates (``None``: NaN bounds).
     """
-    lab = substantive(labels)
     ref = substantive(reference)
+    lab = penalised(labels, ref) if abstain_disagrees else substantive(labels)
     pa, kappa, n = _slot_stats(lab, ref, None)
     reps = None
     if weights is not None:
@@ -224,29 +242,29 @@ def _physician_mean(x: FloatArray) -> FloatArray:
     return mean_defined(np.moveaxis(x, 0, -1))
 
 
-def leave_one_out(
-    physician_labels: npt.ArrayLike,
+def _in_place(
+    labels: npt.NDArray[np.int64],
+    refs: npt.NDArray[np.int64],
     slot_names: tuple[str, ...],
-    weights: AnyWeights | None = None,
-) -> Agreement:
-    """The leave-one-out physician reference (RQ3): the physicians' own agreement.
-
-    ``physician_labels`` has shape (physicians, items, slots). Each physician is compared with
-    the strict-majority consensus of the others (:func:`loo_references`); per physician the
-    slot values are averaged, then the physicians are averaged. Per slot: the mean over
-    physicians of that slot's value. Replicates follow the same two means on every resample.
-    """
-    labels = substantive(physician_labels)
-    refs = loo_references(labels)
-    physicians = range(labels.shape[0])
-    point = [_slot_stats(labels[p], refs[p], None) for p in physicians]
-    pa, kappa, n = (np.stack([pt[i] for pt in point]) for i in range(3))  # (physicians, slots)
+    weights: AnyWeights | None,
+) -> tuple[Agreement, dict[str, FloatArray]]:
+    """Labeller ``p`` (``labels[p]``) against reference ``p`` (``refs[p]``), for every ``p``:
+    per ``p`` the slot values are averaged (macro), then the ``p`` are averaged; per slot the
+    mean over ``p``. Replicates follow the same two means on every resample. Also returns the
+    macro point values per ``p`` (``{"kappa": (P,), "pa": (P,)}``)."""
+    n_p, n_items, n_slots = labels.shape
+    ok = (labels != stats.MISSING) & (refs != stats.MISSING)
+    cell = np.where(ok, labels * 2 + refs, 0)
+    x = np.zeros((n_items, n_p, n_slots, 4))
+    p_i, i_i, s_i = np.nonzero(ok)
+    x[i_i, p_i, s_i, cell[p_i, i_i, s_i]] = 1.0
+    flat = x.reshape(n_items, -1)
+    pa, kappa, n = _pa_kappa(flat.sum(axis=0).reshape(n_p, n_slots, 4))  # (P, slots)
     reps = None
     if weights is not None:
-        per = [_slot_stats(labels[p], refs[p], weights) for p in physicians]
-        rpa = np.stack([r[0] for r in per])  # (physicians, R, slots)
-        rkappa = np.stack([r[1] for r in per])
-        reps = (rpa, rkappa)
+        w = np.asarray(weights, dtype=np.float64)
+        rpa, rkappa, _ = _pa_kappa((w @ flat).reshape(-1, n_p, n_slots, 4))  # (R, P, slots)
+        reps = (np.moveaxis(rpa, 1, 0), np.moveaxis(rkappa, 1, 0))  # (P, R, slots)
     slots = {
         name: SlotAgreement(
             kappa=Estimate.from_replicates(
@@ -261,7 +279,7 @@ def leave_one_out(
         )
         for s, name in enumerate(slot_names)
     }
-    return Agreement(
+    agr = Agreement(
         kappa=Estimate.from_replicates(
             float(_physician_mean(slot_mean(kappa, kappa))),
             None if reps is None else _physician_mean(slot_mean(reps[1], kappa[:, None, :])),
@@ -273,6 +291,155 @@ def leave_one_out(
         n=int(n.sum()),
         slots=slots,
     )
+    return agr, {"kappa": slot_mean(kappa, kappa), "pa": slot_mean(pa, pa)}
+
+
+def leave_one_out(
+    physician_labels: npt.ArrayLike,
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+    abstain_disagrees: bool = False,
+) -> Agreement:
+    """The leave-one-out physician reference (RQ3): the physicians' own agreement.
+
+    ``physician_labels`` has shape (physicians, items, slots). Each physician is compared with
+    the strict-majority consensus of the others (:func:`loo_references`); per physician the
+    slot values are averaged, then the physicians are averaged. Per slot: the mean over
+    physicians of that slot's value. Replicates follow the same two means on every resample.
+    With ``abstain_disagrees`` a physician's abstention on a resolved answer counts as a
+    disagreement (:func:`penalised`), as a judge's does for the verdict.
+    """
+    labels = substantive(physician_labels)
+    refs = loo_references(labels)
+    if abstain_disagrees:
+        labels = np.stack([penalised(labels[p], refs[p]) for p in range(labels.shape[0])])
+    return _in_place(labels, refs, slot_names, weights)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class InPlace:
+    """A labeller put in each physician's place against the same reference.
+
+    ``judge`` is the mean over physicians ``r`` of agree(judge, reference of ``r``),
+    ``physicians`` the mean of agree(``r``, reference of ``r``), both with replicates on the
+    same resamples; ``terms`` the point values of the per-``r`` differences (P,) per metric
+    (``kappa``, ``pa``, ``pabak``). The like-for-like difference is ``judge - physicians``.
+    """
+
+    judge: Agreement
+    physicians: Agreement
+    terms: Mapping[str, FloatArray]
+
+    def difference(self, metric: str) -> Estimate:
+        """``judge - physicians`` on ``metric`` with the paired replicate interval."""
+        a, b = self.judge.metric(metric), self.physicians.metric(metric)
+        reps = None
+        if a.replicates is not None and b.replicates is not None:
+            reps = a.replicates - b.replicates
+        return Estimate.from_replicates(a.value - b.value, reps)
+
+    def panel_error(self, metric: str) -> float:
+        """SD over the terms / sqrt(their number): how much the difference would move with
+        another panel of the same size (the intervals treat the panel as fixed)."""
+        t = self.terms[metric]
+        t = t[~np.isnan(t)]
+        return float(np.std(t, ddof=1) / np.sqrt(t.size)) if t.size > 1 else float("nan")
+
+
+def _terms(judge: Mapping[str, FloatArray], phys: Mapping[str, FloatArray]) -> dict[str, Any]:
+    d_pa = judge["pa"] - phys["pa"]
+    return {"kappa": judge["kappa"] - phys["kappa"], "pa": d_pa, "pabak": 2 * d_pa}
+
+
+def physicians_in_place(
+    physician_labels: npt.ArrayLike,
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+    abstain_disagrees: bool = True,
+) -> tuple[Agreement, dict[str, FloatArray]]:
+    """The physicians' side of :func:`judge_in_place` (it depends on the panel only): the
+    leave-one-out reference (abstentions as disagreements unless ``abstain_disagrees`` is
+    false), and its per-physician macro point values (``{"kappa": (P,), "pa": (P,)}``)."""
+    phys = substantive(physician_labels)
+    refs = loo_references(phys)
+    own = phys
+    if abstain_disagrees:
+        own = np.stack([penalised(phys[p], refs[p]) for p in range(phys.shape[0])])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _in_place(own, refs, slot_names, weights)
+
+
+def judge_in_place(
+    labels: npt.ArrayLike,
+    physician_labels: npt.ArrayLike,
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+    physicians: tuple[Agreement, Mapping[str, FloatArray]] | None = None,
+    abstain_disagrees: bool = True,
+) -> InPlace:
+    """The judge in each physician's place (like for like), abstentions as disagreements.
+
+    ``labels`` (items, slots), ``physician_labels`` (physicians, items, slots), all raters on
+    all items (the core). For every physician ``r`` both the judge and ``r`` are scored
+    against the majority of the other physicians ``C^(-r)``; ``d`` = mean over ``r`` of
+    [agree(judge, C^(-r)) - agree(r, C^(-r))]. ``physicians``: the result of
+    :func:`physicians_in_place` with the same arguments, when already computed. Without
+    ``abstain_disagrees`` abstentions are dropped pairwise on both sides (agreement when rated).
+    """
+    phys = substantive(physician_labels)
+    refs = loo_references(phys)
+    if physicians is None:
+        physicians = physicians_in_place(phys, slot_names, weights, abstain_disagrees)
+    if abstain_disagrees:
+        mine = np.stack([penalised(labels, refs[p]) for p in range(phys.shape[0])])
+    else:
+        mine = np.broadcast_to(substantive(labels), phys.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        judge, j_terms = _in_place(mine, refs, slot_names, weights)
+    return InPlace(judge, physicians[0], _terms(j_terms, physicians[1]))
+
+
+def pair_in_place(
+    labels: npt.ArrayLike,
+    first: npt.ArrayLike,
+    second: npt.ArrayLike,
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+) -> InPlace:
+    """Like for like with two raters per item (the extension's primary physicians).
+
+    ``first`` and ``second`` (items, slots) are the two primary physicians of each item (who
+    they are may change from item to item). The judge takes each one's place in turn against
+    the other: ``d`` = mean over the two roles of [agree(judge, other) - agree(rater, other)],
+    abstentions as disagreements; the two roles are the ``terms``.
+    """
+    a, b = substantive(first), substantive(second)
+    refs = np.stack([b, a])
+    own = np.stack([penalised(a, b), penalised(b, a)])
+    mine = np.stack([penalised(labels, b), penalised(labels, a)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        physicians, p_terms = _in_place(own, refs, slot_names, weights)
+        judge, j_terms = _in_place(mine, refs, slot_names, weights)
+    return InPlace(judge, physicians, _terms(j_terms, p_terms))
+
+
+def primary_pair(
+    physician_labels: npt.ArrayLike, adjudicator: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """The two primary physicians' labels of each item (items, slots) each, and the items that
+    have exactly two (the adjudicator's votes are left out; physicians in roster order)."""
+    labels = np.asarray(physician_labels, dtype=np.int64)
+    primary = np.delete(labels, adjudicator, axis=0)
+    rated = (primary != stats.MISSING).any(axis=2)  # (physicians, items)
+    two = rated.sum(axis=0) == 2
+    order = np.argsort(~rated, axis=0, kind="stable")[:2]  # the first two raters of each item
+    items = np.arange(labels.shape[1])
+    first = primary[order[0], items]
+    second = primary[order[1], items]
+    return first, second, two
 
 
 # --- several item groups at once ------------------------------------------------------------
@@ -325,6 +492,7 @@ def grouped_agreement(
     groups: Mapping[str, Mask],
     slot_names: tuple[str, ...],
     weights: AnyWeights | None = None,
+    abstain_disagrees: bool = False,
 ) -> dict[str, Agreement | None]:
     """:func:`agreement` restricted to each group's items, all groups at once.
 
@@ -332,9 +500,10 @@ def grouped_agreement(
     ``weights`` (R, items) bootstrap weights over *all* items (a subgroup statistic is
     bootstrapped by resampling every question and recomputing it in the subgroup, so its
     replicates are paired with the whole-set statistic). Groups without items map to ``None``.
+    ``abstain_disagrees`` as in :func:`agreement`.
     """
-    lab = substantive(labels)
     ref = substantive(reference)
+    lab = penalised(labels, ref) if abstain_disagrees else substantive(labels)
     present = {g: m for g, m in groups.items() if m.any()}
     out: dict[str, Agreement | None] = {g: None for g in groups}
     if not present:
@@ -357,6 +526,7 @@ def grouped_leave_one_out(
     groups: Mapping[str, Mask],
     slot_names: tuple[str, ...],
     weights: AnyWeights | None = None,
+    abstain_disagrees: bool = False,
 ) -> dict[str, Agreement | None]:
     """:func:`leave_one_out` restricted to each group's items (macro values only).
 
@@ -366,6 +536,8 @@ def grouped_leave_one_out(
     """
     labels = substantive(physician_labels)
     refs = loo_references(labels)
+    if abstain_disagrees:
+        labels = np.stack([penalised(labels[p], refs[p]) for p in range(labels.shape[0])])
     present = {g: m for g, m in groups.items() if m.any()}
     out: dict[str, Agreement | None] = {g: None for g in groups}
     if not present:

@@ -16,8 +16,12 @@ macro difference equals ``kappa(A) - kappa(B)`` as ``medqade score`` and the lea
 them, to the last digit. Per slot and per difficulty tier likewise; the answers on which the
 two sides give different substantive labels are listed with the consensus.
 
-The physician reference exists only on the core (all ten physicians rated it); comparing with
-it in the full view is refused with a message saying so.
+Against ``physicians`` the judge is put in each physician's place in turn, against the same
+majority of the other nine (:func:`medqade.measures.agreement.judge_in_place`): the difference
+is then the verdict's ``d``, reported with its verdict (default margin) and the alternative
+annotator test (``versus_physicians``). Abstentions count as disagreements throughout, as in
+``score`` and the leaderboard. The physician reference exists only on the core (all ten
+physicians rated it); comparing with it in the full view is refused with a message saying so.
 """
 
 from __future__ import annotations
@@ -31,12 +35,13 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
+from medqade.measures import aat, paired
 from medqade.measures import agreement as measured
-from medqade.measures import paired
 from medqade.measures.estimate import Estimate
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.schema import answer_id
 from medqade.scoring import context
+from medqade.scoring import judge as judge_scoring
 from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.submission import (
     DEFAULT_LIMITS,
@@ -239,6 +244,7 @@ class Comparison:
     disagreements: tuple[dict[str, Any], ...]
     n_disagreements: int
     n_both: int
+    versus_physicians: Mapping[str, Any] | None = None
 
     @property
     def better(self) -> str | None:
@@ -265,6 +271,9 @@ class Comparison:
                 "n_both_labelled": self.n_both,
                 "answers": list(self.disagreements),
             },
+            "versus_physicians": None
+            if self.versus_physicians is None
+            else dict(self.versus_physicians),
         }
 
 
@@ -319,24 +328,64 @@ def compare(
     groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
 
     def scored(side: Side) -> tuple[measured.Agreement, dict[str, measured.Agreement | None]]:
+        # abstentions count as disagreements, as in score's core/full and the leaderboard
         if side.labels is None:
-            loo = context.physician_reference(release, resamples, seed)
+            loo = context.physicians_in_place(release, resamples, seed)[0]
             by_tier = measured.grouped_leave_one_out(
-                release.physician_labels[:, items], groups, slots, w
+                release.physician_labels[:, items], groups, slots, w, abstain_disagrees=True
             )
             return loo, by_tier
         lab = side.labels[items]
         return (
-            measured.agreement(lab, consensus, slots, w),
-            measured.grouped_agreement(lab, consensus, groups, slots, w),
+            measured.agreement(lab, consensus, slots, w, abstain_disagrees=True),
+            measured.grouped_agreement(lab, consensus, groups, slots, w, abstain_disagrees=True),
         )
 
-    agr_a, tiers_a = scored(a)
-    agr_b, tiers_b = scored(b)
-    by_tier: dict[int, Difference | None] = {}
-    for t in vocab.TIERS:
-        ta, tb = tiers_a[f"tier{t}"], tiers_b[f"tier{t}"]
-        by_tier[t] = None if ta is None or tb is None else Difference.of(ta, tb)
+    judge_side = None
+    if a.is_physicians != b.is_physicians:  # a judge against the physicians: like for like
+        judge_side = b if a.is_physicians else a
+    if judge_side is not None and judge_side.labels is not None:
+        phys = release.physician_labels[:, items]
+        lab = judge_side.labels[items]
+
+        def in_place(mask: npt.NDArray[np.bool_] | None) -> measured.InPlace:
+            if mask is None:
+                return measured.judge_in_place(
+                    lab,
+                    phys,
+                    slots,
+                    w,
+                    physicians=context.physicians_in_place(release, resamples, seed),
+                )
+            sub_w = None if w is None else w[:, mask]
+            return measured.judge_in_place(lab[mask], phys[:, mask], slots, sub_w)
+
+        def ordered(place: measured.InPlace) -> Difference:
+            if a.is_physicians:
+                return Difference.of(place.physicians, place.judge)
+            return Difference.of(place.judge, place.physicians)
+
+        place = in_place(None)
+        overall = ordered(place)
+        by_tier = {
+            t: ordered(in_place(groups[f"tier{t}"])) if groups[f"tier{t}"].any() else None
+            for t in vocab.TIERS
+        }
+        block, verdicts = judge_scoring.physician_difference(place, paired.DEFAULT_MARGIN)
+        versus: dict[str, Any] | None = block | {
+            "verdict": verdicts[paired.PRIMARY],
+            "verdicts": verdicts,
+            "alt_test": aat.alt_test(lab, phys).to_dict(),
+        }
+    else:
+        agr_a, tiers_a = scored(a)
+        agr_b, tiers_b = scored(b)
+        overall = Difference.of(agr_a, agr_b)
+        by_tier = {}
+        for t in vocab.TIERS:
+            ta, tb = tiers_a[f"tier{t}"], tiers_b[f"tier{t}"]
+            by_tier[t] = None if ta is None or tb is None else Difference.of(ta, tb)
+        versus = None
     lab_a = release.consensus if a.labels is None else a.labels
     lab_b = release.consensus if b.labels is None else b.labels
     sub_a = measured.substantive(lab_a) >= 0
@@ -362,15 +411,16 @@ def compare(
         n_items=int(items.sum()),
         resamples=resamples,
         seed=seed,
-        overall=Difference.of(agr_a, agr_b),
+        overall=overall,
         slots={
-            name: Difference.of(_slot_agreement(agr_a, name), _slot_agreement(agr_b, name))
+            name: Difference.of(_slot_agreement(overall.a, name), _slot_agreement(overall.b, name))
             for name in slots
         },
         tiers=by_tier,
         disagreements=tuple(listed),
         n_disagreements=int(differ.sum()),
         n_both=int(both.sum()),
+        versus_physicians=versus,
     )
 
 

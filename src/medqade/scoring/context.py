@@ -119,6 +119,42 @@ def physician_reference(release: Release, resamples: int, seed: int) -> measured
     return entry.loo[key]
 
 
+def physicians_in_place(
+    release: Release, resamples: int, seed: int, abstain_disagrees: bool = True
+) -> tuple[measured.Agreement, dict[str, Any]]:
+    """The physicians' side of the like-for-like verdict on the core (abstentions as
+    disagreements unless ``abstain_disagrees`` is false), with the core weights:
+    :func:`medqade.measures.agreement.physicians_in_place`."""
+
+    def compute() -> tuple[measured.Agreement, dict[str, Any]]:
+        core = mask(release, CORE)
+        return measured.physicians_in_place(
+            release.physician_labels[:, core],
+            release.roster.student_ids,
+            weights(release, CORE, resamples, seed),
+            abstain_disagrees,
+        )
+
+    value: tuple[measured.Agreement, dict[str, Any]] = memo(
+        release, f"in-place:{resamples}:{seed}:{abstain_disagrees}", compute
+    )
+    return value
+
+
+def primary_pair(release: Release) -> tuple[Any, Any, npt.NDArray[np.bool_]]:
+    """The two primary physicians' labels (items, slots) of every item and the extension
+    items that have exactly two (:func:`medqade.measures.agreement.primary_pair`)."""
+
+    def compute() -> tuple[Any, Any, npt.NDArray[np.bool_]]:
+        roster = release.roster
+        adj = roster.physicians.index(roster.adjudicator)
+        first, second, two = measured.primary_pair(release.physician_labels, adj)
+        return first, second, two & ~mask(release, CORE)
+
+    value: tuple[Any, Any, npt.NDArray[np.bool_]] = memo(release, "primary-pair", compute)
+    return value
+
+
 def prepare(release: Release, resamples: int = 1000, seed: int = seeds.BOOTSTRAP_SEED) -> None:
     """Compute the per-release values now (e.g. when a Space starts), so that the first
     submission is as fast as the later ones."""
@@ -126,6 +162,7 @@ def prepare(release: Release, resamples: int = 1000, seed: int = seeds.BOOTSTRAP
         float_weights(release, scope, resamples, seed)
     bias_weights(release, resamples, seed)
     physician_reference(release, resamples, seed)
+    physicians_in_place(release, resamples, seed)
     for name in ("answer_keys", "votes", "evaluator_core_kappa"):
         derived(release, name)
 

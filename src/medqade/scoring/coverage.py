@@ -72,10 +72,16 @@ def answers_content_hash(
 
 def coverage_note(name: str, kind: str, coverage: Mapping[str, float]) -> Problem:
     unit = "answer slots" if kind == JUDGE else "questions"
+    counted = (
+        "unscored answer slots count as disagreements in kappa, PA, PABAK and the verdict "
+        "(the agreement when rated leaves them out)"
+        if kind == JUDGE
+        else f"unscored {unit} are not counted as wrong"
+    )
     return Problem(
         name,
         None,
         f"partial coverage: {coverage['all']:.1%} of all {unit} "
-        f"({coverage['core']:.1%} of the core); unscored {unit} are not counted as wrong",
+        f"({coverage['core']:.1%} of the core); {counted}",
         fix="submit the core (200 questions) or all questions to be ranked",
     )

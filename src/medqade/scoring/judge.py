@@ -2,21 +2,27 @@
 
 Headline (``core``): per slot PA, Cohen's kappa and PABAK against the ten-physician consensus
 on the 200 core questions, macro mean over the five slots, 95% percentile CIs from question
-bootstrap weights. This is :func:`medqade.measures.agreement.agreement` with the core
-question weights of :mod:`medqade.measures.seeds`, so a judge's numbers equal ``medqade
-reproduce`` (RQ3) to the last digit. ``full`` is the same on all items (unresolved slots excluded).
+bootstrap weights, an abstention counting as a disagreement. This is
+:func:`medqade.measures.agreement.agreement` with the core question weights of
+:mod:`medqade.measures.seeds`; its ``rated`` values (abstentions dropped) equal ``medqade
+reproduce`` (RQ3) to the last digit. ``full`` is the same on all items (unresolved slots
+excluded).
 
 Around it, on the items the submission covers (all items when it covers any extension item,
 else the core), with the same weights (a subgroup statistic is bootstrapped by resampling all
 questions and recomputing it in the subgroup, so its CI is paired with the headline):
 
-- the paired difference judge minus the leave-one-out physician reference on the core (same
-  question resamples for both) for kappa, PA and PABAK, and the verdict with a non-inferiority
-  margin (:func:`medqade.measures.paired.verdict`): ``above physicians (check for leakage)``,
-  ``non-inferior``, ``inconclusive`` or ``inferior``; a kappa verdict ``above physicians``
-  raises the flag ``above_physician_ceiling``;
-- abstention, globally and per difficulty tier (denominator: the slots the submission has a
-  row for, missing labels included, as in RQ5), coverage, and agreement on the rest;
+- the like-for-like difference on the core: the judge in each physician's place against the
+  majority of the other nine, minus the physician there (:func:`medqade.measures.agreement.
+  judge_in_place`, same question resamples) for kappa, PA and PABAK, with margins declared on
+  kappa and derived for PA and PABAK (:func:`medqade.measures.paired.margins`), and the verdict
+  (one of :data:`medqade.measures.paired.VERDICTS`); the same on the extension (the judge in
+  each primary physician's place against the other) and the alternative annotator test. A
+  like-for-like kappa ``d`` *when rated* (abstentions dropped on both sides) whose interval
+  lies above 0 raises the flag ``above_physician_ceiling``;
+- ``core`` and ``full`` count an abstention or missing label as a disagreement (the verdict and
+  the rank read these), with the paper's agreement when rated under ``rated``, coverage and
+  the view's abstention share beside it;
 - self and family bias (RQ4) when the judge's family is a student family: per response the
   judge's score (Richtig 1, Falsch 0) minus the mean score of the reference evaluators outside
   that family, averaged over the responses of its own model (self) or of each sibling student
@@ -39,9 +45,9 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
+from medqade.measures import aat, paired
 from medqade.measures import agreement as measured
 from medqade.measures import bias as measured_bias
-from medqade.measures import paired
 from medqade.measures.estimate import Estimate
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.schema import answer_id
@@ -63,9 +69,28 @@ RANKED_METRICS: Final = ("kappa", "pa")
 """Metrics whose replicates a record keeps (PABAK = 2 PA - 1 ranks as PA does)."""
 
 
-def _block(agr: measured.Agreement, present: npt.NDArray[np.bool_]) -> dict[str, Any]:
+def rated_block(agr: measured.Agreement) -> dict[str, Any]:
+    """The paper's agreement when rated (abstentions dropped pairwise), macro values."""
     out = agr.to_dict()
+    out.pop("slots", None)
+    out.pop("n_items", None)
+    return out
+
+
+def _block(
+    agr: measured.Agreement,
+    rated: measured.Agreement,
+    labels: Codes,
+    present: npt.NDArray[np.bool_],
+) -> dict[str, Any]:
+    """A view's block: agreement with abstentions (and missing labels) as disagreements, the
+    paper's agreement when rated beside it, coverage and abstention over the view's answers."""
+    out = agr.to_dict()
+    out["rated"] = rated_block(rated)
     out["coverage"] = float(present.mean()) if present.size else float("nan")
+    out["abstention"] = (
+        float((present & (labels == vocab.ABSTAIN_CODE)).mean()) if present.size else float("nan")
+    )
     out["n_items"] = int(present.any(axis=1).sum())
     return out
 
@@ -80,14 +105,56 @@ def _macro(agr: measured.Agreement | None) -> dict[str, Any] | None:
 
 
 def physician_difference(
-    judge: measured.Agreement, reference: measured.Agreement, margin: float
+    place: measured.InPlace, margin: float, primary: str = paired.PRIMARY
 ) -> tuple[dict[str, Any], dict[str, str | None]]:
-    """Paired differences judge minus physicians for every metric, and their verdicts."""
-    diffs = {m: paired.difference(judge.metric(m), reference.metric(m)) for m in _METRICS}
-    block: dict[str, Any] = {"margin": margin}
+    """The like-for-like differences judge minus physicians for every metric, their margins
+    (declared on ``primary``, the others derived, :func:`medqade.measures.paired.margins`)
+    and their verdicts."""
+    ref = place.physicians
+    found = paired.margins(margin, ref.pa.value, ref.kappa.value, primary)
+    diffs = {m: place.difference(m) for m in _METRICS}
+    block: dict[str, Any] = {
+        "method": "like-for-like: the judge in each physician's place",
+        "primary": primary,
+        "margin": margin,
+        "margins": found,
+        "abstention": "counts as disagreement",
+    }
     for m, d in diffs.items():
         block |= d.to_dict(m)
-    return block, {m: paired.verdict(d, margin) for m, d in diffs.items()}
+    block["judge_in_place"] = {m: place.judge.metric(m).value for m in _METRICS}
+    block["physicians"] = {m: ref.metric(m).value for m in _METRICS}
+    block["panel_error"] = {m: place.panel_error(m) for m in _METRICS}
+    return block, {
+        m: paired.derived_verdict(d.low, d.high, found[m]) if d.defined else None
+        for m, d in diffs.items()
+    }
+
+
+def extension_difference(
+    release: Release,
+    labels: Codes,
+    present: npt.NDArray[np.bool_],
+    w_all: npt.NDArray[np.float64] | None,
+    margin: float,
+    primary: str = paired.PRIMARY,
+) -> dict[str, Any] | None:
+    """The like-for-like verdict on the extension: the judge in each primary physician's
+    place against the other primary physician of the item, paired by item (all-items
+    resamples restricted to the extension). ``None`` when the judge covers no extension item
+    with two primary physicians."""
+    first, second, items = context.primary_pair(release)
+    if not (present[items].any()):
+        return None
+    lab = np.where(present, labels, vocab.MISSING_CODE)[items]
+    w = None if w_all is None else w_all[:, items]
+    place = measured.pair_in_place(lab, first[items], second[items], release.roster.student_ids, w)
+    block, verdicts = physician_difference(place, margin, primary)
+    block["method"] = "like-for-like: the judge in each primary physician's place, extension"
+    block["n_items"] = int(items.sum())
+    block["verdict"] = verdicts[primary]
+    block["verdicts"] = verdicts
+    return block
 
 
 def _rate(num: npt.NDArray[np.bool_], den: npt.NDArray[np.bool_]) -> float:
@@ -350,23 +417,50 @@ def judge_metrics(
     flags: list[str] = []
 
     reference = context.physician_reference(release, resamples, seed)
+    shown = np.where(present, labels, vocab.MISSING_CODE).astype(np.int8)
     core_agr = full_agr = None
     core_block = full_block = None
+    rated_core = rated_full = None
     if has_core:
-        core_agr = measured.agreement(labels[core], consensus[core], students, w_core)
-        core_block = _block(core_agr, present[core])
+        core_agr = measured.agreement(
+            shown[core], consensus[core], students, w_core, abstain_disagrees=True
+        )
+        rated_core = measured.agreement(labels[core], consensus[core], students, w_core)
+        core_block = _block(core_agr, rated_core, labels[core], present[core])
     else:
         flags.append(NO_CORE)
     if has_ext:
-        full_agr = measured.agreement(labels, consensus, students, w_all)
-        full_block = _block(full_agr, present)
+        full_agr = measured.agreement(shown, consensus, students, w_all, abstain_disagrees=True)
+        rated_full = measured.agreement(labels, consensus, students, w_all)
+        full_block = _block(full_agr, rated_full, labels, present)
 
     difference: dict[str, Any] | None = None
     verdicts: dict[str, str | None] = {m: None for m in _METRICS}
+    alt: dict[str, Any] | None = None
     if core_agr is not None:
-        difference, verdicts = physician_difference(core_agr, reference, margin)
-    if verdicts["kappa"] == paired.ABOVE:
-        flags.append(ABOVE_CEILING)
+        place = measured.judge_in_place(
+            shown[core],
+            release.physician_labels[:, core],
+            students,
+            w_core,
+            physicians=context.physicians_in_place(release, resamples, seed),
+        )
+        difference, verdicts = physician_difference(place, margin)
+        # The leakage flag reads the labels the judge gives (abstentions dropped pairwise
+        # on both sides): a judge that never abstains must not look "too good" only because
+        # physicians sometimes do.
+        when_rated = measured.judge_in_place(
+            labels[core],
+            release.physician_labels[:, core],
+            students,
+            w_core,
+            physicians=context.physicians_in_place(release, resamples, seed, False),
+            abstain_disagrees=False,
+        ).difference(paired.PRIMARY)
+        difference["rated"] = when_rated.to_dict(paired.PRIMARY)
+        if paired.verdict(when_rated, margin) == paired.ABOVE:
+            flags.append(ABOVE_CEILING)
+        alt = aat.alt_test(shown[core], release.physician_labels[:, core]).to_dict()
     items = context.mask(release, context.ALL if has_ext else context.CORE)
     w_items = w_all if has_ext else w_core
     lab = labels[items]
@@ -374,34 +468,34 @@ def judge_metrics(
     cons = consensus[items]
     tiers = release.tier[items]
     lexical = release.lexical[items]
-    scope_block = full_block if has_ext else core_block
+    rated_scope = rated_full if has_ext else rated_core
     abst = abstention(lab, pres, tiers)
     groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
     groups |= {"exact_match": lexical, "no_match": ~lexical}
     strata = measured.grouped_agreement(lab, cons, groups, students, w_items)
     abst["split"] = "all" if has_ext else "core"
-    abst["agreement_non_abstained"] = (
-        None
-        if scope_block is None
-        else {k: scope_block[k] for k in ("kappa", "kappa_ci", "pa", "pa_ci", "pabak", "n")}
-    )
+    abst["agreement_non_abstained"] = None if rated_scope is None else rated_block(rated_scope)
     conf = {"core": confusion(labels[core], present[core], consensus[core]) if has_core else None}
     conf["all"] = confusion(labels, present, consensus) if has_ext else None
     kept = {
         view: None if agr is None else {m: agr.metric(m) for m in RANKED_METRICS}
         for view, agr in (("core", core_agr), ("full", full_agr))
     }
+    phys_ref = context.physicians_in_place(release, resamples, seed)[0].to_dict()
+    phys_ref["rated"] = rated_block(reference)
     return {
         "core": core_block,
         "full": full_block,
-        "physician_reference": reference.to_dict(),
+        "physician_reference": phys_ref,
         "physician_difference": difference,
-        "verdict": verdicts["kappa"],
+        "verdict": verdicts[paired.PRIMARY],
         "verdicts": verdicts,
+        "extension_difference": extension_difference(release, labels, present, w_all, margin),
+        "alt_test": alt,
         "abstention": abst,
         "bias": bias(
             release,
-            np.where(present, labels, vocab.MISSING_CODE).astype(np.int8),
+            shown,
             context.bias_weights(release, resamples, seed),
             family,
             model_id,

@@ -10,11 +10,13 @@ rows). Rows that cannot be told apart share a rank. Only *verified* rows scored 
 board's resamples and seed are ranked; unverified, partial and flagged rows and the physician
 reference are shown without a rank.
 
-The **verdict** of a judge compares it with the physicians' leave-one-out reference on the
-core: the paired difference ``d`` = judge minus physicians and the non-inferiority margin ``m``
-give ``above physicians (check for leakage)``, ``non-inferior``, ``inconclusive`` or
-``inferior`` (:func:`medqade.measures.paired.verdict`). It is a core quantity and is shown in
-both views.
+The **verdict** of a judge compares it with the physicians like for like on the core: the
+judge in each physician's place against the same nine-physician reference gives the paired
+difference ``d`` (abstentions count as disagreements), and the margin ``m`` (declared on kappa,
+derived for PA and PABAK by :func:`medqade.measures.paired.margins`) gives one of
+:data:`medqade.measures.paired.VERDICTS`. It is a core quantity and is shown in both views,
+beside the extension's like-for-like verdict and the alternative annotator test. Records of an
+older schema are shown as ``stale``: no rank, no verdict.
 
 Judges (``view="core"``: the ``core`` block; ``"full"``: the ``full`` block, rows without one
 are left out, except the physician reference, which exists only on the core and is kept with
@@ -24,18 +26,27 @@ are left out, except the physician reference, which exists only on the core and 
 rank        best rank, see above; ``<NA>`` for rows that are not ranked
 rank_worst  worst rank of the row's rank interval (``rank`` to ``rank_worst``); ``<NA>`` likewise
 name        display name; model_id, family, source (paper, baseline, physicians, submission)
-status      ``verified``, ``unverified`` (submitted, not checked by a maintainer), ``partial``
+status      ``stale`` (older record schema), ``verified``, ``unverified`` (submitted, not
+            checked by a maintainer), ``partial``
             (partial coverage), ``above_physician_ceiling`` (flagged, never ranked) or
             ``reference`` (the physician leave-one-out row, shown for comparison)
 scope       the items the row's numbers come from: ``core`` or ``full``
 kappa, kappa_low, kappa_high, pa, pa_low, pa_high, pabak, pabak_low, pabak_high
-            macro-mean agreement with the physician consensus and its 95% bootstrap CI
-n           pairable (judge, consensus) answer slots
+            macro-mean agreement with the physician consensus and its 95% bootstrap CI, an
+            abstention or missing label counting as a disagreement (what the rank reads)
+n           answer slots with a resolved consensus
 coverage    share of the view's answer slots the judge has a row for
+abstention  share of the view's answer slots the judge abstained on
+kappa_rated, pa_rated, pabak_rated
+            the paper's agreement when rated (abstentions dropped pairwise), secondary
 d_physicians, d_physicians_low, d_physicians_high
-            paired difference judge minus physicians on the core, on the view's metric
-verdict     from that difference and the margin, on the view's metric
-abstention  share of abstentions over the judge's slots (NaN when it has none)
+            like-for-like difference judge minus physicians on the core, on the view's metric
+margin      the margin on the view's metric (derived from the board's kappa margin)
+verdict     from that difference and margin
+d_extension, d_extension_low, d_extension_high, verdict_extension
+            the same on the extension (the judge in each primary physician's place)
+alt_test_winning_rate, alt_test_passed
+            the alternative annotator test on the core (epsilon 0.2, pass at 0.5)
 self_bias, self_bias_low, self_bias_high, self_bias_significant
             the judge's self bias (own student model) and whether its CI excludes 0
 flags       the record's flags, ``;``-separated; id = record id
@@ -67,11 +78,13 @@ import pandas as pd
 
 from medqade.measures import paired, ranking
 from medqade.scoring import replicates
+from medqade.scoring.records import SCHEMA_VERSION
 
 VIEWS: Final = ("core", "full")
 JUDGE_METRICS: Final = ("kappa", "pa", "pabak")
 MODEL_METRICS: Final = ("accuracy",)
 PHYSICIAN_FLAG: Final = "physician_reference"
+STALE: Final = "stale"
 JUDGE_COLUMNS: Final = (
     "rank",
     "rank_worst",
@@ -92,11 +105,21 @@ JUDGE_COLUMNS: Final = (
     "pabak_high",
     "n",
     "coverage",
+    "abstention",
+    "kappa_rated",
+    "pa_rated",
+    "pabak_rated",
     "d_physicians",
     "d_physicians_low",
     "d_physicians_high",
+    "margin",
     "verdict",
-    "abstention",
+    "d_extension",
+    "d_extension_low",
+    "d_extension_high",
+    "verdict_extension",
+    "alt_test_winning_rate",
+    "alt_test_passed",
     "self_bias",
     "self_bias_low",
     "self_bias_high",
@@ -148,9 +171,12 @@ def _bounds(value: Any) -> tuple[float, float]:
 
 
 def status(record: Mapping[str, Any]) -> str:
-    """``reference``, ``above_physician_ceiling``, ``partial``, ``unverified`` or
-    ``verified``."""
+    """``stale`` (scored by an older schema: abstentions were not counted as disagreements
+    then; score it again), ``reference``, ``above_physician_ceiling``, ``partial``,
+    ``unverified`` or ``verified``."""
     flags = set(record.get("flags", ()))
+    if record.get("schema_version") != SCHEMA_VERSION:
+        return STALE
     if PHYSICIAN_FLAG in flags:
         return "reference"
     if "above_physician_ceiling" in flags:
@@ -224,18 +250,36 @@ def _judge_row(
     for m in JUDGE_METRICS:
         row[m] = _num(block.get(m))
         row[f"{m}_low"], row[f"{m}_high"] = _bounds(block.get(f"{m}_ci"))
-    diff = record.get("physician_difference") or {}
+    fresh = row["status"] != STALE
+    diff = (record.get("physician_difference") or {}) if fresh else {}
     d_low, d_high = _bounds(diff.get(f"{metric}_ci"))
-    abst = record.get("abstention") or {}
+    ref = diff.get("physicians") or {}
+    m_metric = paired.margins(margin, _num(ref.get("pa")), _num(ref.get("kappa")))[metric]
+    ext = (record.get("extension_difference") or {}) if fresh else {}
+    e_low, e_high = _bounds(ext.get(f"{metric}_ci"))
+    e_ref = ext.get("physicians") or {}
+    e_m = paired.margins(margin, _num(e_ref.get("pa")), _num(e_ref.get("kappa")))[metric]
+    alt = (record.get("alt_test") or {}) if fresh else {}
+    rated = block.get("rated") or {}
     row.update(
         {
             "n": block.get("n"),
             "coverage": _num(block.get("coverage")),
+            "abstention": _num(block.get("abstention")),
+            "kappa_rated": _num(rated.get("kappa")),
+            "pa_rated": _num(rated.get("pa")),
+            "pabak_rated": _num(rated.get("pabak")),
             "d_physicians": _num(diff.get(metric)),
             "d_physicians_low": d_low,
             "d_physicians_high": d_high,
-            "verdict": paired.verdict_of_bounds(d_low, d_high, margin) if diff else None,
-            "abstention": _num(abst.get("global")),
+            "margin": m_metric if diff else math.nan,
+            "verdict": paired.derived_verdict(d_low, d_high, m_metric) if diff else None,
+            "d_extension": _num(ext.get(metric)),
+            "d_extension_low": e_low,
+            "d_extension_high": e_high,
+            "verdict_extension": paired.derived_verdict(e_low, e_high, e_m) if ext else None,
+            "alt_test_winning_rate": _num(alt.get("winning_rate")),
+            "alt_test_passed": alt.get("passed") if alt else None,
             **_self_bias(record),
             "_key": row[metric],
             "_reps": replicates.of_record(record, scope, "pa" if metric == "pabak" else metric),

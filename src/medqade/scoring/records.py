@@ -2,15 +2,20 @@
 
 Shape (proportions, not percent; NaN is written as ``null``)::
 
-    {"schema_version": 1, "id": <sha256>, "timestamp": <ISO 8601 UTC>, "kind": "judge"|"answers",
+    {"schema_version": 2, "id": <sha256>, "timestamp": <ISO 8601 UTC>, "kind": "judge"|"answers",
      "scorer_version", "meta": {...}, "dataset": {"hash", "synthetic", "version", "items"},
      "submission": {"content_hash", "format", "rows", "scope", "coverage", ...},
      "settings": {"resamples", "seed", "confidence"},
      # judge
      "core": {"kappa", "kappa_ci", "pa", "pa_ci", "pabak", "pabak_ci", "n", "n_items",
-              "coverage", "slots": {MODEL: {...}}},
+              "coverage", "abstention", "slots": {MODEL: {...}},
+              "rated": {"kappa", "kappa_ci", ..., "n"}},  # abstentions dropped pairwise
      "full": {... same, all items ...} | null,
-     "physician_reference": {"kappa", "kappa_ci", ...}, "verdict", "verdicts",
+     "physician_reference": {"kappa", "kappa_ci", ..., "rated": {...}},
+     "physician_difference": {"primary", "margin", "margins": {METRIC: m}, "kappa",
+                              "kappa_ci", ..., "panel_error": {...}},
+     "verdict", "verdicts", "extension_difference": {... same, "verdict"} | null,
+     "alt_test": {"epsilon", "q", "winning_rate", "passed", "rho", "per_physician"},
      "abstention": {"global", "by_tier": [4], "coverage", "answered_share", ...},
      "bias", "confusion", "by_tier", "by_lexical", "disagreements", "ensembles",
      # answers
@@ -22,6 +27,11 @@ Shape (proportions, not percent; NaN is written as ``null``)::
 ``id`` is the SHA-256 of the canonical JSON of everything but ``id`` and ``timestamp``; the
 timestamp comes from an injectable clock. The same submission, metadata, release, resamples
 and seed give the same record.
+
+Schema 2 (this version) scores abstentions as disagreements in ``core``/``full`` and the
+verdict (``rated`` keeps schema 1's agreement when rated) and compares like for like; a
+record of an older schema is shown as ``stale`` on the leaderboard (no rank, no verdict)
+until it is scored again.
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ from medqade.scoring import context, replicates
 from medqade.scoring.answers import answer_metrics
 from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.duplicates import reference_match
-from medqade.scoring.judge import PARTIAL, RANKED_METRICS, judge_metrics
+from medqade.scoring.judge import PARTIAL, RANKED_METRICS, judge_metrics, rated_block
 from medqade.scoring.meta import clean_meta, merge_meta
 from medqade.scoring.submission import (
     ANSWERS,
@@ -60,7 +70,7 @@ from medqade.scoring.upload import dumps, jsonable
 if TYPE_CHECKING:
     from medqade.release import Release
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 SCORER_VERSION: Final = f"medqade {__version__} scoring 2"
 PHYSICIAN_FLAG: Final = "physician_reference"
 SYNTHETIC_FLAG: Final = "synthetic_data"
@@ -329,8 +339,9 @@ def _physician_record(
         seed,
     )
     core = context.mask(release, context.CORE)
-    reference = context.physician_reference(release, resamples, seed)
+    reference = context.physicians_in_place(release, resamples, seed)[0]
     loo = reference.to_dict()
+    loo["rated"] = rated_block(context.physician_reference(release, resamples, seed))
     p = release.physician_labels
     rated = p != vocab.MISSING_CODE
     abstained = p == vocab.ABSTAIN_CODE
@@ -338,12 +349,19 @@ def _physician_record(
     record.update(
         {
             "submission": {"content_hash": None, "format": None, "rows": None, "scope": "core"},
-            "core": loo | {"coverage": 1.0, "n_items": int(core.sum())},
+            "core": loo
+            | {
+                "coverage": 1.0,
+                "abstention": _share(abstained[:, core], rated[:, core]),
+                "n_items": int(core.sum()),
+            },
             "full": None,
             "physician_reference": loo,
             "physician_difference": None,
             "verdict": None,
             "verdicts": None,
+            "extension_difference": None,
+            "alt_test": None,
             "replicates": replicates.section(
                 {"core": {m: reference.metric(m) for m in RANKED_METRICS}}, resamples, seed
             ),

@@ -37,9 +37,11 @@ labelling the wrong file). JSON Lines may start with ``{"meta": {"name": ..., "m
 ..., "family": ..., "core_kappa": ...}}`` describing the judge.
 
 A submission covers the core (1,000 slots, 200 answers), everything (19,000 / 3,800) or a
-part; a part is scored on what it covers, flagged ``partial_coverage``, and unscored slots are
-never counted as wrong. A JSON Lines file may start with a ``{"meta": {...}}`` header (keys in
-:mod:`medqade.scoring.meta`).
+part; a part is flagged ``partial_coverage`` and never ranked. A judge's unscored slots of a
+view count as disagreements in its kappa, PA, PABAK and verdict (abstaining by leaving rows out
+buys nothing); its agreement *when rated* is computed on what it covers. A model's unscored
+questions are never counted as wrong. A JSON Lines file may start with a ``{"meta": {...}}``
+header (keys in :mod:`medqade.scoring.meta`).
 
 Nothing is scored from a file with problems: :func:`parse_submission` raises one
 :class:`~medqade.problems.InputError` that lists every problem with file, line (or row),

@@ -28,6 +28,7 @@ from .fleiss import fleiss_kappa, fleiss_kappa_from_counts, gwet_ac1
 from .icc import IntraclassCorrelations, intraclass_correlations
 from .intervals import ConfidenceInterval, percentile_ci, wilson_interval
 from .krippendorff import krippendorff_alpha
+from .significance import benjamini_yekutieli, t_test_greater
 
 __all__ = [
     "MISSING",
@@ -35,6 +36,7 @@ __all__ = [
     "IntraclassCorrelations",
     "PairAgreement",
     "PanelAgreement",
+    "benjamini_yekutieli",
     "bootstrap_indices",
     "cohen_kappa",
     "compare_to_reference",
@@ -50,5 +52,6 @@ __all__ = [
     "percentile_ci",
     "resample_weights",
     "stratified_bootstrap_indices",
+    "t_test_greater",
     "wilson_interval",
 ]

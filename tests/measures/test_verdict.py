@@ -1,0 +1,244 @@
+"""The verdict's pieces against independent implementations: abstention as disagreement,
+one margin, the judge in each physician's place, the alt-test and its two tests."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+from sklearn.metrics import cohen_kappa_score
+
+from medqade.consensus import majority_of_codes
+from medqade.measures import aat, paired
+from medqade.measures import agreement as agr
+from medqade.measures.paired import VERDICTS, margins, verdict_of_bounds
+from medqade.measures.seeds import question_weights
+from medqade.release import Release
+
+from .conftest import RESAMPLES
+
+
+def _macro_sklearn(x: np.ndarray, ref: np.ndarray, penalise: bool) -> tuple[float, float]:
+    """Macro PA and kappa by scikit-learn, abstentions (2) and missing (-1) of ``x`` on a
+    resolved ``ref`` answer as the opposite label (``penalise``) or dropped."""
+    pas, kappas = [], []
+    for s in range(x.shape[1]):
+        a, b = x[:, s].astype(int), ref[:, s].astype(int)
+        keep = (b == 0) | (b == 1)
+        a, b = a[keep], b[keep]
+        if penalise:
+            a = np.where((a == 0) | (a == 1), a, 1 - b)
+        else:
+            ok = (a == 0) | (a == 1)
+            a, b = a[ok], b[ok]
+        pas.append(float(np.mean(a == b)))
+        kappas.append(float(cohen_kappa_score(a, b)))
+    return float(np.mean(pas)), float(np.mean(kappas))
+
+
+# --- abstention as disagreement ----------------------------------------------------------------
+
+
+def test_penalised_by_hand() -> None:
+    labels = np.array([[1, 2, -1, 0, 2]])
+    ref = np.array([[1, 1, 0, 0, -1]])
+    assert agr.penalised(labels, ref).tolist() == [[1, 0, 1, 0, -1]]
+
+
+def test_agreement_with_abstention_as_disagreement_equals_sklearn(full: Release) -> None:
+    core = full.is_core
+    labels = full.evaluator_labels[-1][core]  # a paper evaluator that abstains
+    assert (labels == 2).any()
+    ref = full.consensus[core]
+    got = agr.agreement(labels, ref, full.roster.student_ids, abstain_disagrees=True)
+    pa, kappa = _macro_sklearn(labels, ref, penalise=True)
+    assert got.pa.value == pytest.approx(pa, abs=1e-12)
+    assert got.kappa.value == pytest.approx(kappa, abs=1e-12)
+    rated = agr.agreement(labels, ref, full.roster.student_ids)
+    assert rated.kappa.value == pytest.approx(_macro_sklearn(labels, ref, False)[1], abs=1e-12)
+    assert got.kappa.value < rated.kappa.value
+
+
+def test_abstaining_never_raises_agreement(full: Release) -> None:
+    """Turning any label into an abstention lowers (or keeps) PA and kappa on every resample."""
+    core = full.is_core
+    rng = np.random.default_rng(3)
+    labels = full.evaluator_labels[0][core].copy()
+    w = question_weights(int(core.sum()), RESAMPLES)
+    ref = full.consensus[core]
+    slots = full.roster.student_ids
+    before = agr.agreement(labels, ref, slots, w, abstain_disagrees=True)
+    labels[rng.random(labels.shape) < 0.2] = 2
+    after = agr.agreement(labels, ref, slots, w, abstain_disagrees=True)
+    for m in ("pa", "kappa"):
+        b, a = before.metric(m), after.metric(m)
+        assert a.value < b.value
+        assert a.replicates is not None and b.replicates is not None
+        assert np.all(a.replicates <= b.replicates + 1e-12)
+
+
+# --- one margin ------------------------------------------------------------------------------
+
+
+def test_margins_link_pa_and_pabak_and_kappa() -> None:
+    pa, kappa = 0.84, 0.6
+    p_e = (pa - kappa) / (1 - kappa)
+    m = margins(0.05, pa, kappa)
+    assert m["kappa"] == 0.05
+    assert m["pa"] == pytest.approx(0.05 * (1 - p_e))
+    assert m["pabak"] == 2 * m["pa"]
+    by_pa = margins(m["pa"], pa, kappa, primary="pa")
+    assert by_pa["kappa"] == pytest.approx(0.05)
+    assert margins(m["pabak"], pa, kappa, primary="pabak")["pa"] == pytest.approx(m["pa"])
+    assert math.isnan(margins(0.05, math.nan, kappa)["pa"])
+    assert paired.derived_verdict(-0.1, 0.1, math.nan) is None
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_pa_and_pabak_verdicts_never_disagree(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    low = rng.uniform(-0.2, 0.1)
+    high = low + rng.uniform(0.0, 0.2)
+    m = margins(rng.uniform(0.0, 0.2), 0.85, 0.65)
+    assert verdict_of_bounds(low, high, m["pa"]) == verdict_of_bounds(2 * low, 2 * high, m["pabak"])
+
+
+def test_verdict_words_are_ordered_and_monotone() -> None:
+    """Lower bounds (both ends) never give a better word (VERDICTS is best first)."""
+    grid = np.linspace(-0.3, 0.3, 61)
+    for low in grid:
+        for high in grid[grid >= low]:
+            v = VERDICTS.index(str(verdict_of_bounds(low, high, 0.05)))
+            for shift in (0.01, 0.05, 0.2):
+                w = VERDICTS.index(str(verdict_of_bounds(low - shift, high - shift, 0.05)))
+                assert w >= v
+
+
+# --- like for like ------------------------------------------------------------------------------
+
+
+def test_judge_in_place_equals_a_loop_over_physicians(full: Release) -> None:
+    core = full.is_core
+    phys = full.physician_labels[:, core]
+    judge = full.evaluator_labels[-1][core]
+    place = agr.judge_in_place(judge, phys, full.roster.student_ids)
+    terms_k, terms_pa = [], []
+    own_k = []
+    for r in range(phys.shape[0]):
+        others = np.where((phys == 0) | (phys == 1), phys, -1)
+        ref = majority_of_codes(np.delete(others, r, axis=0), axis=0).astype(int)
+        jpa, jk = _macro_sklearn(judge, ref, penalise=True)
+        ppa, pk = _macro_sklearn(phys[r], ref, penalise=True)
+        terms_k.append(jk - pk)
+        terms_pa.append(jpa - ppa)
+        own_k.append(pk)
+    assert place.difference("kappa").value == pytest.approx(np.mean(terms_k), abs=1e-12)
+    assert place.difference("pa").value == pytest.approx(np.mean(terms_pa), abs=1e-12)
+    assert place.difference("pabak").value == pytest.approx(2 * np.mean(terms_pa), abs=1e-12)
+    assert place.physicians.kappa.value == pytest.approx(np.mean(own_k), abs=1e-12)
+    assert np.allclose(place.terms["kappa"], terms_k)
+    assert place.panel_error("kappa") == pytest.approx(np.std(terms_k, ddof=1) / np.sqrt(10))
+
+
+def test_judge_in_place_replicates_equal_the_statistic_on_resampled_items(full: Release) -> None:
+    core = full.is_core
+    phys = full.physician_labels[:, core]
+    judge = full.evaluator_labels[0][core]
+    w = question_weights(int(core.sum()), 5)
+    place = agr.judge_in_place(judge, phys, full.roster.student_ids, w)
+    d = place.difference("kappa")
+    assert d.replicates is not None
+    for r in range(5):
+        idx = np.repeat(np.arange(w.shape[1]), w[r])
+        again = agr.judge_in_place(judge[idx], phys[:, idx], full.roster.student_ids)
+        assert d.replicates[r] == pytest.approx(again.difference("kappa").value, abs=1e-12)
+
+
+def test_a_physician_in_place_of_itself_has_d_zero_term(full: Release) -> None:
+    """The judge that copies physician 0 has a zero term for physician 0."""
+    core = full.is_core
+    phys = full.physician_labels[:, core]
+    place = agr.judge_in_place(phys[0], phys, full.roster.student_ids)
+    assert place.terms["kappa"][0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_pair_in_place_by_hand() -> None:
+    a = np.array([[1], [0], [1], [2]])
+    b = np.array([[1], [0], [0], [1]])
+    judge = np.array([[1], [0], [1], [1]])
+    place = agr.pair_in_place(judge, a, b, ("s",))
+    # judge vs b: 3/4; a vs b: 2/4 (a's abstention disagrees); judge vs a: 3/3 and b vs a:
+    # 2/3 (a's abstention leaves the last answer without a reference)
+    assert place.judge.pa.value == pytest.approx((0.75 + 1.0) / 2)
+    assert place.physicians.pa.value == pytest.approx((0.5 + 2 / 3) / 2)
+
+
+def test_primary_pair_leaves_out_the_adjudicator() -> None:
+    p = np.full((4, 3, 1), -1)
+    p[0, 0], p[1, 0] = 1, 0  # item 0: physicians 0 and 1
+    p[2, 1], p[3, 1], p[1, 1] = 1, 2, 0  # item 1: 2 and 3, adjudicator 1 voted too
+    p[3, 2] = 1  # item 2: one primary rater only
+    first, second, two = agr.primary_pair(p, adjudicator=1)
+    assert two.tolist() == [False, True, False]  # item 0 has one primary rater besides adj
+    assert first[1, 0] == 1 and second[1, 0] == 2
+
+
+# --- the alt-test ---------------------------------------------------------------------------
+
+
+def _alt_test_loop(judge: np.ndarray, phys: np.ndarray, eps: float) -> tuple[list[float], float]:
+    """The alt-test written out answer by answer (module docstring of medqade.measures.aat)."""
+    pvalues, rho = [], []
+    for j in range(phys.shape[0]):
+        d, wins = [], []
+        for i in range(judge.shape[0]):
+            num_f = num_h = den = 0
+            for s in range(judge.shape[1]):
+                for k in range(phys.shape[0]):
+                    if k == j or phys[k, i, s] not in (0, 1):
+                        continue
+                    den += 1
+                    num_f += int(judge[i, s] == phys[k, i, s])
+                    num_h += int(phys[j, i, s] == phys[k, i, s])
+            if den == 0:
+                continue
+            sf, sh = num_f / den, num_h / den
+            d.append(float(sf >= sh) - float(sh >= sf))
+            wins.append(float(sf >= sh))
+        pvalues.append(float(sps.ttest_1samp(d, -eps, alternative="greater").pvalue))
+        rho.append(float(np.mean(wins)))
+    return pvalues, float(np.mean(rho))
+
+
+def test_alt_test_equals_a_loop(full: Release) -> None:
+    core = np.nonzero(full.is_core)[0][:40]
+    phys = full.physician_labels[:, core]
+    for k in (0, len(full.roster.evaluator_ids) - 1):
+        judge = full.evaluator_labels[k][core]
+        got = aat.alt_test(judge, phys)
+        pvalues, rho = _alt_test_loop(judge, phys, aat.EPSILON)
+        assert np.allclose(got.pvalues, pvalues, equal_nan=True)
+        assert got.rho == pytest.approx(rho)
+        rejected = sps.false_discovery_control(pvalues, method="by") <= 0.05
+        assert list(got.rejected) == rejected.tolist()
+        assert got.winning_rate == pytest.approx(rejected.mean())
+        assert got.passed == (rejected.mean() >= 0.5)
+
+
+def test_alt_test_fails_a_judge_that_always_abstains(full: Release) -> None:
+    core = full.is_core
+    got = aat.alt_test(np.full((int(core.sum()), 5), 2), full.physician_labels[:, core])
+    assert got.winning_rate == 0.0 and not got.passed
+
+
+def test_docs_use_the_verdict_words() -> None:
+    """docs/statistics.md and the README name every verdict word of the one tuple."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for doc in ("docs/statistics.md", "README.md"):
+        text = (root / doc).read_text(encoding="utf-8")
+        for word in VERDICTS:
+            assert f"`{word}`" in text, (doc, word)

@@ -1,0 +1,35 @@
+"""The one-sided t-test and the Benjamini-Yekutieli procedure against scipy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from medqade import stats
+
+
+def test_t_test_greater_equals_scipy() -> None:
+    x = np.random.default_rng(2).normal(0.1, 1.0, 50)
+    t, p = stats.t_test_greater(x, -0.2)
+    ref = sps.ttest_1samp(x, -0.2, alternative="greater")
+    assert t == pytest.approx(ref.statistic) and p == pytest.approx(ref.pvalue)
+    assert stats.t_test_greater([1.0, 1.0], 0.0) == (math.inf, 0.0)
+
+
+def test_benjamini_yekutieli_equals_scipy() -> None:
+    rng = np.random.default_rng(8)
+    for _ in range(50):
+        p = rng.uniform(0, 0.05, 10) ** rng.uniform(0.5, 2)
+        adjusted = sps.false_discovery_control(p, method="by")
+        assert stats.benjamini_yekutieli(p, 0.05).tolist() == (adjusted <= 0.05).tolist()
+
+
+def test_benjamini_yekutieli_by_hand() -> None:
+    # m = 3, c(3) = 1 + 1/2 + 1/3 = 11/6; thresholds k q / (m c) = k * 0.05 / 5.5
+    p = [0.0090, 0.0181, 0.5]
+    assert stats.benjamini_yekutieli(p, 0.05).tolist() == [True, True, False]
+    assert stats.benjamini_yekutieli([0.0092, 0.5, 0.6], 0.05).tolist() == [False] * 3
+    assert stats.benjamini_yekutieli([math.nan, 0.001], 0.05).tolist() == [False, True]
