@@ -6,8 +6,9 @@ Raters are simulated on five answer slots per question (seeded, small designs, a
 one core). Each answer has a true label (Richtig with probability 0.65); a share of answers is
 hard (0.15), where every rater is right with probability 0.72, else with the rater's own
 accuracy (physicians: uniform 0.90-0.97); every rater abstains with its own rate (uniform
-0.03-0.10). A judge "as good as the physicians" is an eleventh rater drawn the same way (its
-accuracy and abstention rate are the panel means). Designs:
+0.03-0.10). A judge "as good as the physicians" is an eleventh rater with the panel's mean
+accuracy that never abstains (each physician's term is computed on the answers that physician
+rated, and there a judge's abstention would count as a disagreement). Designs:
 
 * core: 200 questions rated by ten physicians, the judge in each physician's place against the
   majority of the other nine (:func:`medqade.measures.agreement.judge_in_place`);
@@ -132,7 +133,7 @@ def simulate(
     n_phys = 10 if design == "core" else 9
     rng = np.random.default_rng([seed, 0 if design == "core" else 1])
     panel = _panel(rng, n_phys)
-    equal = (float(panel.accuracy.mean()), float(panel.abstain.mean()))
+    equal = (float(panel.accuracy.mean()), 0.0)
     run = core_d if design == "core" else extension_d
 
     def truth_of(accuracy: float) -> float:
@@ -183,12 +184,10 @@ def release_panel_error() -> None:
     core = release.is_core
     phys = release.physician_labels[:, core]
     slots = release.roster.student_ids
-    own = agr.physicians_in_place(phys, slots, None)[1]["kappa"]
-    rated = agr.physicians_in_place(phys, slots, None, abstain_disagrees=False)[1]["kappa"]
+    rated = agr.physicians_in_place(phys, slots, None)[1]["kappa"]
     print(
-        "\nDefault release, physicians' leave-one-out kappa: "
-        f"{rated.min():.3f}-{rated.max():.3f} (abstentions dropped), "
-        f"{own.min():.3f}-{own.max():.3f} (abstentions as disagreements)"
+        "\nDefault release, physicians' leave-one-out kappa (on the answers each rated): "
+        f"{rated.min():.3f}-{rated.max():.3f}"
     )
     print("| judge | d kappa | SD of the ten terms / sqrt(10) |")
     print("|---|---:|---:|")

@@ -129,8 +129,10 @@ def test_judge_in_place_equals_a_loop_over_physicians(full: Release) -> None:
     for r in range(phys.shape[0]):
         others = np.where((phys == 0) | (phys == 1), phys, -1)
         ref = majority_of_codes(np.delete(others, r, axis=0), axis=0).astype(int)
+        # both on the answers physician r rated: r's abstentions leave both sides
+        ref = np.where((phys[r] == 0) | (phys[r] == 1), ref, -1)
         jpa, jk = _macro_sklearn(judge, ref, penalise=True)
-        ppa, pk = _macro_sklearn(phys[r], ref, penalise=True)
+        ppa, pk = _macro_sklearn(phys[r], ref, penalise=False)
         terms_k.append(jk - pk)
         terms_pa.append(jpa - ppa)
         own_k.append(pk)
@@ -169,10 +171,37 @@ def test_pair_in_place_by_hand() -> None:
     b = np.array([[1], [0], [0], [1]])
     judge = np.array([[1], [0], [1], [1]])
     place = agr.pair_in_place(judge, a, b, ("s",))
-    # judge vs b: 3/4; a vs b: 2/4 (a's abstention disagrees); judge vs a: 3/3 and b vs a:
-    # 2/3 (a's abstention leaves the last answer without a reference)
-    assert place.judge.pa.value == pytest.approx((0.75 + 1.0) / 2)
-    assert place.physicians.pa.value == pytest.approx((0.5 + 2 / 3) / 2)
+    # a abstained on the last answer, so it leaves both roles: judge vs b on the answers a
+    # rated: 2/3; a vs b: 2/3; judge vs a: 3/3; b vs a: 2/3
+    assert place.judge.pa.value == pytest.approx((2 / 3 + 1.0) / 2)
+    assert place.physicians.pa.value == pytest.approx((2 / 3 + 2 / 3) / 2)
+
+
+def test_pair_in_place_judge_abstention_disagrees() -> None:
+    a = np.array([[1], [0], [1]])
+    b = np.array([[1], [0], [0]])
+    judge = np.array([[2], [0], [-1]])  # abstains, right, missing
+    place = agr.pair_in_place(judge, a, b, ("s",))
+    # judge vs b: 1/3 (abstention and missing count as wrong); judge vs a: 1/3
+    assert place.judge.pa.value == pytest.approx(1 / 3)
+
+
+def test_judge_in_place_physician_abstention_is_not_a_disagreement() -> None:
+    """A physician's abstention leaves that physician's term (on both sides); the judge's
+    label there is never read, so abstaining where a physician abstains changes nothing."""
+    rng = np.random.default_rng(3)
+    phys = rng.integers(0, 2, size=(5, 40, 2))
+    phys[0, :10] = 2  # physician 0 abstains on the first ten questions
+    judge = rng.integers(0, 2, size=(40, 2))
+    slots = ("s1", "s2")
+    place = agr.judge_in_place(judge, phys, slots)
+    again = judge.copy()
+    again[:10] = 2  # abstain exactly where physician 0 did
+    moved = agr.judge_in_place(again, phys, slots)
+    assert moved.terms["kappa"][0] == pytest.approx(place.terms["kappa"][0], abs=1e-12)
+    assert place.physicians.kappa.value == pytest.approx(
+        agr.leave_one_out(phys, slots).kappa.value, abs=1e-12
+    )
 
 
 def test_primary_pair_leaves_out_the_adjudicator() -> None:
@@ -196,6 +225,8 @@ def _alt_test_loop(judge: np.ndarray, phys: np.ndarray, eps: float) -> tuple[lis
         for i in range(judge.shape[0]):
             num_f = num_h = den = 0
             for s in range(judge.shape[1]):
+                if phys[j, i, s] not in (0, 1):
+                    continue  # a slot j did not rate leaves both sides
                 for k in range(phys.shape[0]):
                     if k == j or phys[k, i, s] not in (0, 1):
                         continue

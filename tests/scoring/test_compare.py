@@ -91,10 +91,9 @@ def test_compare_physicians_uses_the_loo_reference(full: Release) -> None:
     c = compare(full, resolve(full, "physicians"), resolve(full, A), resamples=RESAMPLES)
     core = full.is_core
     w = seeds.question_weights(int(core.sum()), RESAMPLES, seeds.BOOTSTRAP_SEED)
-    loo = measured.leave_one_out(
-        full.physician_labels[:, core], full.roster.student_ids, w, abstain_disagrees=True
-    )
-    assert c.overall.a.kappa.value == loo.kappa.value  # abstentions count as disagreements
+    loo = measured.leave_one_out(full.physician_labels[:, core], full.roster.student_ids, w)
+    # the paper's leave-one-out reference: each physician on the answers it rated
+    assert c.overall.a.kappa.value == loo.kappa.value
     # the judge in each physician's place: compare's difference is the record's d, negated
     record = score(
         full,

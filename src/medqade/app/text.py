@@ -171,10 +171,11 @@ over all pairs of ranked rows (max-T), so equally good rows keep sharing rank 1 
 rows the board has. Only verified rows are ranked.
 **Verdict** puts the judge in each physician's place in turn, against the same majority of the
 other nine (core): d = mean of [judge - that physician], with its paired 95% interval and the
-margin m (declared on kappa; PA and PABAK margins derived from it). An abstention counts as a
-disagreement, for judges and physicians alike. Lower bound > 0: *{paired.ABOVE}*; lower bound
-> -m: *{paired.NON_INFERIOR}* (*{paired.NON_INFERIOR_BELOW}* when the upper bound is also
-below 0); upper bound < -m: *{paired.INFERIOR}*; upper bound < 0 otherwise:
+margin m (declared on kappa; PA and PABAK margins derived from it). Each physician's term
+uses the answers that physician rated; there a judge's abstention counts as a disagreement.
+Lower bound > 0: *{paired.ABOVE}*; lower bound > -m: *{paired.NON_INFERIOR}*
+(*{paired.NON_INFERIOR_BELOW}* when the upper bound is also below 0); upper bound < -m:
+*{paired.INFERIOR}*; upper bound < 0 otherwise:
 *{paired.BELOW}*; else (the interval holds 0 and -m) *{paired.INCONCLUSIVE}*. The verdict is
 a core quantity and is shown in the full view too, beside the extension's verdict (the judge
 in each primary physician's place) and the alternative annotator test.

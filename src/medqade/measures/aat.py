@@ -5,8 +5,10 @@ Can the judge take a physician's place? For every physician ``j`` in turn, on ev
 with them:
 
 * ``S(x, i, j)`` = the share of (answer slot, other physician ``k``) pairs of question ``i``,
-  over the ``k`` with a substantive label on the slot, on which ``x`` gives ``k``'s label
-  (an abstention or missing label of ``x`` never matches: abstaining cannot buy alignment);
+  over the slots ``j`` rated and the ``k`` with a substantive label on the slot, on which
+  ``x`` gives ``k``'s label (an abstention or missing label of the judge never matches:
+  abstaining cannot buy alignment; a slot ``j`` abstained on leaves both sides, so a
+  physician's caution is not counted against them);
 * ``W_f(i, j)`` = 1 when ``S(judge) >= S(j)``, ``W_h(i, j)`` = 1 when ``S(j) >= S(judge)``;
   the advantage probabilities ``rho_f(j)`` and ``rho_h(j)`` are their means over questions;
 * per physician the one-sided paired t-test over questions of
@@ -103,7 +105,8 @@ def alt_test(
     rho_f, rho_h, pvalues = [], [], []
     n_items = 0
     for j in range(phys.shape[0]):
-        others = np.delete(phys, j, axis=0)
+        rated = phys[j] != stats.MISSING
+        others = np.where(rated[None], np.delete(phys, j, axis=0), stats.MISSING)
         s_f = _alignment(judge, others)
         s_h = _alignment(phys[j], others)
         keep = ~np.isnan(s_f)

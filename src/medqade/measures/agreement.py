@@ -57,6 +57,18 @@ def penalised(labels: npt.ArrayLike, reference: npt.ArrayLike) -> npt.NDArray[np
     return lab
 
 
+def matched(reference: npt.ArrayLike, rater: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """``reference`` where ``rater`` gives a substantive label, missing elsewhere.
+
+    The like-for-like comparison scores a labeller on the answers a physician rated: where
+    the physician abstained (or has no rating) the answer leaves both sides of that
+    physician's term, so a physician's caution is never counted against the panel and a
+    judge gains nothing by abstaining there (its label on those answers is not read).
+    """
+    ref = substantive(reference)
+    return np.where(substantive(rater) == stats.MISSING, stats.MISSING, ref)
+
+
 def slot_mean(x: npt.ArrayLike, point: npt.ArrayLike | None = None) -> FloatArray:
     """The macro mean over the slots (last axis) that are defined in ``point`` (the point
     estimate's per-slot values, broadcast against ``x``; default: every slot); NaN (no warning)
@@ -298,7 +310,6 @@ def leave_one_out(
     physician_labels: npt.ArrayLike,
     slot_names: tuple[str, ...],
     weights: AnyWeights | None = None,
-    abstain_disagrees: bool = False,
 ) -> Agreement:
     """The leave-one-out physician reference (RQ3): the physicians' own agreement.
 
@@ -306,13 +317,9 @@ def leave_one_out(
     the strict-majority consensus of the others (:func:`loo_references`); per physician the
     slot values are averaged, then the physicians are averaged. Per slot: the mean over
     physicians of that slot's value. Replicates follow the same two means on every resample.
-    With ``abstain_disagrees`` a physician's abstention on a resolved answer counts as a
-    disagreement (:func:`penalised`), as a judge's does for the verdict.
     """
     labels = substantive(physician_labels)
     refs = loo_references(labels)
-    if abstain_disagrees:
-        labels = np.stack([penalised(labels[p], refs[p]) for p in range(labels.shape[0])])
     return _in_place(labels, refs, slot_names, weights)[0]
 
 
@@ -355,19 +362,16 @@ def physicians_in_place(
     physician_labels: npt.ArrayLike,
     slot_names: tuple[str, ...],
     weights: AnyWeights | None = None,
-    abstain_disagrees: bool = True,
 ) -> tuple[Agreement, dict[str, FloatArray]]:
-    """The physicians' side of :func:`judge_in_place` (it depends on the panel only): the
-    leave-one-out reference (abstentions as disagreements unless ``abstain_disagrees`` is
-    false), and its per-physician macro point values (``{"kappa": (P,), "pa": (P,)}``)."""
+    """The physicians' side of :func:`judge_in_place` (it depends on the panel only): each
+    physician against the majority of the others on the answers the physician rated (the
+    paper's leave-one-out reference, :func:`leave_one_out`), and its per-physician macro
+    point values (``{"kappa": (P,), "pa": (P,)}``)."""
     phys = substantive(physician_labels)
     refs = loo_references(phys)
-    own = phys
-    if abstain_disagrees:
-        own = np.stack([penalised(phys[p], refs[p]) for p in range(phys.shape[0])])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _in_place(own, refs, slot_names, weights)
+        return _in_place(phys, refs, slot_names, weights)
 
 
 def judge_in_place(
@@ -378,26 +382,30 @@ def judge_in_place(
     physicians: tuple[Agreement, Mapping[str, FloatArray]] | None = None,
     abstain_disagrees: bool = True,
 ) -> InPlace:
-    """The judge in each physician's place (like for like), abstentions as disagreements.
+    """The judge in each physician's place (like for like, at the physician's coverage).
 
     ``labels`` (items, slots), ``physician_labels`` (physicians, items, slots), all raters on
     all items (the core). For every physician ``r`` both the judge and ``r`` are scored
-    against the majority of the other physicians ``C^(-r)``; ``d`` = mean over ``r`` of
-    [agree(judge, C^(-r)) - agree(r, C^(-r))]. ``physicians``: the result of
-    :func:`physicians_in_place` with the same arguments, when already computed. Without
-    ``abstain_disagrees`` abstentions are dropped pairwise on both sides (agreement when rated).
+    against the majority of the other physicians ``C^(-r)`` on the same answers: those ``r``
+    rated and ``C^(-r)`` resolves (:func:`matched`); ``d`` = mean over ``r`` of
+    [agree(judge, C^(-r)) - agree(r, C^(-r))]. On those answers a judge's abstention or
+    missing label counts as a disagreement (:func:`penalised`), so abstaining never raises
+    ``d``. ``physicians``: the result of :func:`physicians_in_place` for the same arguments,
+    when already computed. Without ``abstain_disagrees`` the judge's abstentions are dropped
+    pairwise too (agreement when rated, a secondary number).
     """
     phys = substantive(physician_labels)
     refs = loo_references(phys)
     if physicians is None:
-        physicians = physicians_in_place(phys, slot_names, weights, abstain_disagrees)
+        physicians = physicians_in_place(phys, slot_names, weights)
+    same = np.stack([matched(refs[p], phys[p]) for p in range(phys.shape[0])])
     if abstain_disagrees:
-        mine = np.stack([penalised(labels, refs[p]) for p in range(phys.shape[0])])
+        mine = np.stack([penalised(labels, same[p]) for p in range(phys.shape[0])])
     else:
         mine = np.broadcast_to(substantive(labels), phys.shape)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        judge, j_terms = _in_place(mine, refs, slot_names, weights)
+        judge, j_terms = _in_place(mine, same, slot_names, weights)
     return InPlace(judge, physicians[0], _terms(j_terms, physicians[1]))
 
 
@@ -412,13 +420,14 @@ def pair_in_place(
 
     ``first`` and ``second`` (items, slots) are the two primary physicians of each item (who
     they are may change from item to item). The judge takes each one's place in turn against
-    the other: ``d`` = mean over the two roles of [agree(judge, other) - agree(rater, other)],
-    abstentions as disagreements; the two roles are the ``terms``.
+    the other: ``d`` = mean over the two roles of [agree(judge, other) - agree(rater, other)]
+    on the answers both rated (:func:`matched`), the judge's abstentions there counted as
+    disagreements; the two roles are the ``terms``.
     """
     a, b = substantive(first), substantive(second)
-    refs = np.stack([b, a])
-    own = np.stack([penalised(a, b), penalised(b, a)])
-    mine = np.stack([penalised(labels, b), penalised(labels, a)])
+    refs = np.stack([matched(b, a), matched(a, b)])
+    own = np.stack([a, b])
+    mine = np.stack([penalised(labels, refs[0]), penalised(labels, refs[1])])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         physicians, p_terms = _in_place(own, refs, slot_names, weights)
@@ -526,7 +535,6 @@ def grouped_leave_one_out(
     groups: Mapping[str, Mask],
     slot_names: tuple[str, ...],
     weights: AnyWeights | None = None,
-    abstain_disagrees: bool = False,
 ) -> dict[str, Agreement | None]:
     """:func:`leave_one_out` restricted to each group's items (macro values only).
 
@@ -536,8 +544,6 @@ def grouped_leave_one_out(
     """
     labels = substantive(physician_labels)
     refs = loo_references(labels)
-    if abstain_disagrees:
-        labels = np.stack([penalised(labels[p], refs[p]) for p in range(labels.shape[0])])
     present = {g: m for g, m in groups.items() if m.any()}
     out: dict[str, Agreement | None] = {g: None for g in groups}
     if not present:

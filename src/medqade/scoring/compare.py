@@ -328,11 +328,12 @@ def compare(
     groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
 
     def scored(side: Side) -> tuple[measured.Agreement, dict[str, measured.Agreement | None]]:
-        # abstentions count as disagreements, as in score's core/full and the leaderboard
+        # a judge's abstentions count as disagreements, as in score's core/full and the
+        # leaderboard; the physicians are scored on the answers each rated (the paper's LOO)
         if side.labels is None:
             loo = context.physicians_in_place(release, resamples, seed)[0]
             by_tier = measured.grouped_leave_one_out(
-                release.physician_labels[:, items], groups, slots, w, abstain_disagrees=True
+                release.physician_labels[:, items], groups, slots, w
             )
             return loo, by_tier
         lab = side.labels[items]

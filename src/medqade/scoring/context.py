@@ -120,10 +120,9 @@ def physician_reference(release: Release, resamples: int, seed: int) -> measured
 
 
 def physicians_in_place(
-    release: Release, resamples: int, seed: int, abstain_disagrees: bool = True
+    release: Release, resamples: int, seed: int
 ) -> tuple[measured.Agreement, dict[str, Any]]:
-    """The physicians' side of the like-for-like verdict on the core (abstentions as
-    disagreements unless ``abstain_disagrees`` is false), with the core weights:
+    """The physicians' side of the like-for-like verdict on the core, with the core weights:
     :func:`medqade.measures.agreement.physicians_in_place`."""
 
     def compute() -> tuple[measured.Agreement, dict[str, Any]]:
@@ -132,11 +131,10 @@ def physicians_in_place(
             release.physician_labels[:, core],
             release.roster.student_ids,
             weights(release, CORE, resamples, seed),
-            abstain_disagrees,
         )
 
     value: tuple[measured.Agreement, dict[str, Any]] = memo(
-        release, f"in-place:{resamples}:{seed}:{abstain_disagrees}", compute
+        release, f"in-place:{resamples}:{seed}", compute
     )
     return value
 

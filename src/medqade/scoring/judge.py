@@ -17,9 +17,11 @@ questions and recomputing it in the subgroup, so its CI is paired with the headl
   judge_in_place`, same question resamples) for kappa, PA and PABAK, with margins declared on
   kappa and derived for PA and PABAK (:func:`medqade.measures.paired.margins`), and the verdict
   (one of :data:`medqade.measures.paired.VERDICTS`); the same on the extension (the judge in
-  each primary physician's place against the other) and the alternative annotator test. A
-  like-for-like kappa ``d`` *when rated* (abstentions dropped on both sides) whose interval
-  lies above 0 raises the flag ``above_physician_ceiling``;
+  each primary physician's place against the other) and the alternative annotator test. Each
+  physician's term is computed on the answers that physician rated; there a judge's
+  abstention counts as a disagreement. A kappa verdict ``above physicians`` raises the flag
+  ``above_physician_ceiling``; the difference with the judge's abstentions dropped is kept
+  under ``rated``;
 - ``core`` and ``full`` count an abstention or missing label as a disagreement (the verdict and
   the rank read these), with the paper's agreement when rated under ``rated``, coverage and
   the view's abstention share beside it;
@@ -118,7 +120,7 @@ def physician_difference(
         "primary": primary,
         "margin": margin,
         "margins": found,
-        "abstention": "counts as disagreement",
+        "abstention": "judge: counts as disagreement on the answers the physician rated",
     }
     for m, d in diffs.items():
         block |= d.to_dict(m)
@@ -446,19 +448,17 @@ def judge_metrics(
             physicians=context.physicians_in_place(release, resamples, seed),
         )
         difference, verdicts = physician_difference(place, margin)
-        # The leakage flag reads the labels the judge gives (abstentions dropped pairwise
-        # on both sides): a judge that never abstains must not look "too good" only because
-        # physicians sometimes do.
+        # secondary: the same difference with the judge's abstentions dropped (when rated)
         when_rated = measured.judge_in_place(
             labels[core],
             release.physician_labels[:, core],
             students,
             w_core,
-            physicians=context.physicians_in_place(release, resamples, seed, False),
+            physicians=context.physicians_in_place(release, resamples, seed),
             abstain_disagrees=False,
         ).difference(paired.PRIMARY)
         difference["rated"] = when_rated.to_dict(paired.PRIMARY)
-        if paired.verdict(when_rated, margin) == paired.ABOVE:
+        if verdicts[paired.PRIMARY] == paired.ABOVE:
             flags.append(ABOVE_CEILING)
         alt = aat.alt_test(shown[core], release.physician_labels[:, core]).to_dict()
     items = context.mask(release, context.ALL if has_ext else context.CORE)

@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from medqade.release import Release
 
 SCHEMA_VERSION: Final = 2
-SCORER_VERSION: Final = f"medqade {__version__} scoring 2"
+SCORER_VERSION: Final = f"medqade {__version__} scoring 3"
 PHYSICIAN_FLAG: Final = "physician_reference"
 SYNTHETIC_FLAG: Final = "synthetic_data"
 Clock = Callable[[], datetime]
