@@ -132,7 +132,8 @@ def bias_forest(report: Report) -> Figure:
         ax.set_yticks(y, labels)
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.axvline(0, color="0.3", linewidth=0.8)
-        ax.set_xlabel("bias vs out-of-family peers (percentage points)")
+        # two lines: beside the long evaluator names the axes are narrower than one line of label
+        ax.set_xlabel("bias vs out-of-family peers\n(percentage points, pp)")
         ax.grid(axis="y", visible=False)
         _watermark(fig, report)
     return fig
