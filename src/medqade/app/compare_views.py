@@ -70,6 +70,23 @@ def disagreements_table(c: Comparison, base_url: str = "") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(DISAGREEMENT_COLUMNS))
 
 
+def _winner_text(c: Comparison) -> str:
+    """Who agrees better, worded for the side that is the physicians (their kappa is how well
+    they agree with each other, leave-one-out), escaped Markdown."""
+    win, lose = (c.a, c.b) if c.better == "a" else (c.b, c.a)
+    if win.is_physicians:
+        return (
+            f"**the physicians agree with each other** better than {plain(lose.name)} "
+            "agrees with them"
+        )
+    if lose.is_physicians:
+        return (
+            f"**{plain(win.name)}** agrees with the physicians better than they agree with "
+            "each other"
+        )
+    return f"**{plain(win.name)}** agrees better with the physicians"
+
+
 def headline(c: Comparison) -> str:
     """One escaped Markdown paragraph: who is compared, on what, and the answer."""
     a, b = plain(c.a.name), plain(c.b.name)
@@ -77,8 +94,7 @@ def headline(c: Comparison) -> str:
     if c.better is None:
         answer = "no significant kappa difference (the paired 95% interval includes 0)"
     else:
-        winner = a if c.better == "a" else b
-        answer = f"**{winner}** agrees better with the physicians (paired 95% interval excludes 0)"
+        answer = f"{_winner_text(c)} (paired 95% interval excludes 0)"
     vs = ""
     if c.versus_physicians is not None:
         alt = c.versus_physicians["alt_test"]
