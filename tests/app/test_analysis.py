@@ -73,6 +73,29 @@ def test_panel_frame_shows_the_reports_panel_statistics(sample_release, tmp_path
             else:
                 assert row[column].startswith(f"{round(est.value, 3):.3f}")
     icc = report.rq1.difficulty_icc
-    assert table.iloc[-1]["Gwet AC1"].startswith(f"ICC(2,1) {round(icc.value, 3):.3f}")
+    assert table.iloc[-1]["ICC(2,1)"].startswith(f"{round(icc.value, 3):.3f}")
     assert analysis.ci_cell(float("nan"), 0.1, 0.2) == ""
     assert analysis.ci_cell(0.5, float("nan"), 0.2) == "0.500"
+
+
+def test_panel_frame_headers_match_values_icc_column(sample_release, tmp_path: Path) -> None:
+    """The difficulty row's ICC(2,1) sits under an "ICC(2,1)" header, never under "Gwet AC1"
+    (which the difficulty row leaves empty); every other column holds only its own measure."""
+    config = SpaceConfig(results_dir=tmp_path, resamples=20)
+    report = SpaceState(sample_release, tmp_path, config, background=False).report.result(60)
+    table = analysis.panel_frame(report)
+    assert list(table.columns) == [
+        "student slot",
+        "mean pairwise kappa",
+        "Fleiss kappa",
+        "Gwet AC1",
+        "alpha",
+        "ICC(2,1)",
+    ]
+    last = table.iloc[-1]
+    assert last["student slot"] == "difficulty (0/1/2)" and last["Gwet AC1"] == ""
+    icc = report.rq1.difficulty_icc
+    if not math.isnan(icc.value):
+        assert last["ICC(2,1)"].startswith(f"{round(icc.value, 3):.3f}")
+    assert (table.iloc[:-1]["ICC(2,1)"] == "").all()  # ICC is defined for difficulty only
+    assert not table.drop(columns="student slot").stack().astype(str).str.contains("ICC").any()

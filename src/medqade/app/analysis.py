@@ -114,7 +114,8 @@ def judge_tier_table(record: Mapping[str, Any]) -> pd.DataFrame:
 def panel_frame(report: Report) -> pd.DataFrame:
     """Table 1's whole-panel view of the physician ceiling: per student slot the mean pairwise
     kappa, Fleiss' kappa, Gwet's AC1 and Krippendorff's alpha of the ten physicians (core),
-    with 95% intervals, then the difficulty alpha and ICC(2,1). Formatting only."""
+    with 95% intervals, then the difficulty row: its alpha and, in a column of its own, its
+    ICC(2,1) (every value under the header that names it). Formatting only."""
     rq1 = report.rq1
     rows = []
     for model_id, s in rq1.slots.items():
@@ -125,6 +126,7 @@ def panel_frame(report: Report) -> pd.DataFrame:
                 "Fleiss kappa": ci_cell(s.fleiss.value, s.fleiss.low, s.fleiss.high),
                 "Gwet AC1": ci_cell(s.ac1.value, s.ac1.low, s.ac1.high),
                 "alpha": ci_cell(s.alpha.value, s.alpha.low, s.alpha.high),
+                "ICC(2,1)": "",
             }
         )
     a, i = rq1.difficulty_alpha, rq1.difficulty_icc
@@ -133,8 +135,9 @@ def panel_frame(report: Report) -> pd.DataFrame:
             "student slot": "difficulty (0/1/2)",
             "mean pairwise kappa": "",
             "Fleiss kappa": "",
-            "Gwet AC1": f"ICC(2,1) {ci_cell(i.value, i.low, i.high)}",
+            "Gwet AC1": "",
             "alpha": ci_cell(a.value, a.low, a.high),
+            "ICC(2,1)": ci_cell(i.value, i.low, i.high),
         }
     )
     return pd.DataFrame(rows)
