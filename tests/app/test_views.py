@@ -176,3 +176,25 @@ def test_every_verdict_word_reaches_the_phone_card() -> None:
         assert f'<span class="mq-card-verdict">{v}</span>' in cards
     css = next(line for line in ui.CSS.splitlines() if line.startswith(".mq-card-verdict"))
     assert "overflow-wrap: anywhere" in css
+
+
+def test_bias_unit_percentage_points_everywhere(sample_release) -> None:
+    """Self and family bias has one unit on the Leaderboard, Submit and Figure 3: percentage
+    points, named in the headers (the tables showed proportions; the figure's axis label is
+    checked in tests/analyses/test_figures.py)."""
+    row = {c: None for c in JUDGE_COLUMNS} | {
+        "name": "J",
+        "self_bias": 0.034,
+        "self_bias_low": -0.0123,
+        "self_bias_high": 0.0801,
+        "id": "abc",
+    }
+    out = views.judges_table(pd.DataFrame([row]), {})
+    assert out.loc[0, "self-bias (pp)"] == 3.4
+    assert out.loc[0, "self-bias (pp) 95% CI"] == "-1.2 – 8.0"
+    assert "self-bias (pp)" in views.JUDGE_GROUPS["self-bias"]
+    target = {"kind": "self", "student": "x", "bias": -0.05, "bias_ci": [-0.1, 0.0], "n": 12}
+    table = views.bias_table({"bias": {"targets": [target]}}, sample_release.roster)
+    assert list(table.columns) == ["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"]
+    assert table.loc[0, "bias (pp)"] == -5.0
+    assert table.loc[0, "bias (pp) 95% CI"] == "-10.0 – 0.0"

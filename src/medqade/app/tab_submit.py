@@ -239,7 +239,7 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
             )
             abstention = gr.Dataframe(label="Abstention by tier", interactive=False)
             bias = gr.Dataframe(
-                label="Self and family bias (vs out-of-family evaluators)",
+                label="Self and family bias (percentage points, vs out-of-family evaluators)",
                 interactive=False,
             )
             ensembles = gr.Dataframe(

@@ -40,7 +40,7 @@ JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
     "alt-test": ("alt-test", "winning rate"),
     "when rated": ("kappa when rated", "PA when rated", "PABAK when rated"),
     "compare": ("compare",),
-    "self-bias": ("self-bias", "self-bias 95% CI", "self-bias flag"),
+    "self-bias": ("self-bias (pp)", "self-bias (pp) 95% CI", "self-bias flag"),
     "flags": ("flags", "above ceiling"),
     "id": ("id",),
 }
@@ -168,8 +168,8 @@ def judges_table(
                 "PA when rated": number(r["pa_rated"]),
                 "PABAK when rated": number(r["pabak_rated"]),
                 "above ceiling": "yes" if ABOVE_CEILING in str(r["flags"]).split(";") else "",
-                "self-bias": number(r["self_bias"]),
-                "self-bias 95% CI": ci_text(r["self_bias_low"], r["self_bias_high"]),
+                "self-bias (pp)": points(r["self_bias"]),
+                "self-bias (pp) 95% CI": points_ci(r["self_bias_low"], r["self_bias_high"]),
                 "self-bias flag": "yes" if r["self_bias_significant"] is True else "",
                 "flags": flag_words(r["flags"]),
                 "compare": compare_link(r),
@@ -306,6 +306,17 @@ def percent(x: object, digits: int = 1) -> float:
     empty, never as 0)."""
     value = number(x, 6)
     return value if math.isnan(value) else round(100 * value, digits)
+
+
+def points(x: object, digits: int = 1) -> float:
+    """A difference of proportions in percentage points (``0.034`` -> ``3.4``), the unit of
+    bias everywhere (leaderboard, Submit, Figure 3); NaN stays NaN."""
+    return percent(x, digits)
+
+
+def points_ci(low: object, high: object, digits: int = 1) -> str:
+    """An interval of proportions in percentage points: ``"-1.2 – 3.4"``, or empty."""
+    return ci_text(percent(low, digits + 2), percent(high, digits + 2), digits)
 
 
 def datatypes(frame: pd.DataFrame) -> list[str]:
@@ -526,7 +537,8 @@ def abstention_table(record: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def bias_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
-    """Self and family bias against out-of-family evaluators (score points, with CIs)."""
+    """Self and family bias against out-of-family evaluators in percentage points (the unit
+    of Figure 3 and the leaderboard's self-bias), with CIs."""
     bias = record.get("bias") or {}
     rows = []
     for t in bias.get("targets") or ():
@@ -538,12 +550,12 @@ def bias_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
             {
                 "kind": t.get("kind"),
                 "student": name,
-                "bias": number(t.get("bias")),
-                "95% CI": ci_text(*_pair(t.get("bias_ci"))),
+                "bias (pp)": points(t.get("bias")),
+                "bias (pp) 95% CI": points_ci(*_pair(t.get("bias_ci"))),
                 "n": _count(t.get("n")),
             }
         )
-    return pd.DataFrame(rows, columns=["kind", "student", "bias", "95% CI", "n"])
+    return pd.DataFrame(rows, columns=["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"])
 
 
 def ensembles_table(record: Mapping[str, Any]) -> pd.DataFrame:
