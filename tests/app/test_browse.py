@@ -88,3 +88,15 @@ def test_blind_order_is_fixed_per_item() -> None:
     assert sorted(blind_order("S-C01")) == list(range(vocab.N_SLOTS))
     orders = {tuple(blind_order(f"Q{i}")) for i in range(30)}
     assert len(orders) > 1
+
+
+def test_browse_review_note_keeps_line_breaks(sample_release) -> None:
+    """A review note that spans lines keeps its breaks in the item view (as ``<br>``), each
+    line still escaped."""
+    index = BrowseIndex(sample_release)
+    item = str(sample_release.item_ids[0])
+    answer_id = str(sample_release.answers.iloc[0]["answer_id"])
+    index.reviews = {answer_id: ["dr-a: Fehler (erste Zeile\nzweite <Zeile>\r\ndritte)"]}
+    html = index.view(item).html
+    assert "erste Zeile<br>zweite &lt;Zeile&gt;<br>dritte)" in html
+    assert "<Zeile>" not in html

@@ -91,6 +91,11 @@ def label_text(code: int) -> str:
     return "" if code == vocab.MISSING_CODE else vocab.CODE_LABELS[int(code)]
 
 
+def _lines(text: str) -> str:
+    """``text`` escaped, its line breaks kept as ``<br>`` (a review note may span lines)."""
+    return "<br>".join(html.escape(line) for line in text.splitlines())
+
+
 def blind_order(item_id: str) -> list[int]:
     """A fixed shuffle of the five slots for ``item_id`` (the same on every visit)."""
     return random.Random(f"medqade-blind:{item_id}").sample(range(vocab.N_SLOTS), vocab.N_SLOTS)
@@ -359,7 +364,7 @@ class BrowseIndex:
             )
             adjudicated = " · adjudicated" if bool(a["adjudicated"]) else ""
             reviewed = "".join(
-                f'<div class="mq-review" lang="de">Review {e(line)}</div>'
+                f'<div class="mq-review" lang="de">Review {_lines(line)}</div>'
                 for line in self.reviews.get(str(a["answer_id"]), ())
             )
             cards.append(
