@@ -152,6 +152,33 @@ def test_browse_filters_and_search(launch) -> None:
     assert "choose a judge" in count
 
 
+def test_browse_judge_filter_accepts_ids(launch, judge_csv: Path) -> None:
+    """/browse's judge takes what /compare takes (a paper evaluator's model id, a submitted
+    judge's record id or an 8-character prefix of it) as well as the display name."""
+    app = launch()
+    client = app.client()
+    flag = ["chosen judge disagrees with consensus"]
+
+    def items(judge: str) -> tuple[str, list[str]]:
+        count, rows = client.predict(
+            "all", "all", "all", "all", flag, judge, "", api_name="/browse"
+        )
+        return count, [r[0] for r in rows["data"]]
+
+    roster = app.state.release.roster
+    for evaluator in roster.evaluator_ids:
+        by_name = items(roster.name(evaluator))
+        assert "of 6" in by_name[0]
+        assert items(evaluator) == by_name
+    status, result, _ = client.predict(*submit_args(judge_csv), api_name="/submit")
+    assert status.startswith("Accepted"), status
+    rid = result["record"]["id"]
+    by_name = items("submitted: My judge")
+    assert "of 6" in by_name[0]
+    assert items(rid) == by_name and items(rid[:8]) == by_name
+    assert "unknown judge" in items("no-such-judge")[0]
+
+
 def test_item_loads_with_labels_and_blind_hides_models(launch) -> None:
     client = launch().client()
     header, answers, labels = client.predict("S-C01", False, api_name="/item")

@@ -37,6 +37,8 @@ from medqade.release import Release
 ALL: Final = "all"
 FLAG_SPLIT: Final = "physicians split"
 FLAG_UNRESOLVED: Final = "unresolved"
+MIN_ID_PREFIX: Final = 8
+"""The shortest record id prefix the judge filter accepts (as ``/compare``)."""
 FLAG_JUDGE: Final = "chosen judge disagrees with consensus"
 FLAG_ALL_WRONG: Final = "all judges wrong"
 FLAG_ABSTAINED: Final = "physicians abstained"
@@ -179,6 +181,11 @@ class BrowseIndex:
             release.roster.name(e): ev[k] for k, e in enumerate(release.roster.evaluator_ids)
         }
         self._submitted: dict[str, Codes] = {}
+        # ids (a paper evaluator's model id, a submission's record id) -> display name: the
+        # judge filter takes either, as /compare takes ids
+        self._ids: dict[str, str] = {
+            e: release.roster.name(e) for e in release.roster.evaluator_ids
+        }
         self._disagree: dict[str, Mask] = {
             name: disagrees(codes, consensus) for name, codes in self._judges.items()
         }
@@ -205,15 +212,34 @@ class BrowseIndex:
         with self._lock:
             return [*self._judges, *self._submitted]
 
-    def judge_labels(self, name: str | None) -> Codes | None:
-        """The labels (items, 5) of a paper evaluator or submitted judge by display name."""
+    def judge_name(self, judge: str | None) -> str:
+        """The display name a judge filter value means: a display name as it is, else a paper
+        evaluator's id, a submitted judge's record id or a unique prefix of at least
+        :data:`MIN_ID_PREFIX` characters of one; ``""`` when it names no judge."""
+        token = (judge or "").strip()
         with self._lock:
-            return self._judges.get(name or "", self._submitted.get(name or ""))
+            if token in self._judges or token in self._submitted:
+                return token
+            if token in self._ids:
+                return self._ids[token]
+            if len(token) >= MIN_ID_PREFIX:
+                hits = {n for i, n in self._ids.items() if i.startswith(token)}
+                if len(hits) == 1:
+                    return hits.pop()
+        return ""
+
+    def judge_labels(self, name: str | None) -> Codes | None:
+        """The labels (items, 5) of a paper evaluator or submitted judge by display name (or
+        id, see :meth:`judge_name`)."""
+        name = self.judge_name(name)
+        with self._lock:
+            return self._judges.get(name, self._submitted.get(name))
 
     # --- submitted judges ---------------------------------------------------------------------
 
-    def add_judge(self, name: str, labels: Codes) -> str:
-        """Register a submitted judge's labels (items, 5); returns the unique name it got."""
+    def add_judge(self, name: str, labels: Codes, record_id: str | None = None) -> str:
+        """Register a submitted judge's labels (items, 5); returns the unique name it got
+        (the filter also finds it by ``record_id``)."""
         if labels.shape != self.release.consensus.shape:
             raise ValueError(
                 f"judge labels have shape {labels.shape}, expected {self.release.consensus.shape}"
@@ -225,6 +251,8 @@ class BrowseIndex:
                 unique, k = f"{name} ({k})", k + 1
             self._submitted[unique] = labels
             self._disagree[unique] = mask
+            if record_id:
+                self._ids.setdefault(record_id, unique)
         return unique
 
     # --- filtering ----------------------------------------------------------------------------
@@ -253,8 +281,14 @@ class BrowseIndex:
             keep &= self.specialty == specialty
         for flag in flags:
             if flag == FLAG_JUDGE:
+                name = self.judge_name(judge)
                 with self._lock:
-                    chosen = self._disagree.get(judge or "")
+                    chosen = self._disagree.get(name)
+                if chosen is None and (judge or "").strip():
+                    raise ValueError(
+                        f"unknown judge {str(judge)[:80]!r} for the filter 'chosen judge "
+                        "disagrees'; give a display name from the list or a judge id"
+                    )
                 if chosen is None:
                     raise ValueError("choose a judge for the filter 'chosen judge disagrees'")
                 keep &= chosen

@@ -210,7 +210,7 @@ class SpaceState:
         if labels is None:
             return
         name = str((record.get("meta") or {}).get("name") or rid[:12])
-        self.browse.add_judge(f"submitted: {name}", labels)
+        self.browse.add_judge(f"submitted: {name}", labels, record_id=rid)
         self._judges_loaded.add(rid)
 
     def _reproduce(self) -> None:

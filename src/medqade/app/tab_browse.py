@@ -154,8 +154,10 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
         """Question sets that pass every filter: `split` (core/extension/all), `tier`
         (T1-T4/all), `lexical` (exact match/no match/all), `specialty`, `filters` (any of
         "physicians split", "unresolved", "chosen judge disagrees with consensus", "all judges
-        wrong", "physicians abstained"), `judge` (for the judge filter) and a free-text
-        `search`. Returns a count line and the first 500 matching items."""
+        wrong", "physicians abstained"), `judge` (for the judge filter: a display name from
+        the list, or an id as /compare takes: a paper evaluator's model id, a submission's
+        record id or a unique prefix of at least 8 characters) and a free-text `search`.
+        Returns a count line and the first 500 matching items."""
         try:
             keep = browse.mask(split, tier, lexical, specialty, filters or [], judge, search or "")
         except ValueError as exc:
@@ -220,8 +222,12 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
             )
         with gr.Row():
             b_flags = gr.CheckboxGroup(list(FLAGS), label="Filters", scale=3, elem_id="mq-flags")
-            b_judge = gr.Dropdown(
-                browse.judge_choices(), value=None, label="Judge (for its filter)", scale=1
+            b_judge = gr.Dropdown(  # custom values: /browse also takes a judge's id
+                browse.judge_choices(),
+                value=None,
+                label="Judge (for its filter)",
+                scale=1,
+                allow_custom_value=True,
             )
         b_search = gr.Textbox(
             label="Search text", placeholder="question, answer or id", elem_id="mq-browse-search"
