@@ -167,16 +167,27 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
         record_file = exports.write(
             f"medqade-result-{str(record['id'])[:16]}.json", views.record_json(record)
         )
+        judge = record.get("kind") == "judge"
+
+        def judge_only(table: Table) -> Any:
+            # per slot, confusion, abstention, bias, panels and disagreements describe a
+            # judge's labels: hidden for a model-answers result (never shown as empty grids)
+            if not judge:
+                return gr.update(value=empty(), visible=False)
+            update = frame(table)
+            update["visible"] = True
+            return update
+
         return (
             gr.update(visible=True),
             frame(views.summary_table(record)),
-            frame(views.slots_table(record, roster)),
+            judge_only(views.slots_table(record, roster)),
             frame(views.grouped_table(record)),
-            frame(views.confusion_table(record)),
-            frame(views.abstention_table(record)),
-            frame(views.bias_table(record, roster)),
-            frame(views.ensembles_table(record)),
-            frame(views.disagreements_table(record)),
+            judge_only(views.confusion_table(record)),
+            judge_only(views.abstention_table(record)),
+            judge_only(views.bias_table(record, roster)),
+            judge_only(views.ensembles_table(record)),
+            judge_only(views.disagreements_table(record)),
             record_file,
             _eval_results_file(record),
             gr.update(value=None, visible=False),

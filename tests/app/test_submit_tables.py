@@ -1,0 +1,51 @@
+"""The Submit tab's result tables: only those that apply to the result's kind are shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from medqade.app.config import SpaceConfig
+from medqade.release import Release
+
+JUDGE_ONLY = (
+    "Per answer slot (core)",
+    "Confusion matrix (judge label x consensus)",
+    "Abstention by tier",
+    "Self and family bias (percentage points, vs out-of-family evaluators)",
+    "Majority-vote panels with and without the submission (core)",
+    "Answers where the judge contradicts a unanimous physician panel",
+)
+BOTH = ("Summary", "By difficulty tier and lexical stratum")
+
+
+def _render(demo: Any, path: Path, kind: str, name: str) -> dict[str, Any]:
+    fns = {getattr(f.fn, "__name__", ""): f for f in demo.fns.values()}
+    args = [str(path), kind, name, f"{name}-1", "", "GPT", "", "", "", "", "", ""]
+    status, result, problems = fns["submit"].fn(*args, False, None, None)
+    assert status.startswith("Accepted"), status
+    render = fns["render_result"]
+    out = render.fn(result, problems)
+    labels = [getattr(c, "label", None) for c in render.outputs]
+    return {label: value for label, value in zip(labels, out, strict=True) if label}
+
+
+def test_submit_tables_hidden_for_model_answers(
+    sample_release: Release, judge_csv: Path, answers_csv: Path, tmp_path: Path
+) -> None:
+    """A model-answers result hides the judge-only tables (they showed as empty "1 | 2 | 3"
+    grids); a judge result after it shows them again."""
+    from medqade.app.ui import build_app
+
+    results = tmp_path / "results"
+    cfg = SpaceConfig(results_dir=results, rate_limit=0, resamples=20)
+    demo = build_app(sample_release, results, cfg, background=False, analyses=False)
+    answers = _render(demo, answers_csv, "answers", "My model")
+    for label in JUDGE_ONLY:
+        assert answers[label]["visible"] is False, label
+    for label in BOTH:
+        assert answers[label].get("visible", True) is not False, label
+        assert len(answers[label]["value"]), label  # applies: it has rows
+    judge = _render(demo, judge_csv, "judge", "My judge")
+    for label in (*JUDGE_ONLY, *BOTH):
+        assert judge[label].get("visible", True) is True, label
