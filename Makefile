@@ -1,5 +1,6 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11 and pip:
 #   make run    install, then open the leaderboard Space on the embedded synthetic release
+#               (make run PORT=8080 picks the port; default 7860)
 #   make test   install, then lint, type-check and run the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -30,10 +31,13 @@ install: $(VENV)/.installed-space
 
 install-test: $(VENV)/.installed-test
 
+# PORT=8080 serves on another port; empty = Gradio's 7860 (or GRADIO_SERVER_PORT)
+PORT ?=
+
 run: install
-	@echo "==> starting the Space (the first start builds the synthetic release; then it"
-	@echo "    prints 'Running on local URL' when it serves)"
-	$(BIN)/medqade space
+	@echo "==> starting the Space (the first start builds the synthetic release, about a"
+	@echo "    minute, step by step); it prints its address once it serves"
+	$(BIN)/medqade space$(if $(PORT), --port $(PORT))
 
 lint: install-test
 	$(BIN)/ruff check src tests bench evaluate.py $(wildcard space)

@@ -348,8 +348,9 @@ def is_raw(folder: Path) -> bool:
     return any((folder / f"questions{ext}").exists() for ext in (".csv", ".jsonl", ".parquet"))
 
 
-def default_build() -> Path:
-    """The embedded default: the synthetic release, built once into the cache and reused."""
+def default_build(progress: Callable[[str], None] | None = None) -> Path:
+    """The embedded default: the synthetic release, built once into the cache and reused.
+    ``progress`` is told each step of a first build (synthesizing, building, ready)."""
     from medqade.build import build
     from medqade.synthetic import fingerprint, synthesize
 
@@ -357,10 +358,14 @@ def default_build() -> Path:
     target = cache_dir() / f"synthetic-{key}"
     if is_build(target):
         return target
+    say = progress or (lambda _: None)
     raw = cache_dir() / f"synthetic-raw-{key}"
     if not is_raw(raw):
+        say(f"synthesizing the synthetic release (seed {SYNTHETIC_SEED}) into {raw}")
         synthesize(raw, seed=SYNTHETIC_SEED)
+    say(f"building it into {target} (first run only, about a minute)")
     build(raw, target)
+    say(f"synthetic release ready: {target}")
     return target
 
 

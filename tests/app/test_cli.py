@@ -89,3 +89,86 @@ def test_prepare_pulls_and_mirrors_results_repo(
     demo = serve_module.prepare(config)
     assert calls == [("pull", "org/res"), ("mirror", "org/res")]
     assert demo.medqade_state.store._write_lock is scheduler.lock
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _make_n_run(*args: str) -> str:
+    import subprocess
+
+    done = subprocess.run(
+        ["make", "-n", "run", *args], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def test_makefile_run_port_and_no_address_before_serving() -> None:
+    """``make run PORT=7999`` passes ``--port 7999`` (none without PORT: Gradio's 7860), and
+    its own echo never names the address ("Running on local URL") before the server does;
+    the README says how to pick the port."""
+    with_port = _make_n_run("PORT=7999").splitlines()
+    assert any(line.endswith("medqade space --port 7999") for line in with_port)
+    default = _make_n_run().splitlines()
+    assert any(line.endswith("medqade space") for line in default)
+    assert not any("--port" in line for line in default)
+    for out in (with_port, default):
+        echoed = [line for line in out if line.startswith("echo")]
+        assert echoed and not any("local URL" in line or "7860" in line for line in echoed)
+    assert "make run PORT=" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_serve_output_address_after_serving_no_share_hint(
+    built_sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Space prints its address once the server answers, and no "set share=True" hint
+    (meant for notebooks, not for a CLI user)."""
+    port = free_port()
+    config = SpaceConfig(
+        data=str(built_sample), results_dir=tmp_path / "r", port=port, resamples=20
+    )
+    demo = serve_module.serve(config, block=False)
+    try:
+        out = capsys.readouterr().out
+        lines = [line for line in out.splitlines() if "Running on local URL" in line]
+        assert len(lines) == 1 and f":{port}" in lines[0]
+        assert "share=True" not in out and "public link" not in out
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            assert response.status == 200
+    finally:
+        demo.close()
+
+
+def test_space_first_run_progress_lines(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A first ``medqade space`` on the embedded release says each step of building it
+    (synthesizing, building, ready, starting) instead of a minute of silence."""
+    import medqade.build
+    import medqade.synthetic
+    from medqade import release
+
+    def fake_synthesize(raw: Path, seed: int) -> Path:
+        raw.mkdir(parents=True)
+        (raw / "questions.csv").write_text("question_id\n", encoding="utf-8")
+        return raw
+
+    def fake_build(raw: Path, out: Path) -> None:
+        (out / "data").mkdir(parents=True)
+        (out / release.RELEASE_JSON).write_text("{}", encoding="utf-8")
+
+    monkeypatch.setenv("MEDQADE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("MEDQADE_DATASET", raising=False)
+    monkeypatch.setattr(medqade.synthetic, "synthesize", fake_synthesize)
+    monkeypatch.setattr(medqade.build, "build", fake_build)
+    served: list[SpaceConfig] = []
+    monkeypatch.setattr(serve_module, "serve", lambda config: served.append(config))
+    assert main(["space", "--results", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err
+    steps = ["synthesizing", "building", "ready", "starting the Space"]
+    at = [err.find(step) for step in steps]
+    assert all(k >= 0 for k in at) and at == sorted(at), err
+    assert served
+    assert main(["space", "--results", str(tmp_path / "r")]) == 0  # built: no build steps
+    again = capsys.readouterr().err
+    assert "synthesizing" not in again and "building" not in again

@@ -85,7 +85,13 @@ def serve(config: SpaceConfig, *, block: bool = True) -> Any:
 
     demo = prepare(config)
     demo.queue(default_concurrency_limit=4)
-    demo.launch(prevent_thread_lock=not block, **launch_kwargs(config))
+    # quiet: Gradio's start-up lines end with a hint to set share=True, meant for notebooks,
+    # not for someone running the Space from a shell; the address is printed here instead,
+    # once the server answers (a public URL, e.g. with GRADIO_SHARE, Gradio still prints)
+    demo.launch(prevent_thread_lock=True, quiet=True, **launch_kwargs(config))
+    print(f"* Running on local URL:  {demo.local_url}", flush=True)
+    if block:
+        demo.block_thread()
     return demo
 
 
