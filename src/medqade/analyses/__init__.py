@@ -3,7 +3,8 @@
 Modules: :mod:`.alignment` (agreement with a reference, shared with the scorer), :mod:`.rq1`
 physician reliability, :mod:`.rq2` student accuracy, :mod:`.rq3` evaluator alignment and
 ensembles, :mod:`.rq4` self and family bias, :mod:`.rq5` abstention, :mod:`.supplementary`
-(heatmap and risk-coverage data), :mod:`.report` (:func:`reproduce`, :class:`Report`, tables)
+(heatmap and risk-coverage data), :mod:`.verdicts` (the paper judges' verdicts against the
+physicians, Table S6), :mod:`.report` (:func:`reproduce`, :class:`Report`, tables)
 and :mod:`.figures` (matplotlib; imported only when figures are drawn).
 
 ``reproduce`` and ``Report`` are loaded on first access, so importing :mod:`.alignment` stays

@@ -2,15 +2,17 @@
 
 ``reproduce(release)`` runs RQ1-RQ5 and the supplementary analyses with seeded bootstrap
 resamples and returns a frozen :class:`Report`: ``to_dict()`` (the ``report.json`` shape, NaN as
-``None``), ``to_json()``, ``tables()`` (Tables 1-4 and four supplementary tables, S4 the
-physicians one by one from :mod:`medqade.analyses.panel_table`, each with a Markdown and a CSV
-form) and ``to_markdown()``. The same release, resamples and seed give the
+``None``), ``to_json()``, ``tables()`` (Tables 1-4 and the supplementary tables, S4 the
+physicians one by one from :mod:`medqade.analyses.panel_table`, S5 the pool when present, S6
+every evaluator's verdict against the physicians from :mod:`medqade.analyses.verdicts`, each
+with a Markdown and a CSV form) and ``to_markdown()``. The same release, resamples and seed give the
 same numbers, and ``to_json()`` the same bytes.
 
 Randomness: the core-item resamples of RQ1 and RQ3 are one index matrix
 (:func:`~medqade.measures.seeds.question_weights` with ``seed``, the core stream), shared by
-every pair, slot, evaluator and ensemble, and by judge scoring of submissions; RQ2's two
-contrasts and RQ4 draw from their own streams of ``seed``.
+every pair, slot, evaluator and ensemble, and by judge scoring of submissions; the extension
+verdicts of S6 use the all-items stream, as judge scoring does; RQ2's two contrasts and RQ4
+draw from their own streams of ``seed``.
 """
 
 from __future__ import annotations
@@ -31,9 +33,17 @@ from medqade.analyses.rq3 import EvaluatorAlignment, evaluator_alignment
 from medqade.analyses.rq4 import EvaluatorBias, evaluator_bias
 from medqade.analyses.rq5 import Abstention, abstention
 from medqade.analyses.supplementary import Supplementary, supplementary
+from medqade.analyses.verdicts import JudgeVerdict, PhysicianVerdicts, physician_verdicts
+from medqade.measures import paired
 from medqade.measures.estimate import Estimate
 from medqade.measures.rater_report import PanelReport, panel_report
-from medqade.measures.seeds import BOOTSTRAP_SEED, STREAM_BIAS, check_seed, question_weights
+from medqade.measures.seeds import (
+    BOOTSTRAP_SEED,
+    STREAM_ALL,
+    STREAM_BIAS,
+    check_seed,
+    question_weights,
+)
 from medqade.release import Release
 
 SYNTHETIC_BANNER = (
@@ -154,6 +164,8 @@ class Report:
     panel: PanelReport | None = None
     pool: Any = None
     """S5, a :class:`medqade.analyses.pool_table.PoolReport` when the release has a pool."""
+    verdicts: PhysicianVerdicts | None = None
+    """S6, every evaluator's verdict against the physicians (:mod:`medqade.analyses.verdicts`)."""
 
     @property
     def synthetic(self) -> bool:
@@ -171,6 +183,7 @@ class Report:
                 "supplementary": self.supplementary.to_dict(),
                 **({"panel": self.panel.to_dict()} if self.panel is not None else {}),
                 **({"pool": self.pool.to_dict()} if self.pool is not None else {}),
+                **({"verdicts": self.verdicts.to_dict()} if self.verdicts is not None else {}),
                 "meta": dict(self.meta),
             }
         )
@@ -180,7 +193,8 @@ class Report:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
     def tables(self) -> tuple[Table, ...]:
-        """Tables 1-4 of the paper, then S1 (accuracy by tier), S2 (bias), S3 (ensembles)."""
+        """Tables 1-4 of the paper, then S1 (accuracy by tier), S2 (bias), S3 (ensembles), S4
+        (the physicians), S5 (the pool, when present) and S6 (verdicts against physicians)."""
         return (
             _table1(self),
             _table2(self),
@@ -191,6 +205,7 @@ class Report:
             _table_ensembles(self),
             *_table_panel(self),
             *_table_pool(self),
+            *_table_verdicts(self),
         )
 
     def to_markdown(self) -> str:
@@ -484,6 +499,116 @@ def _table_pool(r: Report) -> tuple[Table, ...]:
     return (pool_table(r.pool, r.roster),)
 
 
+def _word(v: str | None) -> str:
+    return NA if v is None else v
+
+
+def _verdict_row(r: Report, v: JudgeVerdict) -> tuple[tuple[str, ...], tuple[Cell, ...]]:
+    core, ext, alt = v.core, v.extension, v.alt_test
+    kappa = core.differences["kappa"]
+    ext_kappa = None if ext is None else ext.differences["kappa"]
+    row = (
+        _name(r, v.evaluator),
+        _est(kappa),
+        _word(core.verdict),
+        _word(core.verdicts["pa"]),
+        _word(core.verdicts["pabak"]),
+        NA if ext_kappa is None else _est(ext_kappa),
+        NA if ext is None else _word(ext.verdict),
+        _num(alt.winning_rate, 2),
+        NA if not alt.rejected else ("pass" if alt.passed else "fail"),
+        _num(core.panel_error("kappa")),
+    )
+    nan = float("nan")
+    csv_row: tuple[Cell, ...] = (
+        v.evaluator,
+        *(x for m in ("kappa", "pa", "pabak") for x in _est_csv(core.differences[m])),
+        *(core.margins[m] for m in ("kappa", "pa", "pabak")),
+        core.verdict,
+        core.verdicts["pa"],
+        core.verdicts["pabak"],
+        *((nan, nan, nan) if ext_kappa is None else _est_csv(ext_kappa)),
+        None if ext is None else ext.verdict,
+        None if ext is None else ext.n_items,
+        alt.winning_rate,
+        alt.passed,
+        alt.rho,
+        core.panel_error("kappa"),
+    )
+    return row, csv_row
+
+
+def _table_verdicts(r: Report) -> tuple[Table, ...]:
+    """S6, every evaluator's verdict against the physicians, when computed."""
+    found = r.verdicts
+    if found is None or not found.evaluators:
+        return ()
+    rows, csv_rows = zip(*(_verdict_row(r, v) for v in found.evaluators.values()), strict=True)
+    first = next(iter(found.evaluators.values()))
+    m = first.core.margins
+    words = "; ".join(f"'{w}'" for w in paired.VERDICTS)
+    alt = first.alt_test
+    n_p = found.n_physicians
+    note = (
+        "Like for like: the judge takes each physician's place against the majority of the "
+        f"other {n_p - 1} physicians, on the answers that physician rated (core, "
+        f"{found.n_core:,} items); there the judge's abstentions and missing labels count as "
+        "disagreements, while a physician's abstention leaves that physician's own term. d = "
+        f"judge minus physicians, mean over the {n_p} places, with the paired 95% CI of "
+        f"{r.meta['resamples']:,} question resamples (the same for judge and physicians). "
+        f"Margin declared on kappa (m = {_num(found.margin, 3)}); PA margin m (1 - p_e) = "
+        f"{_num(m['pa'], 4)} at the physicians' chance agreement p_e, PABAK margin 2 x that "
+        f"= {_num(m['pabak'], 4)}. Verdicts from the 95% CI of d: {words}. Extension: the "
+        "judge in each primary physician's place against the other primary physician "
+        f"({found.n_extension:,} items, all-items resamples restricted to them). Alt-test "
+        f"(Calderon et al., 2025): epsilon = {alt.epsilon}, Benjamini-Yekutieli at q = "
+        f"{alt.q}, winning rate = share of physicians beaten, pass at >= 0.5. Panel error = "
+        f"SD of the {n_p} per-physician kappa terms / sqrt({n_p}) (the CIs hold the panel "
+        "fixed). "
+        "The same numbers as `medqade score`, `leaderboard`, `compare` and the Space."
+    )
+    header = (
+        "Evaluator",
+        "d kappa [95% CI]",
+        "Verdict (kappa)",
+        "Verdict PA",
+        "Verdict PABAK",
+        "Extension d kappa [95% CI]",
+        "Extension verdict",
+        "Alt-test winning rate",
+        "Alt-test",
+        "Panel error (kappa)",
+    )
+    csv_header = (
+        "evaluator",
+        *_columns(("d_kappa", "d_pa", "d_pabak"), EST_COLUMNS),
+        "margin_kappa",
+        "margin_pa",
+        "margin_pabak",
+        "verdict",
+        "verdict_pa",
+        "verdict_pabak",
+        *_columns(("ext_d_kappa",), EST_COLUMNS),
+        "ext_verdict",
+        "ext_n_items",
+        "alt_winning_rate",
+        "alt_passed",
+        "alt_rho",
+        "panel_error_kappa",
+    )
+    return (
+        Table(
+            "table_s6_verdicts",
+            "Table S6. Verdict against the physicians (like for like)",
+            header,
+            tuple(rows),
+            csv_header,
+            tuple(csv_rows),
+            note,
+        ),
+    )
+
+
 def _positive(value: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -495,20 +620,24 @@ def reproduce(
     resamples: int = 1000,
     seed: int = BOOTSTRAP_SEED,
     contrast_resamples: int = 5000,
+    margin: float = paired.DEFAULT_MARGIN,
 ) -> Report:
     """Run every analysis of the paper on ``release`` (see the module docstring).
 
     ``resamples`` question resamples for RQ1, RQ3 and RQ4 CIs; ``contrast_resamples`` for the
-    RQ2 between-stratum differences; ``seed`` fixes all of them.
+    RQ2 between-stratum differences; ``seed`` fixes all of them; ``margin`` is the
+    non-inferiority margin on kappa of the verdicts against the physicians (S6).
     """
     _positive(resamples, "resamples")
     _positive(contrast_resamples, "contrast_resamples")
     check_seed(seed)
+    margin = paired.check_margin(margin)
     n_core = int(release.is_core.sum())
     if n_core == 0:
         raise ValueError("the release has no core items; RQ1 and RQ3 need them")
     core_weights = question_weights(n_core, resamples, seed)
     bias_weights = question_weights(release.n_items, resamples, seed, STREAM_BIAS)
+    all_weights = question_weights(release.n_items, resamples, seed, STREAM_ALL)
     return Report(
         roster=release.roster,
         rq1=physician_reliability(release, core_weights),
@@ -518,6 +647,7 @@ def reproduce(
         rq5=abstention(release),
         supplementary=supplementary(release),
         panel=panel_report(release, resamples, seed),
+        verdicts=physician_verdicts(release, core_weights, all_weights, margin),
         meta={
             "data_hash": release.data_hash,
             "resamples": resamples,

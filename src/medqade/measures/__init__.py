@@ -11,6 +11,8 @@ compute their numbers here and never import each other:
 - :mod:`~.bias`: self and family bias terms;
 - :mod:`~.paired`: paired differences, the verdict against physicians (its words and
   margins);
+- :mod:`~.verdicts`: the verdict against the physicians of one judge, core and extension
+  (differences, margins and verdict words; shared by ``score`` and ``reproduce``);
 - :mod:`~.ranking`: rank intervals from simultaneous paired intervals (max-T bootstrap);
 - :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
 - :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel.

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from medqade import vocab
 from medqade.measures import agreement as measured
-from medqade.measures import seeds
+from medqade.measures import seeds, verdicts
 from medqade.scoring.normalize import normalise
 
 if TYPE_CHECKING:
@@ -141,13 +141,12 @@ def physicians_in_place(
 
 def primary_pair(release: Release) -> tuple[Any, Any, npt.NDArray[np.bool_]]:
     """The two primary physicians' labels (items, slots) of every item and the extension
-    items that have exactly two (:func:`medqade.measures.agreement.primary_pair`)."""
+    items that have exactly two (:func:`medqade.measures.verdicts.extension_pair`)."""
 
     def compute() -> tuple[Any, Any, npt.NDArray[np.bool_]]:
         roster = release.roster
         adj = roster.physicians.index(roster.adjudicator)
-        first, second, two = measured.primary_pair(release.physician_labels, adj)
-        return first, second, two & ~mask(release, CORE)
+        return verdicts.extension_pair(release.physician_labels, adj, mask(release, CORE))
 
     value: tuple[Any, Any, npt.NDArray[np.bool_]] = memo(release, "primary-pair", compute)
     return value

@@ -50,6 +50,7 @@ from medqade import vocab
 from medqade.measures import aat, paired
 from medqade.measures import agreement as measured
 from medqade.measures import bias as measured_bias
+from medqade.measures import verdicts as measured_verdict
 from medqade.measures.estimate import Estimate
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.schema import answer_id
@@ -111,26 +112,9 @@ def physician_difference(
 ) -> tuple[dict[str, Any], dict[str, str | None]]:
     """The like-for-like differences judge minus physicians for every metric, their margins
     (declared on ``primary``, the others derived, :func:`medqade.measures.paired.margins`)
-    and their verdicts."""
-    ref = place.physicians
-    found = paired.margins(margin, ref.pa.value, ref.kappa.value, primary)
-    diffs = {m: place.difference(m) for m in _METRICS}
-    block: dict[str, Any] = {
-        "method": "like-for-like: the judge in each physician's place",
-        "primary": primary,
-        "margin": margin,
-        "margins": found,
-        "abstention": "judge: counts as disagreement on the answers the physician rated",
-    }
-    for m, d in diffs.items():
-        block |= d.to_dict(m)
-    block["judge_in_place"] = {m: place.judge.metric(m).value for m in _METRICS}
-    block["physicians"] = {m: ref.metric(m).value for m in _METRICS}
-    block["panel_error"] = {m: place.panel_error(m) for m in _METRICS}
-    return block, {
-        m: paired.derived_verdict(d.low, d.high, found[m]) if d.defined else None
-        for m, d in diffs.items()
-    }
+    and their verdicts (:func:`medqade.measures.verdicts.against_physicians`)."""
+    found = measured_verdict.against_physicians(place, margin, primary)
+    return found.to_dict(), dict(found.verdicts)
 
 
 def extension_difference(
@@ -143,20 +127,19 @@ def extension_difference(
 ) -> dict[str, Any] | None:
     """The like-for-like verdict on the extension: the judge in each primary physician's
     place against the other primary physician of the item, paired by item (all-items
-    resamples restricted to the extension). ``None`` when the judge covers no extension item
-    with two primary physicians."""
-    first, second, items = context.primary_pair(release)
-    if not (present[items].any()):
-        return None
-    lab = np.where(present, labels, vocab.MISSING_CODE)[items]
-    w = None if w_all is None else w_all[:, items]
-    place = measured.pair_in_place(lab, first[items], second[items], release.roster.student_ids, w)
-    block, verdicts = physician_difference(place, margin, primary)
-    block["method"] = "like-for-like: the judge in each primary physician's place, extension"
-    block["n_items"] = int(items.sum())
-    block["verdict"] = verdicts[primary]
-    block["verdicts"] = verdicts
-    return block
+    resamples restricted to the extension; :func:`medqade.measures.verdicts.
+    extension_verdict`). ``None`` when the judge covers no extension item with two primary
+    physicians."""
+    found = measured_verdict.extension_verdict(
+        labels,
+        present,
+        context.primary_pair(release),
+        release.roster.student_ids,
+        w_all,
+        margin,
+        primary,
+    )
+    return None if found is None else found.to_dict()
 
 
 def _rate(num: npt.NDArray[np.bool_], den: npt.NDArray[np.bool_]) -> float:
