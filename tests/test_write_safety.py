@@ -557,6 +557,53 @@ def test_answer_refuses_a_foreign_csv(tmp_path: Path, capsys: pytest.CaptureFixt
     assert other.read_text(encoding="utf-8") == "id,name\n"
 
 
+def _run_judge(stub: Any, data: Path, out: Path, *extra: str) -> int:
+    argv = ["judge", "--model", "m", "--base-url", stub.base_url, "--data", str(data)]
+    return main([*argv, "--out", str(out), "--limit", "2", "--no-progress", *extra])
+
+
+def test_judge_cache_never_appends_to_a_raw_table_or_a_foreign_folder(
+    tmp_path: Path,
+    copy_sample: Callable[[], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The response cache (``<out>.cache/responses.jsonl``, opened to append) followed a link
+    or a hard link into the raw release, and ``--cache-dir`` wrote into a raw release, a build
+    or any folder."""
+    from medqade.runners.stub_server import StubServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    raw = copy_sample()
+    notes = tmp_path / "folder"
+    notes.mkdir()
+    (notes / "notes.txt").write_text("mine\n", encoding="utf-8")
+    before = {**_hashes(raw), **_hashes(notes)}
+    out = tmp_path / "j.jsonl"
+    cache = tmp_path / "j.jsonl.cache"
+    with StubServer() as stub:
+        cache.mkdir()
+        (cache / "responses.jsonl").symlink_to(raw / "answers.csv")
+        assert _run_judge(stub, raw, out) == 2
+        _one_line_error(capsys.readouterr().err, "judge", cache)
+        (cache / "responses.jsonl").unlink()
+        os.link(raw / "answers.csv", cache / "responses.jsonl")
+        assert _run_judge(stub, raw, out) == 2
+        _one_line_error(capsys.readouterr().err, "judge", cache)
+        shutil.rmtree(cache)
+        for folder in (raw, notes, tmp_path / "link"):
+            if folder.name == "link":
+                folder.symlink_to(notes)
+            assert _run_judge(stub, raw, out, "--cache-dir", str(folder)) == 2
+            _one_line_error(capsys.readouterr().err, "judge", folder)
+        assert {**_hashes(raw), **_hashes(notes)} == before
+        assert not out.exists() and not stub.requests
+        assert _run_judge(stub, raw, out) == 0  # a new cache, then its own cache again
+        assert _run_judge(stub, raw, out) == 0
+    assert sorted(p.name for p in cache.iterdir()) == [".lock", "responses.jsonl"]
+    assert {**_hashes(raw), **_hashes(notes)} == before
+
+
 # --- atomic.write_files -------------------------------------------------------------------------
 
 
