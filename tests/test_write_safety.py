@@ -781,3 +781,44 @@ def test_write_bytes_error_names_the_target_not_the_temp_file(
     with pytest.raises(PermissionError) as info:
         atomic.write_bytes(target, b"x")
     assert info.value.filename == str(target)
+
+
+def test_write_files_removes_backups_and_temp_files_a_crash_left(tmp_path: Path) -> None:
+    """A crash between two renames left ``.NAME.medqade-bak-PID`` (and temporary files) beside
+    the target; the next write of the same target removes those of dead processes, and only
+    those: a running process's, another target's and a look-alike folder or link stay."""
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(dead.stdout)
+    target = tmp_path / "ratings.csv"
+    target.write_text("old\n", encoding="utf-8")
+    stale = [
+        tmp_path / f".ratings.csv.medqade-bak-{pid}",
+        tmp_path / f".ratings.csv.medqade-tmp-{pid}-x1y2.tmp",
+    ]
+    kept = [
+        tmp_path / f".ratings.csv.medqade-bak-{os.getppid()}",  # a running process
+        tmp_path / f".other.csv.medqade-bak-{pid}",  # another target's
+        tmp_path / f".ratings.csv.bak-{pid}",  # not our name
+        tmp_path / "notes.txt",
+    ]
+    for path in (*stale, *kept):
+        path.write_text("x\n", encoding="utf-8")
+    folder = tmp_path / f".ratings.csv.medqade-tmp-{pid}-dir.tmp"
+    folder.mkdir()
+    link = tmp_path / f".ratings.csv.medqade-bak-{pid}0"
+    link.symlink_to(tmp_path / "notes.txt")
+    atomic.write_files([atomic.Planned(target, b"new\n")])
+    assert target.read_bytes() == b"new\n"
+    assert not any(p.exists() for p in stale)
+    assert all(p.exists() for p in kept) and folder.is_dir() and link.is_symlink()
+    (tmp_path / f".report.md.medqade-tmp-{pid}-abc.tmp").write_text("x\n", encoding="utf-8")
+    atomic.write_text(tmp_path / "report.md", "r\n")
+    assert not (tmp_path / f".report.md.medqade-tmp-{pid}-abc.tmp").exists()

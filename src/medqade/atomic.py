@@ -27,6 +27,10 @@ output file, :class:`FileOutput`) and :func:`write_files` (several files as one 
   if a rename fails, the targets already renamed are restored from hard-link backups (or
   removed, where they did not exist), so the files change all together or not at all, as far as
   POSIX allows: a crash of the machine between two renames can leave some files new;
+- temporary files and backups are named ``.NAME.medqade-tmp-PID-XXXX.tmp`` and
+  ``.NAME.medqade-bak-PID`` after their target and the writing process; a crash can leave them
+  behind, and the next write of the same target removes those whose process is no longer
+  running (:func:`clean_leftovers`; a backup only ever holds content the new file replaced);
 - errors are one line naming the user's path (never the temporary file) and what to do.
 
 Two commands writing the same target at the same moment are not supported.
@@ -67,6 +71,7 @@ def _umask() -> int:
 def write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file, fsync and rename."""
     path = Path(path)
+    clean_leftovers(path)
     try:
         tmp = _temp_file(path, data)
     except OSError as exc:
@@ -93,7 +98,8 @@ def _named(exc: OSError, path: Path) -> OSError:
 def _temp_file(path: Path, data: bytes) -> Path:
     """``data`` in a new temporary file beside ``path`` (created with its parents), fsynced."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    prefix = f".{path.name}.medqade-tmp-{os.getpid()}-"
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -105,6 +111,44 @@ def _temp_file(path: Path, data: bytes) -> Path:
             os.unlink(tmp)
         raise
     return Path(tmp)
+
+
+def _leftover_pid(name: str, target: str) -> int | None:
+    """The PID in ``name`` when it is a temporary file or backup of ``target`` (see above)."""
+    head = f".{target}.medqade-"
+    if not name.startswith(head):
+        return None
+    kind, _, rest = name[len(head) :].partition("-")
+    if kind == "bak":
+        digits = rest
+    elif kind == "tmp" and rest.endswith(".tmp"):
+        digits = rest.partition("-")[0]
+    else:
+        return None
+    return int(digits) if digits.isdigit() and digits.isascii() else None
+
+
+def clean_leftovers(path: Path) -> list[Path]:
+    """Remove the temporary files and backups an earlier write of ``path`` left beside it
+    when its process died (a crash): plain files named ``.NAME.medqade-tmp-PID-XXXX.tmp`` or
+    ``.NAME.medqade-bak-PID`` whose process is not running (never this process's: another
+    thread may be writing). Return what was removed."""
+    path = Path(os.path.abspath(path))
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        pid = _leftover_pid(entry.name, path.name)
+        if pid is None or not entry.is_file(follow_symlinks=False):
+            continue
+        if pid == os.getpid() or _alive(pid, entry.stat(follow_symlinks=False).st_mtime):
+            continue  # ours now (another thread) or a running process's
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
 
 
 def write_text(path: Path, text: str) -> None:
@@ -526,6 +570,8 @@ def write_files(files: Sequence[Planned]) -> None:
                 f"{files[i].option} {files[i].path} names the same file as "
                 f"{files[paths.index(path)].option}; give each its own file"
             )
+    for path in paths:
+        clean_leftovers(path)
     temps: list[Path] = []
     try:
         for f, path in zip(files, paths, strict=True):
@@ -546,7 +592,7 @@ def write_files(files: Sequence[Planned]) -> None:
 def _backup(path: Path) -> Path | None:
     if not path.exists():
         return None
-    backup = path.with_name(f".{path.name}.bak-{os.getpid()}")
+    backup = path.with_name(f".{path.name}.medqade-bak-{os.getpid()}")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(backup)
     try:
