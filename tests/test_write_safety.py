@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from medqade import atomic
@@ -604,6 +604,46 @@ def test_judge_cache_never_appends_to_a_raw_table_or_a_foreign_folder(
     assert {**_hashes(raw), **_hashes(notes)} == before
 
 
+def test_judge_and_answer_never_replace_a_look_alike_they_did_not_write(
+    tmp_path: Path,
+    copy_sample: Callable[[], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A hand-written submission (``question_id,answer``) and a judge file made elsewhere look
+    like the commands' own output by content, and were replaced; now only a file the sidecar
+    marker vouches for (written by the command, unchanged since) is replaced."""
+    from medqade.runners.stub_server import StubServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    raw = copy_sample()
+    sub = tmp_path / "sub.csv"
+    sub.write_text(ANSWERS, encoding="utf-8")
+    judged = tmp_path / "judged.jsonl"
+    shutil.copy(raw / "judgments.jsonl", judged)
+    before = _hashes(tmp_path)
+    run = ["--model", "m", "--data", str(raw), "--limit", "2", "--no-progress"]
+    with StubServer() as stub:
+        run += ["--base-url", stub.base_url]
+        for command, out in (("answer", sub), ("judge", judged)):
+            assert main([command, *run, "--out", str(out)]) == 2
+            _one_line_error(capsys.readouterr().err, command, out)
+        assert _hashes(tmp_path) == before
+        for command, name in (("answer", "a.csv"), ("judge", "j.jsonl")):
+            out = tmp_path / name
+            assert main([command, *run, "--out", str(out)]) == 0
+            assert atomic.sidecar(out).is_file()
+            assert main([command, *run, "--out", str(out)]) == 0  # its own output again
+            out.write_text(out.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+            assert main([command, *run, "--out", str(out)]) == 2  # edited since: not replaced
+            assert capsys.readouterr().err.count("\n") == 1
+        other = tmp_path / "other.jsonl"
+        atomic.sidecar(other).write_text('{"mine": 1}\n', encoding="utf-8")
+        assert main(["judge", *run, "--out", str(other)]) == 2  # a foreign sidecar name
+        _one_line_error(capsys.readouterr().err, "judge", atomic.sidecar(other))
+    assert not other.exists()
+
+
 # --- atomic.write_files -------------------------------------------------------------------------
 
 
@@ -643,6 +683,7 @@ NAMES = [
     "reviews.json",
     "map.json",
     "sub.csv",
+    "judged.jsonl",
     "other.csv",
     "folder",
     "folder/notes.txt",
@@ -650,7 +691,17 @@ NAMES = [
     "linkdir",
     "empty",
 ]
-CHILDREN = [None, "new.csv", "ratings.csv", "reviews.csv", "q.csv", "out", "report.md", "x.json"]
+CHILDREN = [
+    None,
+    "new.csv",
+    "ratings.csv",
+    "reviews.csv",
+    "q.csv",
+    "out",
+    "report.md",
+    "x.json",
+    "x.jsonl",
+]
 
 
 @pytest.fixture(scope="module")
@@ -665,6 +716,7 @@ def _sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _review_export(root / "reviews.json")
     shutil.copy(RATER_MAP, root / "map.json")
     (root / "sub.csv").write_text(ANSWERS, encoding="utf-8")
+    shutil.copy(SAMPLE / "judgments.jsonl", root / "judged.jsonl")  # a judge file not ours
     (root / "other.csv").write_text("question_id,rater,model,label,round\n", encoding="utf-8")
     (root / "folder").mkdir()
     (root / "folder" / "notes.txt").write_text("mine\n", encoding="utf-8")
@@ -689,8 +741,18 @@ def sandbox(_sandbox_template: Path) -> Iterator[Callable[[], Path]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _writers(root: Path, target: str) -> dict[str, list[str]]:
-    """Every writer, aimed at ``target`` (run from ``root``)."""
+@pytest.fixture(scope="module")
+def stub_url() -> Iterator[str]:
+    """An OpenAI-compatible stub server, so judge and answer really write."""
+    from medqade.runners.stub_server import StubServer
+
+    with StubServer() as server:
+        yield server.base_url
+
+
+def _writers(root: Path, target: str, url: str = "http://127.0.0.1:9/v1") -> dict[str, list[str]]:
+    """Every writer, aimed at ``target`` (run from ``root``); judge and answer ask ``url``."""
+    run = ["--base-url", url, "--limit", "2", "--no-progress", "--max-retries", "0"]
     return {
         "import-labelstudio": [
             "import-labelstudio",
@@ -724,8 +786,8 @@ def _writers(root: Path, target: str) -> dict[str, list[str]]:
         ],
         "review-queue": ["review-queue", "--data", "build", "--out", target],
         "reproduce": ["reproduce", "--data", "build", "--out", target, *FAST],
-        "judge": ["judge", "--model", "m", "--data", "build", "--out", target, "--dry-run"],
-        "answer": ["answer", "--model", "m", "--data", "build", "--out", target, "--dry-run"],
+        "judge": ["judge", "--model", "m", "--data", "build", "--out", target, *run],
+        "answer": ["answer", "--model", "m", "--data", "build", "--out", target, *run],
         "build": ["build", "--raw", "raw", "--out", target],
     }
 
@@ -741,19 +803,25 @@ OWN_TABLE = {"import-labelstudio": "ratings.csv", "import-reviews": "reviews.csv
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(name=st.sampled_from(NAMES), child=st.sampled_from(CHILDREN))
+@example(name="sub.csv", child=None)  # look-alikes of answer's and judge's own output
+@example(name="judged.jsonl", child=None)
+@example(name="empty", child="x.jsonl")  # a real write of judge (and answer's refusal)
+@example(name="empty", child="new.csv")
 def test_every_writer_changes_nothing_it_did_not_make(
     writer: str,
     name: str,
     child: str | None,
     sandbox: Callable[[], Path],
+    stub_url: str,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     root = sandbox()
     monkeypatch.chdir(root)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     target = name if child is None else f"{name}/{child}"
     before = _hashes(root)
-    rc = main(_writers(root, target)[writer])
+    rc = main(_writers(root, target, stub_url)[writer])
     err = capsys.readouterr().err
     assert rc in (0, 2), err
     assert "Traceback" not in err

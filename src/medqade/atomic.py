@@ -17,7 +17,8 @@ Every other command that writes follows the same policy through :func:`check_fil
 output file, :class:`FileOutput`) and :func:`write_files` (several files as one unit):
 
 - a target is written only where it is new, or holds the command's own earlier output (a
-  sidecar marker or the file's own content vouches for it, :attr:`FileOutput.owned`), or the
+  marker vouches for it, :attr:`FileOutput.owned`: a folder's manifest, or the sidecar
+  ``.NAME.medqade.json`` with the file's sha256, :func:`owned_by_sidecar`), or the
   user asked to change it (``--append`` / ``--replace`` of the importers); never a link, a
   folder, an input of the command, a file inside a build (a folder with ``release.json``) or a
   raw release (a folder with a ``questions`` or ``answers`` table), except the one raw table an
@@ -41,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -544,6 +546,61 @@ def first_json_line_has(path: Path, keys: Sequence[str]) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and all(k in data for k in keys)
+
+
+def sidecar(path: Path) -> Path:
+    """The marker ``.NAME.medqade.json`` beside ``path`` that vouches for a file a command
+    wrote (:func:`sidecar_planned`, :func:`owned_by_sidecar`)."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.medqade.json")
+
+
+def _sidecar_data(path: Path) -> dict[str, Any] | None:
+    data = _read_json(sidecar(path))
+    return data if data is not None and data.get("written_by") == "medqade" else None
+
+
+def owned_by_sidecar(path: Path, kind: str) -> bool:
+    """Whether ``path`` is, unchanged, a file a command wrote as ``kind``: its sidecar marker
+    names ``kind``, the file's name and the sha256 of its current bytes (a file that merely
+    looks like the command's output, or one edited since, is not)."""
+    data = _sidecar_data(path)
+    if data is None or data.get("kind") != kind or data.get("file") != Path(path).name:
+        return False
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return False
+    return data.get("sha256") == digest
+
+
+def check_sidecar(path: Path, kind: str, option: str = "--out") -> Path:
+    """Refuse (:class:`OutputRefused`) a sidecar of ``path`` that is a link, a folder or a file
+    that is not a marker of ``kind``; return the sidecar's path."""
+    marker = sidecar(path)
+    data = _sidecar_data(path)
+    output = FileOutput(
+        kind=f"{kind} marker",
+        option=option,
+        owned=lambda _: (
+            data is not None and (data.get("kind"), data.get("file")) == (kind, Path(path).name)
+        ),
+        fix="it marks another file; move it away or choose another name",
+    )
+    return check_file(marker, output)
+
+
+def sidecar_planned(path: Path, kind: str, data: bytes, option: str = "--out") -> list[Planned]:
+    """``path`` with ``data`` and its sidecar marker, to write together (:func:`write_files`)."""
+    path = Path(path)
+    marker = {
+        "written_by": "medqade",
+        "kind": kind,
+        "file": path.name,
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    text = json.dumps(marker, indent=2) + "\n"
+    return [Planned(path, data, option), Planned(sidecar(path), text.encode("utf-8"), option)]
 
 
 @dataclass(frozen=True)
