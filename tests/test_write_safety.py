@@ -890,3 +890,22 @@ def test_write_files_removes_backups_and_temp_files_a_crash_left(tmp_path: Path)
     (tmp_path / f".report.md.medqade-tmp-{pid}-abc.tmp").write_text("x\n", encoding="utf-8")
     atomic.write_text(tmp_path / "report.md", "r\n")
     assert not (tmp_path / f".report.md.medqade-tmp-{pid}-abc.tmp").exists()
+
+
+def test_write_files_leaves_no_new_folder_when_a_later_file_is_refused(tmp_path: Path) -> None:
+    """--out new/a/ratings.csv with an unwritable --difficulty-out created new/a/ and left it
+    behind: all or none covers the folders made for the files too."""
+    blocker = tmp_path / "file"
+    blocker.write_text("mine\n", encoding="utf-8")
+    first = tmp_path / "new" / "a" / "ratings.csv"
+    with pytest.raises(atomic.OutputRefused, match="--difficulty-out"):
+        atomic.write_files(
+            [
+                atomic.Planned(first, b"r\n"),
+                atomic.Planned(blocker / "difficulty.csv", b"d\n", "--difficulty-out"),
+            ]
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+    assert blocker.read_text(encoding="utf-8") == "mine\n"
+    atomic.write_files([atomic.Planned(first, b"r\n")])
+    assert first.read_bytes() == b"r\n"

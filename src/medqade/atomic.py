@@ -630,9 +630,11 @@ def write_files(files: Sequence[Planned]) -> None:
     for path in paths:
         clean_leftovers(path)
     temps: list[Path] = []
+    made: list[Path] = []  # folders this call created, removed again when it fails
     try:
         for f, path in zip(files, paths, strict=True):
             try:
+                made += _make_parents(path)
                 temps.append(_temp_file(path, f.data))
             except OSError as exc:
                 raise OutputRefused(
@@ -640,10 +642,36 @@ def write_files(files: Sequence[Planned]) -> None:
                     "choose a folder you can write to"
                 ) from None
         _rename_all(files, paths, temps)
+    except BaseException:
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        temps = []
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only while empty
+        raise
     finally:
         for tmp in temps:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
+
+
+def _make_parents(path: Path) -> list[Path]:
+    """Create the missing folders above ``path``; return them, outermost first."""
+    missing = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    made = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        made.append(folder)
+    return made
 
 
 def _backup(path: Path) -> Path | None:
