@@ -909,3 +909,11 @@ def test_write_files_leaves_no_new_folder_when_a_later_file_is_refused(tmp_path:
     assert blocker.read_text(encoding="utf-8") == "mine\n"
     atomic.write_files([atomic.Planned(first, b"r\n")])
     assert first.read_bytes() == b"r\n"
+
+
+def test_directory_leaves_no_new_parent_folder_when_the_command_fails(tmp_path: Path) -> None:
+    """build / reproduce / synthesize --out new/a/out that fail while writing left new/a/."""
+    with pytest.raises(RuntimeError), atomic.directory(tmp_path / "new" / "a" / "out") as tmp:
+        (tmp / "report.md").write_text("half\n", encoding="utf-8")
+        raise RuntimeError("the command failed")
+    assert list(tmp_path.iterdir()) == []

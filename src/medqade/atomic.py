@@ -407,10 +407,12 @@ def directory(target: Path, output: Output | None = None) -> Iterator[Path]:
     output = output or Output(kind="output")
     recover(target, output)
     target = check_target(target, output)
+    made: list[Path] = []
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        made = _make_parents(target)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     except OSError as exc:
+        _remove_empty(made)
         raise OutputRefused(
             f"{output.option} {target}: cannot write in {target.parent} "
             f"({exc.strerror or exc}); choose a folder you can write to"
@@ -428,7 +430,15 @@ def directory(target: Path, output: Output | None = None) -> Iterator[Path]:
         _swap_in(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_empty(made)
         raise
+
+
+def _remove_empty(folders: Sequence[Path]) -> None:
+    """Remove ``folders`` (made by :func:`_make_parents`, outermost first) while empty."""
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 # --- what no command writes into ----------------------------------------------------------------
@@ -647,9 +657,7 @@ def write_files(files: Sequence[Planned]) -> None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
         temps = []
-        for folder in reversed(made):
-            with contextlib.suppress(OSError):
-                folder.rmdir()  # only while empty
+        _remove_empty(made)
         raise
     finally:
         for tmp in temps:
