@@ -917,3 +917,28 @@ def test_directory_leaves_no_new_parent_folder_when_the_command_fails(tmp_path: 
         (tmp / "report.md").write_text("half\n", encoding="utf-8")
         raise RuntimeError("the command failed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_leaderboard_results_in_a_build_or_raw_release_writes_nothing_there(
+    build_copy: Path,
+    copy_sample: Callable[[], Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """leaderboard / compare --results BUILD (or RAW, or a results folder whose reference/ is
+    a link into one) cached its reference rows as reference/*.json inside it; and the Space
+    stored submissions in such a folder."""
+    from medqade.app.config import SpaceConfig
+
+    raw = copy_sample()
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "reference").symlink_to(raw)
+    before = {**_hashes(build_copy), **_hashes(raw)}
+    for folder in (build_copy, raw, results):
+        argv = ["leaderboard", "--data", str(build_copy), "--results", str(folder)]
+        assert main([*argv, "--resamples", "20"]) == 0, capsys.readouterr().err
+    assert {**_hashes(build_copy), **_hashes(raw)} == before
+    for folder in (raw, raw / "results", build_copy / "results"):
+        with pytest.raises(ValueError, match="the Space never stores submissions there"):
+            SpaceConfig(results_dir=folder)

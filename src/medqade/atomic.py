@@ -459,6 +459,17 @@ def guarded(folder: Path) -> str | None:
     return None
 
 
+def guarded_within(path: Path) -> tuple[Path, str] | None:
+    """The build or raw release that ``path`` (links resolved) is or lies inside, with its
+    kind (:func:`guarded`); ``None`` when there is none."""
+    real = Path(os.path.abspath(path)).resolve()
+    for folder in (real, *real.parents):
+        what = guarded(folder)
+        if what is not None:
+            return folder, what
+    return None
+
+
 def _guarded_above(path: Path) -> tuple[Path, str] | None:
     """The nearest folder above ``path`` that is a build or a raw release, with its kind."""
     for folder in path.parents:
