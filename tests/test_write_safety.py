@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -690,6 +691,10 @@ NAMES = [
     "link.csv",
     "linkdir",
     "empty",
+    "hard.csv",  # a hard link to raw/answers.csv (same inode)
+    "rawlink",  # a link to the raw release folder
+    "raw/Answers.csv",  # a case variant of a raw table
+    "d/../raw",
 ]
 CHILDREN = [
     None,
@@ -733,6 +738,9 @@ def sandbox(_sandbox_template: Path) -> Iterator[Callable[[], Path]]:
         shutil.copytree(_sandbox_template, root, symlinks=True)
         (root / "link.csv").symlink_to(root / "other.csv")
         (root / "linkdir").symlink_to(root / "folder")
+        (root / "rawlink").symlink_to(root / "raw")
+        os.link(root / "raw" / "answers.csv", root / "hard.csv")
+        (root / "d").mkdir()
         made.append(root.parent)
         return root
 
@@ -789,7 +797,15 @@ def _writers(root: Path, target: str, url: str = "http://127.0.0.1:9/v1") -> dic
         "judge": ["judge", "--model", "m", "--data", "build", "--out", target, *run],
         "answer": ["answer", "--model", "m", "--data", "build", "--out", target, *run],
         "build": ["build", "--raw", "raw", "--out", target],
+        "build-arrow": ["build", "--raw", "raw", "--out", "fresh-build", "--arrow", target],
+        # the tables are not simulated (a minute each): the target is checked and recovered
+        # (the policy); a target it accepts stops at the patched simulation, writing nothing
+        "synthesize": ["synthesize", "--out", target],
     }
+
+
+def _no_simulation(*args: Any, **kwargs: Any) -> Any:
+    raise ValueError("test: simulation skipped after the target check")
 
 
 WRITERS = sorted(_writers(Path("."), "T"))
@@ -819,6 +835,8 @@ def test_every_writer_changes_nothing_it_did_not_make(
     root = sandbox()
     monkeypatch.chdir(root)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    simulate = importlib.import_module("medqade.synthetic.simulate")  # the module, not the function
+    monkeypatch.setattr(simulate, "simulate", _no_simulation)
     target = name if child is None else f"{name}/{child}"
     before = _hashes(root)
     rc = main(_writers(root, target, stub_url)[writer])
@@ -942,3 +960,43 @@ def test_leaderboard_results_in_a_build_or_raw_release_writes_nothing_there(
     for folder in (raw, raw / "results", build_copy / "results"):
         with pytest.raises(ValueError, match="the Space never stores submissions there"):
             SpaceConfig(results_dir=folder)
+
+
+def test_build_with_arrow_writes_both_folders_or_neither(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """build --out B --arrow A wrote B, then failed on A (a file where a folder belongs, or an
+    export that fails) and left B behind with exit status 2."""
+    from conftest import SAMPLE
+    from medqade import build as build_mod
+
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine\n", encoding="utf-8")
+    out = tmp_path / "b"
+    argv = ["build", "--raw", str(SAMPLE), "--out", str(out)]
+    assert main([*argv, "--arrow", str(blocker / "arrow")]) == 2
+    _one_line_error(capsys.readouterr().err, "build", blocker)
+
+    def fail(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(build_mod, "export_arrow", fail)
+    with pytest.raises(OSError):
+        build_mod.build(SAMPLE, out, tmp_path / "arrow")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_a_file_where_a_folder_belongs_is_refused_before_any_work(
+    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """score --out notes.txt/score.json (and other writers) failed only at the write."""
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine\n", encoding="utf-8")
+    sub = tmp_path / "sub.csv"
+    sub.write_text(ANSWERS, encoding="utf-8")
+    target = blocker / "score.json"
+    with pytest.raises(atomic.OutputRefused, match="is a file, not a folder"):
+        atomic.check_file(target, atomic.FileOutput(kind="score record"))
+    assert main(["score", str(sub), "--data", str(built_sample), "--out", str(target)]) == 2
+    _one_line_error(capsys.readouterr().err, "score", blocker)
+    assert blocker.read_text(encoding="utf-8") == "mine\n"

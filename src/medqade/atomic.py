@@ -221,6 +221,14 @@ def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def _file_above(path: Path) -> Path | None:
+    """The nearest existing path above ``path`` when it is not a folder (``a.json/new``)."""
+    for folder in path.parents:
+        if folder.exists():
+            return None if folder.is_dir() else folder
+    return None
+
+
 def check_target(target: Path, output: Output) -> Path:
     """Return the absolute ``target`` if ``output`` may be written there, else raise.
 
@@ -255,6 +263,11 @@ def check_target(target: Path, output: Output) -> Path:
         )
     if target.is_symlink():
         raise OutputRefused(f"{where} is a symbolic link; pass the folder itself or a new path")
+    blocker = _file_above(target)
+    if blocker is not None:
+        raise OutputRefused(
+            f"{where}: {blocker} is a file, not a folder; choose a path in a folder"
+        )
     guarded = _guarded_above(real)
     if guarded is not None:
         folder, what = guarded
@@ -521,6 +534,11 @@ def check_file(target: Path, output: FileOutput) -> Path:
         raise OutputRefused(f"{where} is a symbolic link; name the file itself or a new path")
     if target.exists() and not target.is_file():
         raise OutputRefused(f"{where} is a folder, not a file; name a file, e.g. {where}/out")
+    blocker = _file_above(target)
+    if blocker is not None:
+        raise OutputRefused(
+            f"{where}: {blocker} is a file, not a folder; choose a path in a folder"
+        )
     real = target.parent.resolve() / target.name
     for path, description in output.inputs:
         src = Path(os.path.abspath(path)).resolve()
