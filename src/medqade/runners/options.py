@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from medqade import atomic
 from medqade.commands._args import add_data_argument
 from medqade.runners.cache import check_cache_dir
 from medqade.runners.jobs import Job, Outcome, Parser, RunSummary
@@ -181,6 +183,12 @@ def run_config(args: argparse.Namespace, label: str) -> RunConfig:
     :class:`~medqade.atomic.OutputRefused` for a cache folder the run may not write)."""
     cache_dir = args.cache_dir or default_cache_dir(args.out)
     check_cache_dir(cache_dir, runner_inputs(args))
+    out, cache = (Path(os.path.abspath(p)).resolve() for p in (args.out, cache_dir))
+    if out == cache or cache in out.parents:  # found only after the run has been paid for
+        raise atomic.OutputRefused(
+            f"--cache-dir {cache_dir} is or contains --out {args.out}; give the cache its own "
+            "folder (default: OUT.cache beside --out)"
+        )
     return RunConfig(
         endpoint=Endpoint(
             model=args.model,
