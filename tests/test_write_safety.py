@@ -597,8 +597,12 @@ def test_judge_cache_never_appends_to_a_raw_table_or_a_foreign_folder(
                 folder.symlink_to(notes)
             assert _run_judge(stub, raw, out, "--cache-dir", str(folder)) == 2
             _one_line_error(capsys.readouterr().err, "judge", folder)
+        for cache_dir in (out, tmp_path / "c"):  # the cache may not be or hold --out
+            target = out if cache_dir == out else cache_dir / "j.jsonl"
+            assert _run_judge(stub, raw, target, "--cache-dir", str(cache_dir)) == 2
+            _one_line_error(capsys.readouterr().err, "judge", cache_dir)
         assert {**_hashes(raw), **_hashes(notes)} == before
-        assert not out.exists() and not stub.requests
+        assert not out.exists() and not (tmp_path / "c").exists() and not stub.requests
         assert _run_judge(stub, raw, out) == 0  # a new cache, then its own cache again
         assert _run_judge(stub, raw, out) == 0
     assert sorted(p.name for p in cache.iterdir()) == [".lock", "responses.jsonl"]
@@ -1000,3 +1004,22 @@ def test_a_file_where_a_folder_belongs_is_refused_before_any_work(
     assert main(["score", str(sub), "--data", str(built_sample), "--out", str(target)]) == 2
     _one_line_error(capsys.readouterr().err, "score", blocker)
     assert blocker.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_a_lone_answers_csv_is_a_submission_not_a_raw_release(
+    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder holding the user's answers.csv (the natural name of a model's answers) was
+    taken for a raw release: score --out score.json beside it, and a Space whose results
+    folder lies beside it, were refused."""
+    from medqade.app.config import SpaceConfig
+
+    sub = tmp_path / "answers.csv"
+    sub.write_text(ANSWERS, encoding="utf-8")
+    assert atomic.guarded(tmp_path) is None
+    out = tmp_path / "score.json"
+    assert main(["score", str(sub), "--data", str(built_sample), "--out", str(out)]) == 0
+    assert out.is_file() and sub.read_text(encoding="utf-8") == ANSWERS
+    SpaceConfig(results_dir=tmp_path / "results")
+    (tmp_path / "ratings.csv").write_text("question_id\n", encoding="utf-8")
+    assert atomic.guarded(tmp_path) == "a raw release"  # answers beside another raw table

@@ -21,7 +21,8 @@ output file, :class:`FileOutput`) and :func:`write_files` (several files as one 
   ``.NAME.medqade.json`` with the file's sha256, :func:`owned_by_sidecar`), or the
   user asked to change it (``--append`` / ``--replace`` of the importers); never a link, a
   folder, an input of the command, a file inside a build (a folder with ``release.json``) or a
-  raw release (a folder with a ``questions`` or ``answers`` table), except the one raw table an
+  raw release (a folder with a ``questions`` table, or an ``answers`` table beside another raw
+  table: :func:`guarded`), except the one raw table an
   importer imports into (:attr:`FileOutput.table`);
 - :func:`write_files` writes every file to a temporary file beside its target first (so an
   unwritable target is refused before any file changes), then renames them in place one by one;
@@ -459,15 +460,24 @@ def _remove_empty(folders: Sequence[Path]) -> None:
 BUILD_MANIFEST = "release.json"
 """The file that makes a folder a build."""
 RAW_MARKS = ("questions", "answers")
-"""Tables that make a folder a raw release (in any of the table formats below)."""
+"""Tables that make a folder a raw release (in any of the table formats below): ``questions``
+alone, ``answers`` together with another raw table (:data:`RAW_COMPANIONS`). A lone
+``answers.csv`` is how people name a model's answers (a submission), not a raw release."""
+RAW_COMPANIONS = ("questions", "ratings", "difficulty", "judgments")
 RAW_FORMATS = (".csv", ".jsonl", ".parquet")
+
+
+def _has_table(folder: Path, name: str) -> bool:
+    return any((folder / f"{name}{ext}").is_file() for ext in RAW_FORMATS)
 
 
 def guarded(folder: Path) -> str | None:
     """``"a MedQADE build"`` or ``"a raw release"`` when ``folder`` is one, else ``None``."""
     if (folder / BUILD_MANIFEST).is_file():
         return "a MedQADE build"
-    if any((folder / f"{n}{ext}").is_file() for n in RAW_MARKS for ext in RAW_FORMATS):
+    if _has_table(folder, "questions") or (
+        _has_table(folder, "answers") and any(_has_table(folder, n) for n in RAW_COMPANIONS)
+    ):
         return "a raw release"
     return None
 
