@@ -1023,3 +1023,16 @@ def test_a_lone_answers_csv_is_a_submission_not_a_raw_release(
     SpaceConfig(results_dir=tmp_path / "results")
     (tmp_path / "ratings.csv").write_text("question_id\n", encoding="utf-8")
     assert atomic.guarded(tmp_path) == "a raw release"  # answers beside another raw table
+
+
+def test_write_files_refuses_one_file_named_twice_through_a_link(tmp_path: Path) -> None:
+    """write_files compared the spelled paths: a.csv and up/a.csv (up -> .) were written one
+    over the other, the first file's content lost."""
+    (tmp_path / "up").symlink_to(tmp_path)
+    files = [
+        atomic.Planned(tmp_path / "a.csv", b"first\n"),
+        atomic.Planned(tmp_path / "up" / "a.csv", b"second\n", "--difficulty-out"),
+    ]
+    with pytest.raises(atomic.OutputRefused, match="names the same file as --out"):
+        atomic.write_files(files)
+    assert not (tmp_path / "a.csv").exists()

@@ -670,11 +670,12 @@ def write_files(files: Sequence[Planned]) -> None:
     targets renamed before it are restored.
     """
     paths = [Path(os.path.abspath(f.path)) for f in files]
-    for i, path in enumerate(paths):
-        if path in paths[:i]:
+    real = [p.parent.resolve() / p.name for p in paths]  # one file, spelled through a link
+    for i, path in enumerate(real):
+        if path in real[:i]:
             raise OutputRefused(
                 f"{files[i].option} {files[i].path} names the same file as "
-                f"{files[paths.index(path)].option}; give each its own file"
+                f"{files[real.index(path)].option}; give each its own file"
             )
     for path in paths:
         clean_leftovers(path)
