@@ -1036,3 +1036,20 @@ def test_write_files_refuses_one_file_named_twice_through_a_link(tmp_path: Path)
     with pytest.raises(atomic.OutputRefused, match="names the same file as --out"):
         atomic.write_files(files)
     assert not (tmp_path / "a.csv").exists()
+
+
+def test_reproduce_never_replaces_a_file_edited_since(
+    build_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The marker vouched for file names only: notes added to report.md of an earlier
+    reproduce output were lost on the next run."""
+    out = tmp_path / "paper"
+    assert _reproduce(build_copy, out) == 0
+    capsys.readouterr()
+    report = out / "report.md"
+    report.write_text(report.read_text(encoding="utf-8") + "\nmy notes\n", encoding="utf-8")
+    assert _reproduce(build_copy, out) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err, "reproduce", out)
+    assert "changed since" in err and "report.md" in err
+    assert report.read_text(encoding="utf-8").endswith("my notes\n")

@@ -4,9 +4,10 @@
 synthetic raw release). It replaces only a folder it can prove it wrote itself:
 
 - the folder carries a manifest that lists every file in it (a build's ``release.json``, or the
-  :data:`MARKER` file that :func:`directory` writes for the other kinds), and holds nothing
-  else; or the folder is empty. Anything else (a file, a link, a folder with other files, the
-  working folder, a folder the command reads) is refused with :class:`OutputRefused`;
+  :data:`MARKER` file that :func:`directory` writes for the other kinds, with each file's
+  sha256: a file edited since is refused), and holds nothing else; or the folder is empty.
+  Anything else (a file, a link, a folder with other files, the working folder, a folder the
+  command reads) is refused with :class:`OutputRefused`;
 - the new folder is assembled beside the target in ``.NAME.XXXX.tmp``, which carries
   :data:`PARTIAL` while it is incomplete, and is swapped in with one atomic exchange where the
   system offers one (Linux ``renameat2``); elsewhere the old folder is renamed aside to
@@ -299,7 +300,37 @@ def check_target(target: Path, output: Output) -> Path:
                     f"({_shown(foreign)}); refusing to replace them: move them out of the "
                     f"folder or choose another {output.option}"
                 )
+            changed = _changed(target) if output.manifest is None else []
+            if changed:
+                raise OutputRefused(
+                    f"{where} holds files changed since the earlier {output.kind} wrote them "
+                    f"({_shown(changed)}); refusing to replace them: move them out of the "
+                    f"folder or choose another {output.option}"
+                )
     return target
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _changed(folder: Path) -> list[str]:
+    """Files of ``folder`` whose bytes differ from the sha256 its :data:`MARKER` recorded
+    (markers written before hashes were recorded vouch for names only)."""
+    data = _read_json(folder / MARKER) or {}
+    hashes = data.get("sha256")
+    if not isinstance(hashes, dict):
+        return []
+    out = []
+    for name, digest in sorted(hashes.items()):
+        path = folder / str(name)
+        if path.is_symlink() or (path.is_file() and _sha256(path) != digest):
+            out.append(str(name))
+    return out
 
 
 def _owned(folder: Path, output: Output) -> bool:
@@ -438,7 +469,9 @@ def directory(target: Path, output: Output | None = None) -> Iterator[Path]:
         yield tmp
         if output.manifest is None:
             files = [f for f in _files(tmp) if f not in (PARTIAL, MARKER)]
-            marker = {"written_by": "medqade", "kind": output.kind, "files": files}
+            hashes = {f: _sha256(tmp / f) for f in files if not (tmp / f).is_symlink()}
+            marker: dict[str, Any] = {"written_by": "medqade", "kind": output.kind}
+            marker |= {"files": files, "sha256": hashes}  # an edited file is never replaced
             write_text(tmp / MARKER, json.dumps(marker, indent=2) + "\n")
         os.unlink(tmp / PARTIAL)
         _swap_in(tmp, target)
