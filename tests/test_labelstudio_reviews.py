@@ -206,8 +206,8 @@ def test_import_reviews_unknown_code_says_pass_codebook() -> None:
 def test_import_reviews_reviewer_map_keys_that_normalise_equal_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """"3" and " 3" name the same Label Studio user: mapping them to two reviewers is a problem
-    naming both keys (as the rater map's), not a silent pick of one."""
+    """The keys "3" and " 3" name the same Label Studio user: mapping them to two reviewers is a
+    problem naming both keys (as the rater map's), not a silent pick of one."""
     from medqade.cli import main
 
     export = tmp_path / "export.json"
