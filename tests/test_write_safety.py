@@ -784,7 +784,27 @@ def _writers(root: Path, target: str, url: str = "http://127.0.0.1:9/v1") -> dic
             "--difficulty-out",
             target,
         ],
+        "import-labelstudio-append": [
+            "import-labelstudio",
+            "export.json",
+            "--rater-map",
+            "map.json",
+            "--out",
+            target,
+            "--append",
+        ],
+        "import-labelstudio-replace": [
+            "import-labelstudio",
+            "export.json",
+            "--rater-map",
+            "map.json",
+            "--out",
+            target,
+            "--replace",
+        ],
         "import-reviews": ["import-reviews", "reviews.json", "--out", target],
+        "import-reviews-append": ["import-reviews", "reviews.json", "--out", target, "--append"],
+        "import-reviews-replace": ["import-reviews", "reviews.json", "--out", target, "--replace"],
         "score": ["score", "sub.csv", "--data", "build", "--out", target],
         "score-eval-results": [
             "score",
@@ -813,7 +833,14 @@ def _no_simulation(*args: Any, **kwargs: Any) -> Any:
 
 
 WRITERS = sorted(_writers(Path("."), "T"))
-OWN_TABLE = {"import-labelstudio": "ratings.csv", "import-reviews": "reviews.csv"}
+OWN_TABLE = {
+    **dict.fromkeys(("import-labelstudio", "import-labelstudio-append"), "ratings.csv"),
+    "import-labelstudio-replace": "ratings.csv",
+    **dict.fromkeys(("import-reviews", "import-reviews-append"), "reviews.csv"),
+    "import-reviews-replace": "reviews.csv",
+}
+CHANGE_TARGET = {w for w in OWN_TABLE if w.endswith(("-append", "-replace"))}
+"""Writers the user asked to change the named table: it (and nothing else) may change."""
 
 
 @pytest.mark.parametrize("writer", WRITERS)
@@ -827,6 +854,10 @@ OWN_TABLE = {"import-labelstudio": "ratings.csv", "import-reviews": "reviews.csv
 @example(name="judged.jsonl", child=None)
 @example(name="empty", child="x.jsonl")  # a real write of judge (and answer's refusal)
 @example(name="empty", child="new.csv")
+@example(name="other.csv", child=None)  # a ratings-shaped table of the user's
+@example(name="raw", child="ratings.csv")
+@example(name="rawlink", child="ratings.csv")
+@example(name="hard.csv", child=None)
 def test_every_writer_changes_nothing_it_did_not_make(
     writer: str,
     name: str,
@@ -849,6 +880,11 @@ def test_every_writer_changes_nothing_it_did_not_make(
     assert "Traceback" not in err
     after = _hashes(root)
     changed = sorted(k for k in before if after.get(k) != before[k])
+    if writer in CHANGE_TARGET and rc == 0:  # --append / --replace: the named table only
+        named = (root / target).parent.resolve() / Path(target).name
+        allowed = [named.relative_to(root.resolve()).as_posix()]
+        assert changed in ([], allowed), f"{writer} --out {target} changed {changed}: {err}"
+        changed = []
     assert changed == [], f"{writer} --out {target} changed {changed}: {err}"
     new = [k for k in after if k not in before]
     for path in new:  # nothing new inside the build, nor in the raw release but its own table
