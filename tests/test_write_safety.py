@@ -379,6 +379,26 @@ def test_score_replaces_only_its_own_record(
     assert foreign.read_text(encoding="utf-8") == '{"mine": 1}\n'
 
 
+def test_score_never_replaces_a_record_edited_since(
+    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any file with a record's keys was replaced: notes added to an earlier record (its id
+    is the hash of its content, so an edit shows) were lost on the next score --out."""
+    sub = tmp_path / "sub.csv"
+    sub.write_text(ANSWERS, encoding="utf-8")
+    record = tmp_path / "score.json"
+    argv = ["score", str(sub), "--data", str(built_sample), "--out", str(record)]
+    assert main(argv) == 0
+    data = json.loads(record.read_text(encoding="utf-8"))
+    data["meta"]["notes"] = "my notes"
+    record.write_text(json.dumps(data), encoding="utf-8")
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err, "score", record)
+    assert "changed since" in err and "my notes" in record.read_text(encoding="utf-8")
+
+
 def test_score_writes_out_and_eval_results_together_or_not_at_all(
     tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

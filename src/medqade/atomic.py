@@ -613,7 +613,7 @@ def check_file(target: Path, output: FileOutput) -> Path:
         what = (
             "holds rows this import did not make"
             if output.table
-            else f"was not written by medqade as a {output.kind}"
+            else f"was not written by medqade as a {output.kind} (or was changed since)"
         )
         raise OutputRefused(f"{where} exists and {what}; {output.fix}")
     return target
