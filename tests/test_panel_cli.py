@@ -51,6 +51,7 @@ def test_panel_csv_has_one_row_per_physician(
     )
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["physician"] for r in rows] == [f"P{i:02d}" for i in range(1, 11)]
+    assert all(r["kind"] == "physician" for r in rows)
     assert all(r["verdict"] in OUTLIER_VERDICTS for r in rows)
 
 

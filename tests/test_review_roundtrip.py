@@ -9,6 +9,7 @@ config's aliases, a ``textarea`` note, and a cancelled annotation that must be l
 from __future__ import annotations
 
 import csv
+import io
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -243,12 +244,20 @@ def test_panel_csv_judges_review_codes(
     codes = _judges_codes(roundtrip, capsys)
     args = ["panel", "--data", str(roundtrip["after"]), "--resamples", "20"]
     assert main([*args, "--format", "csv"]) == 0
-    physicians, judges = capsys.readouterr().out.split("\n\n")
-    assert physicians.splitlines()[0].endswith(",verdict,review_codes")
-    rows = list(csv.reader(judges.splitlines()))
-    assert rows[0] == ["judge", "review_codes"]
+    out = capsys.readouterr().out
+    assert "\n\n" not in out  # one CSV table, not two blocks
+    header = out.splitlines()[0]
+    assert header.startswith("kind,physician,judge,") and header.endswith(",verdict,review_codes")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert all(len(r) == len(header.split(",")) and None not in r for r in rows)
+    physicians = [r for r in rows if r["kind"] == "physician"]
+    assert [r["physician"] for r in physicians] == [f"P{i:02d}" for i in range(1, 11)]
+    assert all(r["judge"] == "" for r in physicians)
+    judges = [r for r in rows if r["kind"] == "judge"]
+    assert [r["kind"] for r in rows] == ["physician"] * len(physicians) + ["judge"] * len(judges)
+    assert all(r["physician"] == "" and r["verdict"] == "" for r in judges)
     expected = {j: "; ".join(f"{c} {n}" for c, n in cs.items()) for j, cs in codes.items()}
-    assert dict(rows[1:]) == expected
+    assert {r["judge"]: r["review_codes"] for r in judges} == expected
 
 
 def test_panel_md_judges_review_codes(

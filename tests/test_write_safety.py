@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from medqade import atomic
@@ -378,6 +379,26 @@ def test_score_replaces_only_its_own_record(
     assert foreign.read_text(encoding="utf-8") == '{"mine": 1}\n'
 
 
+def test_score_never_replaces_a_record_edited_since(
+    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any file with a record's keys was replaced: notes added to an earlier record (its id
+    is the hash of its content, so an edit shows) were lost on the next score --out."""
+    sub = tmp_path / "sub.csv"
+    sub.write_text(ANSWERS, encoding="utf-8")
+    record = tmp_path / "score.json"
+    argv = ["score", str(sub), "--data", str(built_sample), "--out", str(record)]
+    assert main(argv) == 0
+    data = json.loads(record.read_text(encoding="utf-8"))
+    data["meta"]["notes"] = "my notes"
+    record.write_text(json.dumps(data), encoding="utf-8")
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err, "score", record)
+    assert "changed since" in err and "my notes" in record.read_text(encoding="utf-8")
+
+
 def test_score_writes_out_and_eval_results_together_or_not_at_all(
     tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -557,6 +578,97 @@ def test_answer_refuses_a_foreign_csv(tmp_path: Path, capsys: pytest.CaptureFixt
     assert other.read_text(encoding="utf-8") == "id,name\n"
 
 
+def _run_judge(stub: Any, data: Path, out: Path, *extra: str) -> int:
+    argv = ["judge", "--model", "m", "--base-url", stub.base_url, "--data", str(data)]
+    return main([*argv, "--out", str(out), "--limit", "2", "--no-progress", *extra])
+
+
+def test_judge_cache_never_appends_to_a_raw_table_or_a_foreign_folder(
+    tmp_path: Path,
+    copy_sample: Callable[[], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The response cache (``<out>.cache/responses.jsonl``, opened to append) followed a link
+    or a hard link into the raw release, and ``--cache-dir`` wrote into a raw release, a build
+    or any folder."""
+    from medqade.runners.stub_server import StubServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    raw = copy_sample()
+    notes = tmp_path / "folder"
+    notes.mkdir()
+    (notes / "notes.txt").write_text("mine\n", encoding="utf-8")
+    before = {**_hashes(raw), **_hashes(notes)}
+    out = tmp_path / "j.jsonl"
+    cache = tmp_path / "j.jsonl.cache"
+    with StubServer() as stub:
+        cache.mkdir()
+        (cache / "responses.jsonl").symlink_to(raw / "answers.csv")
+        assert _run_judge(stub, raw, out) == 2
+        _one_line_error(capsys.readouterr().err, "judge", cache)
+        (cache / "responses.jsonl").unlink()
+        os.link(raw / "answers.csv", cache / "responses.jsonl")
+        assert _run_judge(stub, raw, out) == 2
+        _one_line_error(capsys.readouterr().err, "judge", cache)
+        shutil.rmtree(cache)
+        for folder in (raw, notes, tmp_path / "link"):
+            if folder.name == "link":
+                folder.symlink_to(notes)
+            assert _run_judge(stub, raw, out, "--cache-dir", str(folder)) == 2
+            _one_line_error(capsys.readouterr().err, "judge", folder)
+        for cache_dir in (out, tmp_path / "c"):  # the cache may not be or hold --out
+            target = out if cache_dir == out else cache_dir / "j.jsonl"
+            assert _run_judge(stub, raw, target, "--cache-dir", str(cache_dir)) == 2
+            _one_line_error(capsys.readouterr().err, "judge", cache_dir)
+        assert {**_hashes(raw), **_hashes(notes)} == before
+        assert not out.exists() and not (tmp_path / "c").exists() and not stub.requests
+        assert _run_judge(stub, raw, out) == 0  # a new cache, then its own cache again
+        assert _run_judge(stub, raw, out) == 0
+    assert sorted(p.name for p in cache.iterdir()) == [".lock", "responses.jsonl"]
+    assert {**_hashes(raw), **_hashes(notes)} == before
+
+
+def test_judge_and_answer_never_replace_a_look_alike_they_did_not_write(
+    tmp_path: Path,
+    copy_sample: Callable[[], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A hand-written submission (``question_id,answer``) and a judge file made elsewhere look
+    like the commands' own output by content, and were replaced; now only a file the sidecar
+    marker vouches for (written by the command, unchanged since) is replaced."""
+    from medqade.runners.stub_server import StubServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    raw = copy_sample()
+    sub = tmp_path / "sub.csv"
+    sub.write_text(ANSWERS, encoding="utf-8")
+    judged = tmp_path / "judged.jsonl"
+    shutil.copy(raw / "judgments.jsonl", judged)
+    before = _hashes(tmp_path)
+    run = ["--model", "m", "--data", str(raw), "--limit", "2", "--no-progress"]
+    with StubServer() as stub:
+        run += ["--base-url", stub.base_url]
+        for command, out in (("answer", sub), ("judge", judged)):
+            assert main([command, *run, "--out", str(out)]) == 2
+            _one_line_error(capsys.readouterr().err, command, out)
+        assert _hashes(tmp_path) == before
+        for command, name in (("answer", "a.csv"), ("judge", "j.jsonl")):
+            out = tmp_path / name
+            assert main([command, *run, "--out", str(out)]) == 0
+            assert atomic.sidecar(out).is_file()
+            assert main([command, *run, "--out", str(out)]) == 0  # its own output again
+            out.write_text(out.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+            assert main([command, *run, "--out", str(out)]) == 2  # edited since: not replaced
+            assert capsys.readouterr().err.count("\n") == 1
+        other = tmp_path / "other.jsonl"
+        atomic.sidecar(other).write_text('{"mine": 1}\n', encoding="utf-8")
+        assert main(["judge", *run, "--out", str(other)]) == 2  # a foreign sidecar name
+        _one_line_error(capsys.readouterr().err, "judge", atomic.sidecar(other))
+    assert not other.exists()
+
+
 # --- atomic.write_files -------------------------------------------------------------------------
 
 
@@ -596,14 +708,29 @@ NAMES = [
     "reviews.json",
     "map.json",
     "sub.csv",
+    "judged.jsonl",
     "other.csv",
     "folder",
     "folder/notes.txt",
     "link.csv",
     "linkdir",
     "empty",
+    "hard.csv",  # a hard link to raw/answers.csv (same inode)
+    "rawlink",  # a link to the raw release folder
+    "raw/Answers.csv",  # a case variant of a raw table
+    "d/../raw",
 ]
-CHILDREN = [None, "new.csv", "ratings.csv", "reviews.csv", "q.csv", "out", "report.md", "x.json"]
+CHILDREN = [
+    None,
+    "new.csv",
+    "ratings.csv",
+    "reviews.csv",
+    "q.csv",
+    "out",
+    "report.md",
+    "x.json",
+    "x.jsonl",
+]
 
 
 @pytest.fixture(scope="module")
@@ -618,6 +745,7 @@ def _sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _review_export(root / "reviews.json")
     shutil.copy(RATER_MAP, root / "map.json")
     (root / "sub.csv").write_text(ANSWERS, encoding="utf-8")
+    shutil.copy(SAMPLE / "judgments.jsonl", root / "judged.jsonl")  # a judge file not ours
     (root / "other.csv").write_text("question_id,rater,model,label,round\n", encoding="utf-8")
     (root / "folder").mkdir()
     (root / "folder" / "notes.txt").write_text("mine\n", encoding="utf-8")
@@ -634,6 +762,9 @@ def sandbox(_sandbox_template: Path) -> Iterator[Callable[[], Path]]:
         shutil.copytree(_sandbox_template, root, symlinks=True)
         (root / "link.csv").symlink_to(root / "other.csv")
         (root / "linkdir").symlink_to(root / "folder")
+        (root / "rawlink").symlink_to(root / "raw")
+        os.link(root / "raw" / "answers.csv", root / "hard.csv")
+        (root / "d").mkdir()
         made.append(root.parent)
         return root
 
@@ -642,8 +773,18 @@ def sandbox(_sandbox_template: Path) -> Iterator[Callable[[], Path]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _writers(root: Path, target: str) -> dict[str, list[str]]:
-    """Every writer, aimed at ``target`` (run from ``root``)."""
+@pytest.fixture(scope="module")
+def stub_url() -> Iterator[str]:
+    """An OpenAI-compatible stub server, so judge and answer really write."""
+    from medqade.runners.stub_server import StubServer
+
+    with StubServer() as server:
+        yield server.base_url
+
+
+def _writers(root: Path, target: str, url: str = "http://127.0.0.1:9/v1") -> dict[str, list[str]]:
+    """Every writer, aimed at ``target`` (run from ``root``); judge and answer ask ``url``."""
+    run = ["--base-url", url, "--limit", "2", "--no-progress", "--max-retries", "0"]
     return {
         "import-labelstudio": [
             "import-labelstudio",
@@ -663,7 +804,27 @@ def _writers(root: Path, target: str) -> dict[str, list[str]]:
             "--difficulty-out",
             target,
         ],
+        "import-labelstudio-append": [
+            "import-labelstudio",
+            "export.json",
+            "--rater-map",
+            "map.json",
+            "--out",
+            target,
+            "--append",
+        ],
+        "import-labelstudio-replace": [
+            "import-labelstudio",
+            "export.json",
+            "--rater-map",
+            "map.json",
+            "--out",
+            target,
+            "--replace",
+        ],
         "import-reviews": ["import-reviews", "reviews.json", "--out", target],
+        "import-reviews-append": ["import-reviews", "reviews.json", "--out", target, "--append"],
+        "import-reviews-replace": ["import-reviews", "reviews.json", "--out", target, "--replace"],
         "score": ["score", "sub.csv", "--data", "build", "--out", target],
         "score-eval-results": [
             "score",
@@ -677,14 +838,29 @@ def _writers(root: Path, target: str) -> dict[str, list[str]]:
         ],
         "review-queue": ["review-queue", "--data", "build", "--out", target],
         "reproduce": ["reproduce", "--data", "build", "--out", target, *FAST],
-        "judge": ["judge", "--model", "m", "--data", "build", "--out", target, "--dry-run"],
-        "answer": ["answer", "--model", "m", "--data", "build", "--out", target, "--dry-run"],
+        "judge": ["judge", "--model", "m", "--data", "build", "--out", target, *run],
+        "answer": ["answer", "--model", "m", "--data", "build", "--out", target, *run],
         "build": ["build", "--raw", "raw", "--out", target],
+        "build-arrow": ["build", "--raw", "raw", "--out", "fresh-build", "--arrow", target],
+        # the tables are not simulated (a minute each): the target is checked and recovered
+        # (the policy); a target it accepts stops at the patched simulation, writing nothing
+        "synthesize": ["synthesize", "--out", target],
     }
 
 
+def _no_simulation(*args: Any, **kwargs: Any) -> Any:
+    raise ValueError("test: simulation skipped after the target check")
+
+
 WRITERS = sorted(_writers(Path("."), "T"))
-OWN_TABLE = {"import-labelstudio": "ratings.csv", "import-reviews": "reviews.csv"}
+OWN_TABLE = {
+    **dict.fromkeys(("import-labelstudio", "import-labelstudio-append"), "ratings.csv"),
+    "import-labelstudio-replace": "ratings.csv",
+    **dict.fromkeys(("import-reviews", "import-reviews-append"), "reviews.csv"),
+    "import-reviews-replace": "reviews.csv",
+}
+CHANGE_TARGET = {w for w in OWN_TABLE if w.endswith(("-append", "-replace"))}
+"""Writers the user asked to change the named table: it (and nothing else) may change."""
 
 
 @pytest.mark.parametrize("writer", WRITERS)
@@ -694,24 +870,41 @@ OWN_TABLE = {"import-labelstudio": "ratings.csv", "import-reviews": "reviews.csv
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(name=st.sampled_from(NAMES), child=st.sampled_from(CHILDREN))
+@example(name="sub.csv", child=None)  # look-alikes of answer's and judge's own output
+@example(name="judged.jsonl", child=None)
+@example(name="empty", child="x.jsonl")  # a real write of judge (and answer's refusal)
+@example(name="empty", child="new.csv")
+@example(name="other.csv", child=None)  # a ratings-shaped table of the user's
+@example(name="raw", child="ratings.csv")
+@example(name="rawlink", child="ratings.csv")
+@example(name="hard.csv", child=None)
 def test_every_writer_changes_nothing_it_did_not_make(
     writer: str,
     name: str,
     child: str | None,
     sandbox: Callable[[], Path],
+    stub_url: str,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     root = sandbox()
     monkeypatch.chdir(root)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    simulate = importlib.import_module("medqade.synthetic.simulate")  # the module, not the function
+    monkeypatch.setattr(simulate, "simulate", _no_simulation)
     target = name if child is None else f"{name}/{child}"
     before = _hashes(root)
-    rc = main(_writers(root, target)[writer])
+    rc = main(_writers(root, target, stub_url)[writer])
     err = capsys.readouterr().err
     assert rc in (0, 2), err
     assert "Traceback" not in err
     after = _hashes(root)
     changed = sorted(k for k in before if after.get(k) != before[k])
+    if writer in CHANGE_TARGET and rc == 0:  # --append / --replace: the named table only
+        named = (root / target).parent.resolve() / Path(target).name
+        allowed = [named.relative_to(root.resolve()).as_posix()]
+        assert changed in ([], allowed), f"{writer} --out {target} changed {changed}: {err}"
+        changed = []
     assert changed == [], f"{writer} --out {target} changed {changed}: {err}"
     new = [k for k in after if k not in before]
     for path in new:  # nothing new inside the build, nor in the raw release but its own table
@@ -734,3 +927,185 @@ def test_write_bytes_error_names_the_target_not_the_temp_file(
     with pytest.raises(PermissionError) as info:
         atomic.write_bytes(target, b"x")
     assert info.value.filename == str(target)
+
+
+def test_write_files_removes_backups_and_temp_files_a_crash_left(tmp_path: Path) -> None:
+    """A crash between two renames left ``.NAME.medqade-bak-PID`` (and temporary files) beside
+    the target; the next write of the same target removes those of dead processes, and only
+    those: a running process's, another target's and a look-alike folder or link stay."""
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(dead.stdout)
+    target = tmp_path / "ratings.csv"
+    target.write_text("old\n", encoding="utf-8")
+    stale = [
+        tmp_path / f".ratings.csv.medqade-bak-{pid}",
+        tmp_path / f".ratings.csv.medqade-tmp-{pid}-x1y2.tmp",
+    ]
+    kept = [
+        tmp_path / f".ratings.csv.medqade-bak-{os.getppid()}",  # a running process
+        tmp_path / f".other.csv.medqade-bak-{pid}",  # another target's
+        tmp_path / f".ratings.csv.bak-{pid}",  # not our name
+        tmp_path / "notes.txt",
+    ]
+    for path in (*stale, *kept):
+        path.write_text("x\n", encoding="utf-8")
+    folder = tmp_path / f".ratings.csv.medqade-tmp-{pid}-dir.tmp"
+    folder.mkdir()
+    link = tmp_path / f".ratings.csv.medqade-bak-{pid}0"
+    link.symlink_to(tmp_path / "notes.txt")
+    atomic.write_files([atomic.Planned(target, b"new\n")])
+    assert target.read_bytes() == b"new\n"
+    assert not any(p.exists() for p in stale)
+    assert all(p.exists() for p in kept) and folder.is_dir() and link.is_symlink()
+    (tmp_path / f".report.md.medqade-tmp-{pid}-abc.tmp").write_text("x\n", encoding="utf-8")
+    atomic.write_text(tmp_path / "report.md", "r\n")
+    assert not (tmp_path / f".report.md.medqade-tmp-{pid}-abc.tmp").exists()
+
+
+def test_write_files_leaves_no_new_folder_when_a_later_file_is_refused(tmp_path: Path) -> None:
+    """--out new/a/ratings.csv with an unwritable --difficulty-out created new/a/ and left it
+    behind: all or none covers the folders made for the files too."""
+    blocker = tmp_path / "file"
+    blocker.write_text("mine\n", encoding="utf-8")
+    first = tmp_path / "new" / "a" / "ratings.csv"
+    with pytest.raises(atomic.OutputRefused, match="--difficulty-out"):
+        atomic.write_files(
+            [
+                atomic.Planned(first, b"r\n"),
+                atomic.Planned(blocker / "difficulty.csv", b"d\n", "--difficulty-out"),
+            ]
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+    assert blocker.read_text(encoding="utf-8") == "mine\n"
+    atomic.write_files([atomic.Planned(first, b"r\n")])
+    assert first.read_bytes() == b"r\n"
+
+
+def test_directory_leaves_no_new_parent_folder_when_the_command_fails(tmp_path: Path) -> None:
+    """build / reproduce / synthesize --out new/a/out that fail while writing left new/a/."""
+    with pytest.raises(RuntimeError), atomic.directory(tmp_path / "new" / "a" / "out") as tmp:
+        (tmp / "report.md").write_text("half\n", encoding="utf-8")
+        raise RuntimeError("the command failed")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_leaderboard_results_in_a_build_or_raw_release_writes_nothing_there(
+    build_copy: Path,
+    copy_sample: Callable[[], Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """leaderboard / compare --results BUILD (or RAW, or a results folder whose reference/ is
+    a link into one) cached its reference rows as reference/*.json inside it; and the Space
+    stored submissions in such a folder."""
+    from medqade.app.config import SpaceConfig
+
+    raw = copy_sample()
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "reference").symlink_to(raw)
+    before = {**_hashes(build_copy), **_hashes(raw)}
+    for folder in (build_copy, raw, results):
+        argv = ["leaderboard", "--data", str(build_copy), "--results", str(folder)]
+        assert main([*argv, "--resamples", "20"]) == 0, capsys.readouterr().err
+    assert {**_hashes(build_copy), **_hashes(raw)} == before
+    for folder in (raw, raw / "results", build_copy / "results"):
+        with pytest.raises(ValueError, match="the Space never stores submissions there"):
+            SpaceConfig(results_dir=folder)
+
+
+def test_build_with_arrow_writes_both_folders_or_neither(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """build --out B --arrow A wrote B, then failed on A (a file where a folder belongs, or an
+    export that fails) and left B behind with exit status 2."""
+    from conftest import SAMPLE
+    from medqade import build as build_mod
+
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine\n", encoding="utf-8")
+    out = tmp_path / "b"
+    argv = ["build", "--raw", str(SAMPLE), "--out", str(out)]
+    assert main([*argv, "--arrow", str(blocker / "arrow")]) == 2
+    _one_line_error(capsys.readouterr().err, "build", blocker)
+
+    def fail(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(build_mod, "export_arrow", fail)
+    with pytest.raises(OSError):
+        build_mod.build(SAMPLE, out, tmp_path / "arrow")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_a_file_where_a_folder_belongs_is_refused_before_any_work(
+    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """score --out notes.txt/score.json (and other writers) failed only at the write."""
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine\n", encoding="utf-8")
+    sub = tmp_path / "sub.csv"
+    sub.write_text(ANSWERS, encoding="utf-8")
+    target = blocker / "score.json"
+    with pytest.raises(atomic.OutputRefused, match="is a file, not a folder"):
+        atomic.check_file(target, atomic.FileOutput(kind="score record"))
+    assert main(["score", str(sub), "--data", str(built_sample), "--out", str(target)]) == 2
+    _one_line_error(capsys.readouterr().err, "score", blocker)
+    assert blocker.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_a_lone_answers_csv_is_a_submission_not_a_raw_release(
+    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder holding the user's answers.csv (the natural name of a model's answers) was
+    taken for a raw release: score --out score.json beside it, and a Space whose results
+    folder lies beside it, were refused."""
+    from medqade.app.config import SpaceConfig
+
+    sub = tmp_path / "answers.csv"
+    sub.write_text(ANSWERS, encoding="utf-8")
+    assert atomic.guarded(tmp_path) is None
+    out = tmp_path / "score.json"
+    assert main(["score", str(sub), "--data", str(built_sample), "--out", str(out)]) == 0
+    assert out.is_file() and sub.read_text(encoding="utf-8") == ANSWERS
+    SpaceConfig(results_dir=tmp_path / "results")
+    (tmp_path / "ratings.csv").write_text("question_id\n", encoding="utf-8")
+    assert atomic.guarded(tmp_path) == "a raw release"  # answers beside another raw table
+
+
+def test_write_files_refuses_one_file_named_twice_through_a_link(tmp_path: Path) -> None:
+    """write_files compared the spelled paths: a.csv and up/a.csv (up -> .) were written one
+    over the other, the first file's content lost."""
+    (tmp_path / "up").symlink_to(tmp_path)
+    files = [
+        atomic.Planned(tmp_path / "a.csv", b"first\n"),
+        atomic.Planned(tmp_path / "up" / "a.csv", b"second\n", "--difficulty-out"),
+    ]
+    with pytest.raises(atomic.OutputRefused, match="names the same file as --out"):
+        atomic.write_files(files)
+    assert not (tmp_path / "a.csv").exists()
+
+
+def test_reproduce_never_replaces_a_file_edited_since(
+    build_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The marker vouched for file names only: notes added to report.md of an earlier
+    reproduce output were lost on the next run."""
+    out = tmp_path / "paper"
+    assert _reproduce(build_copy, out) == 0
+    capsys.readouterr()
+    report = out / "report.md"
+    report.write_text(report.read_text(encoding="utf-8") + "\nmy notes\n", encoding="utf-8")
+    assert _reproduce(build_copy, out) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err, "reproduce", out)
+    assert "changed since" in err and "report.md" in err
+    assert report.read_text(encoding="utf-8").endswith("my notes\n")

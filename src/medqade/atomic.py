@@ -4,9 +4,10 @@
 synthetic raw release). It replaces only a folder it can prove it wrote itself:
 
 - the folder carries a manifest that lists every file in it (a build's ``release.json``, or the
-  :data:`MARKER` file that :func:`directory` writes for the other kinds), and holds nothing
-  else; or the folder is empty. Anything else (a file, a link, a folder with other files, the
-  working folder, a folder the command reads) is refused with :class:`OutputRefused`;
+  :data:`MARKER` file that :func:`directory` writes for the other kinds, with each file's
+  sha256: a file edited since is refused), and holds nothing else; or the folder is empty.
+  Anything else (a file, a link, a folder with other files, the working folder, a folder the
+  command reads) is refused with :class:`OutputRefused`;
 - the new folder is assembled beside the target in ``.NAME.XXXX.tmp``, which carries
   :data:`PARTIAL` while it is incomplete, and is swapped in with one atomic exchange where the
   system offers one (Linux ``renameat2``); elsewhere the old folder is renamed aside to
@@ -17,16 +18,22 @@ Every other command that writes follows the same policy through :func:`check_fil
 output file, :class:`FileOutput`) and :func:`write_files` (several files as one unit):
 
 - a target is written only where it is new, or holds the command's own earlier output (a
-  sidecar marker or the file's own content vouches for it, :attr:`FileOutput.owned`), or the
+  marker vouches for it, :attr:`FileOutput.owned`: a folder's manifest, or the sidecar
+  ``.NAME.medqade.json`` with the file's sha256, :func:`owned_by_sidecar`), or the
   user asked to change it (``--append`` / ``--replace`` of the importers); never a link, a
   folder, an input of the command, a file inside a build (a folder with ``release.json``) or a
-  raw release (a folder with a ``questions`` or ``answers`` table), except the one raw table an
+  raw release (a folder with a ``questions`` table, or an ``answers`` table beside another raw
+  table: :func:`guarded`), except the one raw table an
   importer imports into (:attr:`FileOutput.table`);
 - :func:`write_files` writes every file to a temporary file beside its target first (so an
   unwritable target is refused before any file changes), then renames them in place one by one;
   if a rename fails, the targets already renamed are restored from hard-link backups (or
   removed, where they did not exist), so the files change all together or not at all, as far as
   POSIX allows: a crash of the machine between two renames can leave some files new;
+- temporary files and backups are named ``.NAME.medqade-tmp-PID-XXXX.tmp`` and
+  ``.NAME.medqade-bak-PID`` after their target and the writing process; a crash can leave them
+  behind, and the next write of the same target removes those whose process is no longer
+  running (:func:`clean_leftovers`; a backup only ever holds content the new file replaced);
 - errors are one line naming the user's path (never the temporary file) and what to do.
 
 Two commands writing the same target at the same moment are not supported.
@@ -37,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -67,6 +75,7 @@ def _umask() -> int:
 def write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file, fsync and rename."""
     path = Path(path)
+    clean_leftovers(path)
     try:
         tmp = _temp_file(path, data)
     except OSError as exc:
@@ -93,7 +102,8 @@ def _named(exc: OSError, path: Path) -> OSError:
 def _temp_file(path: Path, data: bytes) -> Path:
     """``data`` in a new temporary file beside ``path`` (created with its parents), fsynced."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    prefix = f".{path.name}.medqade-tmp-{os.getpid()}-"
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -105,6 +115,44 @@ def _temp_file(path: Path, data: bytes) -> Path:
             os.unlink(tmp)
         raise
     return Path(tmp)
+
+
+def _leftover_pid(name: str, target: str) -> int | None:
+    """The PID in ``name`` when it is a temporary file or backup of ``target`` (see above)."""
+    head = f".{target}.medqade-"
+    if not name.startswith(head):
+        return None
+    kind, _, rest = name[len(head) :].partition("-")
+    if kind == "bak":
+        digits = rest
+    elif kind == "tmp" and rest.endswith(".tmp"):
+        digits = rest.partition("-")[0]
+    else:
+        return None
+    return int(digits) if digits.isdigit() and digits.isascii() else None
+
+
+def clean_leftovers(path: Path) -> list[Path]:
+    """Remove the temporary files and backups an earlier write of ``path`` left beside it
+    when its process died (a crash): plain files named ``.NAME.medqade-tmp-PID-XXXX.tmp`` or
+    ``.NAME.medqade-bak-PID`` whose process is not running (never this process's: another
+    thread may be writing). Return what was removed."""
+    path = Path(os.path.abspath(path))
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        pid = _leftover_pid(entry.name, path.name)
+        if pid is None or not entry.is_file(follow_symlinks=False):
+            continue
+        if pid == os.getpid() or _alive(pid, entry.stat(follow_symlinks=False).st_mtime):
+            continue  # ours now (another thread) or a running process's
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
 
 
 def write_text(path: Path, text: str) -> None:
@@ -175,6 +223,14 @@ def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def _file_above(path: Path) -> Path | None:
+    """The nearest existing path above ``path`` when it is not a folder (``a.json/new``)."""
+    for folder in path.parents:
+        if folder.exists():
+            return None if folder.is_dir() else folder
+    return None
+
+
 def check_target(target: Path, output: Output) -> Path:
     """Return the absolute ``target`` if ``output`` may be written there, else raise.
 
@@ -209,6 +265,11 @@ def check_target(target: Path, output: Output) -> Path:
         )
     if target.is_symlink():
         raise OutputRefused(f"{where} is a symbolic link; pass the folder itself or a new path")
+    blocker = _file_above(target)
+    if blocker is not None:
+        raise OutputRefused(
+            f"{where}: {blocker} is a file, not a folder; choose a path in a folder"
+        )
     guarded = _guarded_above(real)
     if guarded is not None:
         folder, what = guarded
@@ -239,7 +300,37 @@ def check_target(target: Path, output: Output) -> Path:
                     f"({_shown(foreign)}); refusing to replace them: move them out of the "
                     f"folder or choose another {output.option}"
                 )
+            changed = _changed(target) if output.manifest is None else []
+            if changed:
+                raise OutputRefused(
+                    f"{where} holds files changed since the earlier {output.kind} wrote them "
+                    f"({_shown(changed)}); refusing to replace them: move them out of the "
+                    f"folder or choose another {output.option}"
+                )
     return target
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _changed(folder: Path) -> list[str]:
+    """Files of ``folder`` whose bytes differ from the sha256 its :data:`MARKER` recorded
+    (markers written before hashes were recorded vouch for names only)."""
+    data = _read_json(folder / MARKER) or {}
+    hashes = data.get("sha256")
+    if not isinstance(hashes, dict):
+        return []
+    out = []
+    for name, digest in sorted(hashes.items()):
+        path = folder / str(name)
+        if path.is_symlink() or (path.is_file() and _sha256(path) != digest):
+            out.append(str(name))
+    return out
 
 
 def _owned(folder: Path, output: Output) -> bool:
@@ -361,10 +452,12 @@ def directory(target: Path, output: Output | None = None) -> Iterator[Path]:
     output = output or Output(kind="output")
     recover(target, output)
     target = check_target(target, output)
+    made: list[Path] = []
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        made = _make_parents(target)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     except OSError as exc:
+        _remove_empty(made)
         raise OutputRefused(
             f"{output.option} {target}: cannot write in {target.parent} "
             f"({exc.strerror or exc}); choose a folder you can write to"
@@ -376,13 +469,23 @@ def directory(target: Path, output: Output | None = None) -> Iterator[Path]:
         yield tmp
         if output.manifest is None:
             files = [f for f in _files(tmp) if f not in (PARTIAL, MARKER)]
-            marker = {"written_by": "medqade", "kind": output.kind, "files": files}
+            hashes = {f: _sha256(tmp / f) for f in files if not (tmp / f).is_symlink()}
+            marker: dict[str, Any] = {"written_by": "medqade", "kind": output.kind}
+            marker |= {"files": files, "sha256": hashes}  # an edited file is never replaced
             write_text(tmp / MARKER, json.dumps(marker, indent=2) + "\n")
         os.unlink(tmp / PARTIAL)
         _swap_in(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_empty(made)
         raise
+
+
+def _remove_empty(folders: Sequence[Path]) -> None:
+    """Remove ``folders`` (made by :func:`_make_parents`, outermost first) while empty."""
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 # --- what no command writes into ----------------------------------------------------------------
@@ -390,16 +493,36 @@ def directory(target: Path, output: Output | None = None) -> Iterator[Path]:
 BUILD_MANIFEST = "release.json"
 """The file that makes a folder a build."""
 RAW_MARKS = ("questions", "answers")
-"""Tables that make a folder a raw release (in any of the table formats below)."""
+"""Tables that make a folder a raw release (in any of the table formats below): ``questions``
+alone, ``answers`` together with another raw table (:data:`RAW_COMPANIONS`). A lone
+``answers.csv`` is how people name a model's answers (a submission), not a raw release."""
+RAW_COMPANIONS = ("questions", "ratings", "difficulty", "judgments")
 RAW_FORMATS = (".csv", ".jsonl", ".parquet")
+
+
+def _has_table(folder: Path, name: str) -> bool:
+    return any((folder / f"{name}{ext}").is_file() for ext in RAW_FORMATS)
 
 
 def guarded(folder: Path) -> str | None:
     """``"a MedQADE build"`` or ``"a raw release"`` when ``folder`` is one, else ``None``."""
     if (folder / BUILD_MANIFEST).is_file():
         return "a MedQADE build"
-    if any((folder / f"{n}{ext}").is_file() for n in RAW_MARKS for ext in RAW_FORMATS):
+    if _has_table(folder, "questions") or (
+        _has_table(folder, "answers") and any(_has_table(folder, n) for n in RAW_COMPANIONS)
+    ):
         return "a raw release"
+    return None
+
+
+def guarded_within(path: Path) -> tuple[Path, str] | None:
+    """The build or raw release that ``path`` (links resolved) is or lies inside, with its
+    kind (:func:`guarded`); ``None`` when there is none."""
+    real = Path(os.path.abspath(path)).resolve()
+    for folder in (real, *real.parents):
+        what = guarded(folder)
+        if what is not None:
+            return folder, what
     return None
 
 
@@ -454,6 +577,11 @@ def check_file(target: Path, output: FileOutput) -> Path:
         raise OutputRefused(f"{where} is a symbolic link; name the file itself or a new path")
     if target.exists() and not target.is_file():
         raise OutputRefused(f"{where} is a folder, not a file; name a file, e.g. {where}/out")
+    blocker = _file_above(target)
+    if blocker is not None:
+        raise OutputRefused(
+            f"{where}: {blocker} is a file, not a folder; choose a path in a folder"
+        )
     real = target.parent.resolve() / target.name
     for path, description in output.inputs:
         src = Path(os.path.abspath(path)).resolve()
@@ -485,7 +613,7 @@ def check_file(target: Path, output: FileOutput) -> Path:
         what = (
             "holds rows this import did not make"
             if output.table
-            else f"was not written by medqade as a {output.kind}"
+            else f"was not written by medqade as a {output.kind} (or was changed since)"
         )
         raise OutputRefused(f"{where} exists and {what}; {output.fix}")
     return target
@@ -500,6 +628,61 @@ def first_json_line_has(path: Path, keys: Sequence[str]) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and all(k in data for k in keys)
+
+
+def sidecar(path: Path) -> Path:
+    """The marker ``.NAME.medqade.json`` beside ``path`` that vouches for a file a command
+    wrote (:func:`sidecar_planned`, :func:`owned_by_sidecar`)."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.medqade.json")
+
+
+def _sidecar_data(path: Path) -> dict[str, Any] | None:
+    data = _read_json(sidecar(path))
+    return data if data is not None and data.get("written_by") == "medqade" else None
+
+
+def owned_by_sidecar(path: Path, kind: str) -> bool:
+    """Whether ``path`` is, unchanged, a file a command wrote as ``kind``: its sidecar marker
+    names ``kind``, the file's name and the sha256 of its current bytes (a file that merely
+    looks like the command's output, or one edited since, is not)."""
+    data = _sidecar_data(path)
+    if data is None or data.get("kind") != kind or data.get("file") != Path(path).name:
+        return False
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return False
+    return data.get("sha256") == digest
+
+
+def check_sidecar(path: Path, kind: str, option: str = "--out") -> Path:
+    """Refuse (:class:`OutputRefused`) a sidecar of ``path`` that is a link, a folder or a file
+    that is not a marker of ``kind``; return the sidecar's path."""
+    marker = sidecar(path)
+    data = _sidecar_data(path)
+    output = FileOutput(
+        kind=f"{kind} marker",
+        option=option,
+        owned=lambda _: (
+            data is not None and (data.get("kind"), data.get("file")) == (kind, Path(path).name)
+        ),
+        fix="it marks another file; move it away or choose another name",
+    )
+    return check_file(marker, output)
+
+
+def sidecar_planned(path: Path, kind: str, data: bytes, option: str = "--out") -> list[Planned]:
+    """``path`` with ``data`` and its sidecar marker, to write together (:func:`write_files`)."""
+    path = Path(path)
+    marker = {
+        "written_by": "medqade",
+        "kind": kind,
+        "file": path.name,
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    text = json.dumps(marker, indent=2) + "\n"
+    return [Planned(path, data, option), Planned(sidecar(path), text.encode("utf-8"), option)]
 
 
 @dataclass(frozen=True)
@@ -520,16 +703,21 @@ def write_files(files: Sequence[Planned]) -> None:
     targets renamed before it are restored.
     """
     paths = [Path(os.path.abspath(f.path)) for f in files]
-    for i, path in enumerate(paths):
-        if path in paths[:i]:
+    real = [p.parent.resolve() / p.name for p in paths]  # one file, spelled through a link
+    for i, path in enumerate(real):
+        if path in real[:i]:
             raise OutputRefused(
                 f"{files[i].option} {files[i].path} names the same file as "
-                f"{files[paths.index(path)].option}; give each its own file"
+                f"{files[real.index(path)].option}; give each its own file"
             )
+    for path in paths:
+        clean_leftovers(path)
     temps: list[Path] = []
+    made: list[Path] = []  # folders this call created, removed again when it fails
     try:
         for f, path in zip(files, paths, strict=True):
             try:
+                made += _make_parents(path)
                 temps.append(_temp_file(path, f.data))
             except OSError as exc:
                 raise OutputRefused(
@@ -537,16 +725,40 @@ def write_files(files: Sequence[Planned]) -> None:
                     "choose a folder you can write to"
                 ) from None
         _rename_all(files, paths, temps)
+    except BaseException:
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        temps = []
+        _remove_empty(made)
+        raise
     finally:
         for tmp in temps:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
 
 
+def _make_parents(path: Path) -> list[Path]:
+    """Create the missing folders above ``path``; return them, outermost first."""
+    missing = []
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    made = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        made.append(folder)
+    return made
+
+
 def _backup(path: Path) -> Path | None:
     if not path.exists():
         return None
-    backup = path.with_name(f".{path.name}.bak-{os.getpid()}")
+    backup = path.with_name(f".{path.name}.medqade-bak-{os.getpid()}")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(backup)
     try:

@@ -397,8 +397,8 @@ def build(
         atomic.write_text(
             tmp / EVAL_YAML, eval_yaml(synthetic=bool(meta["synthetic"]), space_id=space_id)
         )
-    if arrow_dir is not None:
-        export_arrow(out, arrow_dir, arrow_out)
+        if arrow_dir is not None:  # from the finished build, before it is swapped in: a
+            export_arrow(tmp, arrow_dir, arrow_out)  # failed export leaves --out as it was
     return meta
 
 

@@ -61,11 +61,12 @@ the annotation id and the value.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -278,6 +279,17 @@ def check_export_kind(tasks: Iterable[Mapping[str, Any]], expected: str, name: s
 def load_rater_map(path: Path, roster: vocab.Roster = vocab.DEFAULT_ROSTER) -> dict[str, str]:
     """Read the rater map (Label Studio user id or e-mail -> physician id) and check it."""
     path = Path(path)
+    example = '{"5": "P01", "a@b.example": "P02"}'
+    return check_rater_map(
+        read_user_map(path, f"map user ids and/or e-mails to physician ids: {example}"),
+        roster,
+        path.name,
+    )
+
+
+def read_user_map(path: Path, fix: str) -> dict[object, object]:
+    """The JSON object of a user map file (rater map, reviewer map); ``fix`` says what it holds."""
+    path = Path(path)
     name = path.name
     text = decode_utf8(path.read_bytes(), name)
     try:
@@ -287,12 +299,8 @@ def load_rater_map(path: Path, roster: vocab.Roster = vocab.DEFAULT_ROSTER) -> d
             name, [Problem(name, exc.lineno, f"malformed JSON ({exc.msg} at column {exc.colno})")]
         ) from None
     if not isinstance(data, dict):
-        raise _refuse(
-            name,
-            "expected a JSON object",
-            'map user ids and/or e-mails to physician ids: {"5": "P01", "a@b.example": "P02"}',
-        )
-    return check_rater_map(data, roster, name)
+        raise _refuse(name, "expected a JSON object", fix)
+    return data
 
 
 def check_rater_map(
@@ -301,6 +309,30 @@ def check_rater_map(
     name: str = "rater map",
 ) -> dict[str, str]:
     """Normalise the keys (e-mails case-insensitive) and check every value is a physician."""
+
+    def physician(value: object) -> Problem | None:
+        if str(value) in roster.physicians:
+            return None
+        return Problem(
+            name,
+            None,
+            "maps to an unknown physician",
+            value=str(value),
+            fix=f"use one of {', '.join(roster.physicians)}",
+        )
+
+    return check_user_map(data, name, physician)
+
+
+def check_user_map(
+    data: Mapping[object, object],
+    name: str,
+    check: Callable[[object], Problem | None],
+) -> dict[str, str]:
+    """Normalise a user map's keys (ids and e-mails, without surrounding spaces and case) and
+    check each value with ``check`` (a problem, or ``None``: fine; its message is prefixed with
+    ``user KEY``). Keys that name the same user but map to different values are a problem
+    naming both keys; the rater and the reviewer map both go through here."""
     problems = []
     out: dict[str, str] = {}
     given: dict[str, object] = {}
@@ -319,16 +351,9 @@ def check_rater_map(
                 )
             )
             continue
-        if str(value) not in roster.physicians:
-            problems.append(
-                Problem(
-                    name,
-                    None,
-                    f"user {key!s} maps to an unknown physician",
-                    value=str(value),
-                    fix=f"use one of {', '.join(roster.physicians)}",
-                )
-            )
+        problem = check(value)
+        if problem is not None:
+            problems.append(dataclasses.replace(problem, message=f"user {key!s} {problem.message}"))
             continue
         out[normal] = str(value)
         given.setdefault(normal, key)

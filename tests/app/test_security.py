@@ -333,3 +333,51 @@ def test_space_read_only_results_folder_keeps_reference_rows(
     sources = {str((r.get("meta") or {}).get("source")) for r in state.records()}
     assert {"paper", "physicians"} <= sources
     assert "reference rows not cached in reference (Read-only file system)" in caplog.text
+
+
+def test_every_public_endpoint_answers_hostile_text_without_leaks(
+    launch, judge_csv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NUL bytes, 100k characters, unicode look-alikes, traversal and record-id prefixes in
+    every free-text argument of the five public endpoints: an answer or a one-line error,
+    never a traceback, a server path, an environment value or a stored record's upload."""
+    from gradio_client.exceptions import AppError
+
+    monkeypatch.setenv("MEDQADE_TEST_SECRET", SECRET)
+    app = launch()
+    record = _stored(app, judge_csv)
+    client = app.client()
+    rid = str(record["id"])
+    values = [
+        "/proc/self/environ",
+        "../" * 8 + "etc/passwd",
+        "a\x00b",
+        "x" * 100_000,
+        "\u202e/cte/\u202d",
+        "ＰＨＹＳＩＣＩＡＮＳ",
+        "physicians\x00",
+        "file:///proc/self/environ",
+        rid[:7],
+        rid.upper(),
+        rid + "/../" + rid,
+    ]
+    calls: list[tuple[str, tuple[Any, ...]]] = []
+    for v in values:
+        calls += [
+            ("/compare", (v, "physicians", "core")),
+            ("/compare", ("physicians", v, "full")),
+            ("/leaderboard", ("core", v)),
+            ("/item", (v, False)),
+            ("/browse", ("all", "all", "all", "all", [], None, v)),
+            ("/submit", tuple(submit_args(judge_csv, name=v, notes=v, prompt=v, decoding=v))),
+        ]
+    for api, args in calls:
+        try:
+            out = client.predict(*args, api_name=api)
+        except AppError as exc:  # Gradio's own check of an argument
+            out = str(exc)
+        text = json.dumps(out, default=str)
+        where = f"{api} {json.dumps(args, default=str)[:80]}"
+        assert "Traceback" not in text and SECRET not in text, where
+        assert str(app.results) not in text and str(judge_csv.parent) not in text, where
+        assert "root:" not in text and "HOME=" not in text and "PATH=" not in text, where

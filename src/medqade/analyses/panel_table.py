@@ -66,6 +66,32 @@ def judges_review_table(report: PanelReport) -> Table | None:
     )
 
 
+def panel_csv(report: PanelReport) -> str:
+    """``medqade panel --format csv``: one CSV table. The first column ``kind`` is
+    ``physician`` for the rows of :func:`panel_table`; with reviews in the release a ``judge``
+    column follows ``physician`` and each judge adds a row of kind ``judge`` with only
+    ``judge`` and ``review_codes`` set (the codes of :func:`judges_review_table`)."""
+    table = panel_table(report)
+    judges = judges_review_table(report)
+    if judges is None:
+        header = ("kind", *table.csv_header)
+        rows = [("physician", *r) for r in table.csv_rows]
+    else:
+        header = ("kind", "physician", "judge", *table.csv_header[1:])
+        width = len(header)
+        rows = [("physician", r[0], None, *r[1:]) for r in table.csv_rows]
+        for judge, codes in judges.csv_rows:
+            rows.append(("judge", None, judge, *([None] * (width - 4)), codes))
+    return Table(
+        name=table.name,
+        title=table.title,
+        header=(),
+        rows=(),
+        csv_header=header,
+        csv_rows=tuple(rows),
+    ).to_csv()
+
+
 def panel_table(report: PanelReport) -> Table:
     """The per-physician table of ``report``."""
     rows: list[tuple[str, ...]] = []

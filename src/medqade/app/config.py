@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from medqade import atomic
 from medqade.measures.paired import DEFAULT_MARGIN, check_margin
 from medqade.measures.seeds import BOOTSTRAP_SEED
 
@@ -105,6 +106,13 @@ class SpaceConfig:
                 '"import secrets; print(secrets.token_hex(32))"'
             )
         results = Path(os.path.abspath(self.results_dir))
+        inside = atomic.guarded_within(results)
+        if inside is not None:
+            raise ValueError(
+                f"the results folder {self.results_dir} is or lies inside {inside[1]} "
+                f"({inside[0]}); the Space never stores submissions there: choose another "
+                "--results"
+            )
         key_file = Path(os.path.abspath(self.key_file))
         if key_file == results or results in key_file.parents:
             raise ValueError(

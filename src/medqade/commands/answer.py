@@ -52,5 +52,5 @@ def run(args: argparse.Namespace) -> int:
     if result is None:
         return 130
     outcomes, summary = result
-    write_submission(args.out, submission_rows(outcomes))
+    write_submission(args.out, submission_rows(outcomes), runner_inputs(args))
     return report(summary, args.out, config)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from medqade.codebook import load_codebook
+from medqade.labelstudio import check_user_map, read_user_map
 from medqade.labelstudio_reviews import import_reviews
-from medqade.problems import InputError, Problem
+from medqade.problems import Problem
 
 NAME = "import-reviews"
 HELP = "Convert a Label Studio export of review-queue tasks into the raw release's reviews table."
@@ -58,18 +58,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _reviewer_map(path: Path | None) -> dict[str, str] | None:
+    """The reviewer map, checked like the rater map (:func:`medqade.labelstudio.check_user_map`):
+    keys that name the same user but map to different reviewers are refused, naming both."""
     if path is None:
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(path.name, [Problem(path.name, None, f"not valid JSON ({exc})")]) from None
-    if not isinstance(data, dict) or not all(isinstance(v, str) and v for v in data.values()):
-        raise InputError(
+    data = read_user_map(path, 'map user ids and/or e-mails to reviewer names: {"5": "R1"}')
+
+    def name(value: object) -> Problem | None:
+        if isinstance(value, str) and value.strip():
+            return None
+        return Problem(
             path.name,
-            [Problem(path.name, None, "expected a JSON object of user -> reviewer name")],
+            None,
+            "maps to no reviewer name",
+            value=str(value),
+            fix="give a non-empty string",
         )
-    return {str(k).strip().casefold(): v for k, v in data.items()}
+
+    return check_user_map(data, path.name, name)
 
 
 def _inputs(args: argparse.Namespace) -> list[tuple[Path, str]]:

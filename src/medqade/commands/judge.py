@@ -73,5 +73,9 @@ def run(args: argparse.Namespace) -> int:
     if result is None:
         return 130
     outcomes, summary = result
-    write_judgments(args.out, judgment_rows(items, outcomes, args.evaluator or args.model))
+    write_judgments(
+        args.out,
+        judgment_rows(items, outcomes, args.evaluator or args.model),
+        runner_inputs(args),
+    )
     return report(summary, args.out, config)

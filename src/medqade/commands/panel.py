@@ -25,9 +25,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--format",
         choices=FORMATS,
         default="md",
-        help="output format (default md); with reviews in the release, md and csv add the "
-        "physicians' review codes as a column and, after a blank line, the judges' review codes "
-        "as a second table (judge, review_codes)",
+        help="output format (default md). csv is one table whose first column, kind, is "
+        "'physician' for each physician's row; with reviews in the release a judge column "
+        "follows physician, each judge adds a row of kind 'judge' with only judge and "
+        "review_codes set, and the physicians' rows have their review_codes. md shows the "
+        "judges' review codes as a second table",
     )
     p.add_argument(
         "--resamples",
@@ -49,12 +51,14 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(json_ready(report.to_dict()), ensure_ascii=False, indent=2)
         print(text)
         return 0
-    from medqade.analyses.panel_table import judges_review_table, panel_table
+    from medqade.analyses.panel_table import judges_review_table, panel_csv, panel_table
 
+    if args.format == "csv":
+        print(panel_csv(report), end="")
+        return 0
     tables = [panel_table(report)]
     judges = judges_review_table(report)
     if judges is not None:
         tables.append(judges)
-    texts = [t.to_csv() if args.format == "csv" else t.to_markdown() for t in tables]
-    print("\n".join(texts), end="")
+    print("\n".join(t.to_markdown() for t in tables), end="")
     return 0

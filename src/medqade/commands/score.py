@@ -269,16 +269,19 @@ RECORD_KEYS = ("schema_version", "id", "kind", "submission")
 
 
 def is_record(path: Path) -> bool:
-    """Whether ``path`` holds a score record (an earlier ``score --out``), which may be
-    replaced."""
+    """Whether ``path`` holds a score record (an earlier ``score --out``), unchanged since it
+    was written (its ``id`` is the hash of its content), which may be replaced."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
+    from medqade.scoring.records import record_id
+
     return (
         isinstance(data, dict)
         and all(k in data for k in RECORD_KEYS)
         and data["kind"] in ("judge", "answers")
+        and data.get("id") == record_id(data)  # unchanged since written: content-addressed
     )
 
 

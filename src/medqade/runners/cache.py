@@ -6,6 +6,11 @@ soon as the item is done. The key (:func:`cache_key`) hashes the model, the full
 changed prompt or parameter is a cache miss, never a stale hit. A half-written last line
 (the process was killed mid-write) is skipped on load. A lock file keeps two runs from
 appending to the same cache at once. No API key or endpoint credential is ever stored.
+
+The cache folder follows the output policy (:mod:`medqade.atomic`, :func:`check_cache_dir`):
+it is new, empty or an earlier cache (only ``responses.jsonl`` and ``.lock``, each a plain file
+with no other link, the first line a cache record); never a link, an input of the run, nor a
+folder in or of a build or a raw release. The files are opened without following links.
 """
 
 from __future__ import annotations
@@ -13,10 +18,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final
+
+from medqade import atomic
 
 try:
     import fcntl
@@ -48,6 +56,71 @@ def cache_key(
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _refuse(where: str, why: str) -> atomic.OutputRefused:
+    return atomic.OutputRefused(f"{where} {why}; pass --cache-dir with a new or empty folder")
+
+
+def _is_cache_file(path: Path) -> bool:
+    """An earlier cache: empty, a first line still being written, or a first record."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(1 << 20)
+    except OSError:
+        return False
+    if b"\n" not in head:
+        return True  # empty, or killed while writing the first record
+    return atomic.first_json_line_has(path, ["key"])
+
+
+def check_cache_dir(
+    folder: Path, inputs: Sequence[tuple[Path, str]] = (), option: str = "--cache-dir"
+) -> Path:
+    """Return the absolute ``folder`` if the response cache may be written there, else raise
+    :class:`~medqade.atomic.OutputRefused` (one line naming the user's path): a link, a file,
+    an input of the run (or a folder inside one), a build or raw release or a folder inside
+    one, a folder with other files, and cache files that are links, have other hard links or
+    are not a cache."""
+    where = f"{option} {folder}"
+    folder = Path(os.path.abspath(folder))
+    if folder.is_symlink():
+        raise _refuse(where, "is a symbolic link")
+    if folder.exists() and not folder.is_dir():
+        raise _refuse(where, "is a file, not a folder")
+    real = folder.resolve()
+    for path, description in inputs:
+        src = Path(os.path.abspath(path)).resolve()
+        if real == src or src in real.parents:
+            raise _refuse(where, f"is or lies inside {description}; a run never writes there")
+    for above in (real, *real.parents):
+        kind = atomic.guarded(above)
+        if kind is not None:
+            raise _refuse(where, f"is or lies inside {kind} ({above}); a run never writes there")
+    if not folder.is_dir():
+        return folder
+    names = sorted(os.listdir(folder))
+    foreign = [n for n in names if n not in (CACHE_FILE, LOCK_FILE)]
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (
+            f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        )
+        raise _refuse(where, f"holds files that are not a response cache ({shown})")
+    for name in names:
+        path = folder / name
+        if path.is_symlink() or not path.is_file():
+            raise _refuse(where, f"holds {name}, which is not a plain file")
+        if path.stat().st_nlink > 1:
+            raise _refuse(where, f"holds {name}, a hard link to another file")
+    if CACHE_FILE in names and not _is_cache_file(folder / CACHE_FILE):
+        raise _refuse(where, f"holds a {CACHE_FILE} that is not a response cache")
+    return folder
+
+
+def _open_append(path: Path) -> IO[str]:
+    """``path`` opened to append, refusing a link (``O_NOFOLLOW``)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    return os.fdopen(os.open(path, flags, 0o666), "a", encoding="utf-8")
+
+
 class ResponseCache:
     """Finished items by cache key; use as a context manager (takes and frees the lock)."""
 
@@ -61,8 +134,9 @@ class ResponseCache:
         self._lock: IO[str] | None = None
 
     def __enter__(self) -> ResponseCache:
+        check_cache_dir(self.folder)
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._lock = open(self.folder / LOCK_FILE, "a", encoding="utf-8")
+        self._lock = _open_append(self.folder / LOCK_FILE)
         if fcntl is not None:
             try:
                 fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -74,7 +148,7 @@ class ResponseCache:
                     "another --cache-dir"
                 ) from None
         self._load()
-        self._fh = open(self.path, "a", encoding="utf-8")
+        self._fh = _open_append(self.path)
         if self._needs_newline:
             self._fh.write("\n")
         return self

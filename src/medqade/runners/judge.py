@@ -154,26 +154,32 @@ def judgment_rows(
     return rows
 
 
-JUDGMENT_KEYS: Final = ("evaluator", "question_id", "order")
-"""Keys of every line of ``medqade judge``'s output (how an earlier output is recognised)."""
+JUDGE_OUTPUT: Final = "judge output"
+"""The kind in the sidecar marker (:func:`medqade.atomic.sidecar`) of ``medqade judge --out``."""
 
 
 def is_judgment_file(path: Path) -> bool:
-    """Whether ``path`` is an earlier ``medqade judge --out`` (its first line is a judgment)."""
-    return atomic.first_json_line_has(path, JUDGMENT_KEYS)
+    """Whether ``path`` is an earlier ``medqade judge --out``, unchanged: its sidecar marker
+    ``.NAME.medqade.json`` vouches for its bytes (a judge file made elsewhere is not)."""
+    return atomic.owned_by_sidecar(path, JUDGE_OUTPUT)
 
 
 def check_judgment_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` and the output policy
-    (:func:`medqade.atomic.check_file`) lets the command write it: new, or an earlier output
-    of ``medqade judge``; never an input (``inputs``), a link, a build or a raw release."""
+    (:func:`medqade.atomic.check_file`) lets the command write it and its sidecar marker: new,
+    or an earlier output of ``medqade judge``; never an input (``inputs``), a link, a build or
+    a raw release."""
     if Path(path).suffix.lower() != ".jsonl":
         raise ValueError(f"--out {path}: judgments are written as JSON lines; use a .jsonl name")
-    output = atomic.FileOutput(kind="judge output", inputs=tuple(inputs), owned=is_judgment_file)
+    output = atomic.FileOutput(kind=JUDGE_OUTPUT, inputs=tuple(inputs), owned=is_judgment_file)
     atomic.check_file(path, output)
+    atomic.check_sidecar(path, JUDGE_OUTPUT)
 
 
-def write_judgments(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Write one JSON object per line, atomically."""
-    check_judgment_path(path)
-    atomic.write_text(Path(path), "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+def write_judgments(
+    path: Path, rows: Sequence[Mapping[str, Any]], inputs: Sequence[tuple[Path, str]] = ()
+) -> None:
+    """Write one JSON object per line and its sidecar marker, together and atomically."""
+    check_judgment_path(path, inputs)
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    atomic.write_files(atomic.sidecar_planned(Path(path), JUDGE_OUTPUT, text.encode("utf-8")))

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from medqade import atomic
 from medqade.commands._args import add_data_argument
+from medqade.runners.cache import check_cache_dir
 from medqade.runners.jobs import Job, Outcome, Parser, RunSummary
 from medqade.runners.settings import (
     DEFAULT_KEY_ENV,
@@ -176,7 +179,16 @@ def runner_inputs(args: argparse.Namespace) -> list[tuple[Path, str]]:
 
 
 def run_config(args: argparse.Namespace, label: str) -> RunConfig:
-    """The frozen :class:`RunConfig` of parsed arguments (raises ``ValueError`` on bad values)."""
+    """The frozen :class:`RunConfig` of parsed arguments (raises ``ValueError`` on bad values,
+    :class:`~medqade.atomic.OutputRefused` for a cache folder the run may not write)."""
+    cache_dir = args.cache_dir or default_cache_dir(args.out)
+    check_cache_dir(cache_dir, runner_inputs(args))
+    out, cache = (Path(os.path.abspath(p)).resolve() for p in (args.out, cache_dir))
+    if out == cache or cache in out.parents:  # found only after the run has been paid for
+        raise atomic.OutputRefused(
+            f"--cache-dir {cache_dir} is or contains --out {args.out}; give the cache its own "
+            "folder (default: OUT.cache beside --out)"
+        )
     return RunConfig(
         endpoint=Endpoint(
             model=args.model,
@@ -197,7 +209,7 @@ def run_config(args: argparse.Namespace, label: str) -> RunConfig:
             seed=args.seed,
         ),
         concurrency=args.concurrency,
-        cache_dir=args.cache_dir or default_cache_dir(args.out),
+        cache_dir=cache_dir,
         progress=not args.no_progress,
         label=label,
         check_model=not args.skip_model_check,

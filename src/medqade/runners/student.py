@@ -58,34 +58,35 @@ def submission_rows(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
     return rows
 
 
+ANSWER_OUTPUT: Final = "answer submission"
+"""The kind in the sidecar marker (:func:`medqade.atomic.sidecar`) of ``medqade answer --out``."""
+
+
 def is_submission_file(path: Path) -> bool:
-    """Whether ``path`` is an earlier ``medqade answer --out``: JSON lines of
-    ``question_id`` and ``answer``, or a CSV with the header ``question_id,answer``."""
-    if Path(path).suffix.lower() == ".jsonl":
-        return atomic.first_json_line_has(path, ("question_id", "answer"))
-    try:
-        with Path(path).open("rb") as fh:
-            return fh.readline().rstrip(b"\r\n") == b"question_id,answer"
-    except OSError:
-        return False
+    """Whether ``path`` is an earlier ``medqade answer --out``, unchanged: its sidecar marker
+    ``.NAME.medqade.json`` vouches for its bytes (a submission written by hand is not)."""
+    return atomic.owned_by_sidecar(path, ANSWER_OUTPUT)
 
 
 def check_submission_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` or ``.csv`` and the output policy
-    (:func:`medqade.atomic.check_file`) lets the command write it: new, or an earlier output
-    of ``medqade answer``; never an input (``inputs``), a link, a build or a raw release."""
+    (:func:`medqade.atomic.check_file`) lets the command write it and its sidecar marker: new,
+    or an earlier output of ``medqade answer``; never an input (``inputs``), a link, a build or
+    a raw release."""
     if Path(path).suffix.lower() not in SUBMISSION_SUFFIXES:
         raise ValueError(f"--out {path}: use a .jsonl or .csv file name (the format follows it)")
-    output = atomic.FileOutput(
-        kind="answer submission", inputs=tuple(inputs), owned=is_submission_file
-    )
+    output = atomic.FileOutput(kind=ANSWER_OUTPUT, inputs=tuple(inputs), owned=is_submission_file)
     atomic.check_file(path, output)
+    atomic.check_sidecar(path, ANSWER_OUTPUT)
 
 
-def write_submission(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Write rows atomically as JSONL or UTF-8 CSV, chosen by the extension of ``path``."""
+def write_submission(
+    path: Path, rows: Sequence[dict[str, Any]], inputs: Sequence[tuple[Path, str]] = ()
+) -> None:
+    """Write rows as JSONL or UTF-8 CSV, chosen by the extension of ``path``, with the sidecar
+    marker, together and atomically."""
     path = Path(path)
-    check_submission_path(path)
+    check_submission_path(path, inputs)
     if path.suffix.lower() == ".jsonl":
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     else:
@@ -95,4 +96,4 @@ def write_submission(path: Path, rows: Sequence[dict[str, Any]]) -> None:
         for r in rows:
             writer.writerow([r["question_id"], r["answer"] if r["answer"] is not None else ""])
         text = buf.getvalue()
-    atomic.write_text(path, text)
+    atomic.write_files(atomic.sidecar_planned(path, ANSWER_OUTPUT, text.encode("utf-8")))

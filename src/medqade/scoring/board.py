@@ -41,7 +41,8 @@ def cached_reference_records(
 ) -> list[dict[str, Any]]:
     """The reference records, read from the cache under ``folder`` or computed (and cached
     there when ``folder`` is given and can be written; a read-only or full folder only
-    costs the computation next time)."""
+    costs the computation next time; a folder that is or lies inside a build or a raw
+    release, also through a link, is never written)."""
     path = None if folder is None else reference_path(folder, release, resamples, seed, margin)
     if path is not None and path.is_file():
         try:
@@ -53,7 +54,10 @@ def cached_reference_records(
                 return refs
             log.warning("recomputing reference records: %s is not a list of records", path.name)
     refs = reference_records(release, resamples=resamples, seed=seed, margin=margin)
-    if path is not None:
+    inside = None if path is None else atomic.guarded_within(path.parent)
+    if inside is not None:  # never write into a build or a raw release (--results BUILD)
+        log.warning("reference rows not cached: the results folder lies inside %s", inside[1])
+    elif path is not None:
         try:
             atomic.write_text(path, json.dumps(refs, ensure_ascii=False) + "\n")
         except OSError as exc:  # a read-only or full folder: the rows are used uncached
