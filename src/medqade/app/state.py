@@ -134,6 +134,7 @@ class SpaceState:
         self._references: list[dict[str, Any]] | None = references
         self._judges_loaded: set[str] = set()
         self._stored_uploads: dict[str, str] = {}
+        self._noted_version = -1
         self._uploads_lock = threading.Lock()
         self.report: Future[Report] = Future()
         self._on_report = on_report
@@ -184,7 +185,7 @@ class SpaceState:
             self.boards(view)
 
     def _load_submitted_judges(self) -> None:
-        for record in self.store.records():
+        for record in self.board_records().stored:
             self._register_judge(record, None)
 
     def _register_judge(self, record: Mapping[str, Any], labels: Any) -> None:
@@ -232,9 +233,21 @@ class SpaceState:
     def references_ready(self) -> bool:
         return self._references is not None
 
+    def board_records(self) -> board.BoardRecords:
+        """The records on this release's board: :func:`medqade.scoring.board.board_records`,
+        the rule ``medqade leaderboard`` applies too (a stored record scored on another
+        release is left out, and counted in the log once per change of the store)."""
+        chosen = board.board_records(self.release, self._references or [], self.store.records())
+        version = self.store.version
+        if chosen.other_release and self._noted_version != version:
+            self._noted_version = version
+            log.warning("%s", chosen.note)
+        return chosen
+
     def records(self) -> list[dict[str, Any]]:
-        """Reference records (when computed) followed by every stored submission."""
-        return [*(self._references or []), *self.store.records()]
+        """Reference records (when computed) followed by the stored submissions scored on
+        this release (:meth:`board_records`)."""
+        return self.board_records().records
 
     def boards(self, view: str, metric: str = "kappa", margin: float | None = None) -> Boards:
         """The leaderboard tables of ``view`` ranked on ``metric``, verdicts with ``margin``
@@ -269,7 +282,7 @@ class SpaceState:
         out = [("Physicians (leave-one-out, core)", compare_mod.PHYSICIANS)]
         out += [(f"{m.name} (paper)", m.id) for m in roster.evaluators]
         out += [(f"{b.name} (baseline)", b.id) for b in scoring.BASELINES]
-        for r in self.store.records():
+        for r in self.board_records().stored:
             if on_board(r) and self.store.upload_paths(r):
                 name = str((r.get("meta") or {}).get("name") or "submission")
                 out.append((f"{name} (submitted, {str(r['id'])[:8]})", str(r["id"])))
@@ -285,12 +298,13 @@ class SpaceState:
         a, b = (compare_mod.check_token(str(t or "")) for t in (a, b))  # before any work
         shown = self.board_judge_ids()
         # model-answer records stay, to be refused as "not a judge" by name
+        chosen = self.board_records()
         records = [
-            r for r in self.records() if str(r.get("id")) in shown or r.get("kind") != "judge"
+            r for r in chosen.records if str(r.get("id")) in shown or r.get("kind") != "judge"
         ]
         uploads = {
             str(r["id"]): paths[0]
-            for r in self.store.records()
+            for r in chosen.stored
             if str(r.get("id")) in shown and (paths := self.store.upload_paths(r))
         }
         side_a, side_b = (

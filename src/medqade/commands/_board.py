@@ -2,12 +2,14 @@
 
 The reference rows come from the same cache file as the Space's (:mod:`medqade.scoring.board`)
 and the submissions from the same results folder (default: the local Space's), so the CLI and
-the Space show the same rows and numbers.
+the Space show the same rows and numbers; which stored records belong on the board is decided
+by the same library rule (:func:`medqade.scoring.board.board_records`).
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,9 @@ from medqade.commands._args import (
 )
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.release import Release, open_release
-from medqade.scoring.board import cached_reference_records
+from medqade.scoring import board
+
+log = logging.getLogger(__name__)
 
 
 def add_board_arguments(p: argparse.ArgumentParser) -> None:
@@ -40,11 +44,13 @@ def add_board_arguments(p: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class Board:
-    """The release, every record (reference rows first) and each stored upload by id."""
+    """The release, every record on its board (reference rows first), each stored upload by
+    id, and how many stored records were left out as scored on another release."""
 
     release: Release
     records: list[dict[str, Any]]
     uploads: dict[str, Path]
+    other_release: int = 0
 
 
 def open_board(args: argparse.Namespace) -> Board:
@@ -55,16 +61,18 @@ def open_board(args: argparse.Namespace) -> Board:
     folder: Path = args.results if args.results is not None else default_results_dir()
     if args.results is not None and not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such results folder")
-    refs = cached_reference_records(release, folder, args.resamples, args.seed, args.margin)
+    refs = board.cached_reference_records(release, folder, args.resamples, args.seed, args.margin)
     stored: list[dict[str, Any]] = []
     uploads: dict[str, Path] = {}
-    if folder.is_dir():
-        store = ResultsStore(folder, RateLimit(0, 1.0))
-        for record in store.records():
-            if (record.get("dataset") or {}).get("hash") != release.data_hash:
-                continue  # scored on another release: not comparable
-            stored.append(record)
+    store = ResultsStore(folder, RateLimit(0, 1.0)) if folder.is_dir() else None
+    if store is not None:
+        stored = store.records()
+    chosen = board.board_records(release, refs, stored)
+    if chosen.note:
+        log.warning("%s", chosen.note)
+    if store is not None:
+        for record in chosen.stored:
             paths = store.upload_paths(record)
             if paths:
                 uploads[str(record["id"])] = paths[0]
-    return Board(release, [*refs, *stored], uploads)
+    return Board(release, chosen.records, uploads, chosen.other_release)

@@ -6,6 +6,12 @@ seconds, so the records are kept in ``<results>/reference/<key>.json``, keyed by
 hash, resamples, seed, margin and scorer version. ``medqade leaderboard``, ``medqade
 compare`` and the Space read the same file, so they show the same rows and numbers; a file
 that does not parse is recomputed (and replaced atomically), never trusted half-read.
+
+:func:`board_records` decides which records belong on the board of a release: the one rule
+the CLI (``medqade leaderboard``/``compare``) and the Space both call, so the same results
+folder gives the same board in both. A record scored on another release (another data hash)
+is left out and counted; a record of an older schema or scorer on this release stays, shown
+as ``stale`` by :func:`medqade.scoring.leaderboard.status`.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -67,3 +75,52 @@ def cached_reference_records(
                 exc.strerror or type(exc).__name__,
             )
     return refs
+
+
+def scored_on(record: Mapping[str, Any], release: Release) -> bool:
+    """Whether ``record`` was scored on ``release`` (the same data hash; a record without
+    one is not comparable)."""
+    dataset = record.get("dataset")
+    return isinstance(dataset, Mapping) and dataset.get("hash") == release.data_hash
+
+
+@dataclass(frozen=True)
+class BoardRecords:
+    """The records a release's board shows (reference rows first, then stored ones, in
+    their order) and how many stored records were left out as scored on another release."""
+
+    records: list[dict[str, Any]]
+    stored: list[dict[str, Any]]
+    other_release: int
+
+    @property
+    def note(self) -> str:
+        """One line for a maintainer: what was left out and why (empty when nothing was)."""
+        n = self.other_release
+        if not n:
+            return ""
+        return (
+            f"{n} stored record{'s were' if n != 1 else ' was'} scored on another release "
+            "(another data hash) and left out of this board; score the submission again on "
+            "this release to show it"
+        )
+
+
+def board_records(
+    release: Release,
+    references: Iterable[dict[str, Any]],
+    stored: Iterable[dict[str, Any]],
+) -> BoardRecords:
+    """Which records belong on the board of ``release``: the reference rows and the stored
+    records scored on it (:func:`scored_on`). The one rule behind ``medqade leaderboard``,
+    ``medqade compare`` and every list of the Space (leaderboard, Compare, Browse,
+    Analysis); stale records of this release stay (shown as ``stale``, unranked)."""
+    refs = [r for r in references if scored_on(r, release)]
+    kept: list[dict[str, Any]] = []
+    other = 0
+    for record in stored:
+        if scored_on(record, release):
+            kept.append(record)
+        else:
+            other += 1
+    return BoardRecords([*refs, *kept], kept, other)

@@ -1,0 +1,136 @@
+"""Issue 25: which stored records belong on a release's board is one library rule
+(:func:`medqade.scoring.board.board_records`), called by the Space and the CLI alike."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from medqade.app.config import SpaceConfig
+from medqade.app.state import SpaceState
+from medqade.cli import main
+from medqade.release import Release
+from medqade.scoring import board, record_id
+
+RESAMPLES = 10
+
+
+def _space(release: Release, results: Path) -> SpaceState:
+    config = SpaceConfig(results_dir=results, rate_limit=0, resamples=RESAMPLES)
+    return SpaceState(release, results, config, background=False, analyses=False)
+
+
+def _forge_other_release(results: Path, record: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``record`` as if scored on another release (another data hash), stored
+    next to it with its own id, name and duplicate key."""
+    other = copy.deepcopy(record)
+    other["dataset"]["hash"] = "0" * 64
+    other["meta"]["name"] = "Judge of another release"
+    other["space"]["key"] = "f" * 64
+    other.pop("id")
+    other["id"] = record_id(other)
+    path = results / "records" / f"{other['id']}.json"
+    path.write_text(json.dumps(other, indent=1), encoding="utf-8")
+    return other
+
+
+def _cli_judge_ids(
+    capsys: pytest.CaptureFixture[str], built_sample: Path, results: Path, view: str
+) -> list[str]:
+    argv = ["leaderboard", "--data", str(built_sample), "--results", str(results)]
+    argv += ["--resamples", str(RESAMPLES), "--view", view, "--format", "json"]
+    assert main(argv) == 0
+    return [str(r["id"]) for r in json.loads(capsys.readouterr().out)["judges"]]
+
+
+@pytest.fixture
+def mixed_results(sample_release: Release, judge_csv: Path, tmp_path: Path) -> Any:
+    """A results folder holding one record scored on the sample release and one forged as
+    scored on another release."""
+    results = tmp_path / "results"
+    first = _space(sample_release, results)
+    outcome = first.submit(judge_csv, "judge", {"name": "Own judge"}, None)
+    assert outcome.ok, outcome.message
+    assert outcome.record is not None
+    own = outcome.record
+    foreign = _forge_other_release(results, own)
+    return results, str(own["id"]), str(foreign["id"])
+
+
+def test_space_and_cli_leave_out_a_record_scored_on_another_release(
+    sample_release: Release,
+    built_sample: Path,
+    mixed_results: Any,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    results, own, foreign = mixed_results
+    caplog.set_level(logging.WARNING)
+    state = _space(sample_release, results)  # a Space opened on the folder
+    assert {str(r["id"]) for r in state.store.records()} == {own, foreign}  # both stored
+    assert "1 stored record was scored on another release" in caplog.text
+    for view in ("core", "full"):
+        space_ids = [str(i) for i in state.boards(view).judges["id"]]
+        cli_ids = _cli_judge_ids(capsys, built_sample, results, view)
+        assert space_ids == cli_ids, view  # the same rows, in the same order
+        assert own in space_ids and foreign not in space_ids
+    # every other list of the Space follows the same rule
+    assert foreign not in {r["id"] for r in state.records()}
+    assert foreign not in state.board_judge_ids()
+    assert foreign not in {token for _, token in state.compare_choices()}
+    assert own in {token for _, token in state.compare_choices()}
+    assert not any("another release" in c for c in state.browse.judge_choices())
+    assert any("Own judge" in c for c in state.browse.judge_choices())
+    assert state.find_record(foreign) is None
+    with pytest.raises(ValueError):
+        state.compare("gemini-2.5-flash", foreign, "core")
+    assert state.board_records().other_release == 1
+
+
+def test_board_rule_lives_in_one_place_the_space_and_the_cli_call_board_records(
+    sample_release: Release,
+    built_sample: Path,
+    mixed_results: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Change the library rule and both boards change: neither keeps a check of its own."""
+    results, own, foreign = mixed_results
+    original = board.board_records
+    callers: list[str] = []
+
+    def only_this_release_and_not_own(
+        release: Release, references: Any, stored: Any
+    ) -> board.BoardRecords:
+        callers.append(inspect.stack()[1].frame.f_globals["__name__"])
+        kept = [r for r in stored if str(r.get("id")) != own]
+        return original(release, references, kept)
+
+    monkeypatch.setattr(board, "board_records", only_this_release_and_not_own)
+    state = _space(sample_release, results)
+    space_ids = [str(i) for i in state.boards("core").judges["id"]]
+    cli_ids = _cli_judge_ids(capsys, built_sample, results, "core")
+    assert space_ids == cli_ids
+    assert own not in space_ids and foreign not in space_ids
+    assert {"medqade.app.state", "medqade.commands._board"} <= set(callers)
+    assert own not in {token for _, token in state.compare_choices()}
+
+
+def test_board_records_keeps_stale_records_of_this_release(sample_release: Release) -> None:
+    """Only the release decides: an older schema on this release stays (shown as stale)."""
+    here = {"id": "a", "dataset": {"hash": sample_release.data_hash}, "schema_version": 1}
+    there = {"id": "b", "dataset": {"hash": "other"}, "schema_version": 2}
+    bare = {"id": "c"}
+    ref = {"id": "r", "dataset": {"hash": sample_release.data_hash}}
+    chosen = board.board_records(sample_release, [ref], [here, there, bare])
+    assert [r["id"] for r in chosen.records] == ["r", "a"]
+    assert [r["id"] for r in chosen.stored] == ["a"]
+    assert chosen.other_release == 2
+    assert chosen.note.startswith("2 stored records were scored on another release")
+    assert board.board_records(sample_release, [ref], [here]).note == ""
