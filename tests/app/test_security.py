@@ -308,7 +308,12 @@ def test_stored_upload_unreadable_content_not_logged(
     (results / "records").mkdir()
     name = f"{'ab' * 32}.csv"
     (results / "uploads" / name).write_text(f"HF_TOKEN={SECRET}\nX=1\n", encoding="utf-8")
-    record = {"id": "cd" * 16, "kind": "judge", "space": {"key": "k", "uploads": [name]}}
+    record = {
+        "id": "cd" * 16,
+        "kind": "judge",
+        "dataset": {"hash": sample_release.data_hash},  # on this release's board
+        "space": {"key": "k", "uploads": [name]},
+    }
     (results / "records" / f"{record['id']}.json").write_text(json.dumps(record))
     caplog.set_level(logging.WARNING)
     config = SpaceConfig(results_dir=results, resamples=10)
