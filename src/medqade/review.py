@@ -31,7 +31,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from medqade import atomic, vocab
+from medqade import atomic, consensus, vocab
 from medqade.codebook import Codebook
 from medqade.measures.agreement import substantive
 from medqade.schema import answer_id
@@ -85,11 +85,11 @@ class QueueRow:
 
 
 def _unanimous(x: np.ndarray, min_votes: int) -> tuple[np.ndarray, np.ndarray]:
-    """(label or -1, count) per (items, slots) of labellers ``x`` (labellers, items, slots)."""
+    """(label or -1, count) per (items, slots) of labellers ``x`` (labellers, items, slots):
+    :func:`medqade.consensus.unanimous`, the definition the leaderboard and Browse share."""
     r = (x == vocab.RICHTIG_CODE).sum(axis=0)
     f = (x == vocab.FALSCH_CODE).sum(axis=0)
-    label = np.where((f == 0) & (r >= min_votes), 1, np.where((r == 0) & (f >= min_votes), 0, -1))
-    return label, r + f
+    return consensus.unanimous(r, f, min_votes), r + f
 
 
 def select_queue(

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from medqade import vocab
+from medqade import consensus, vocab
 from medqade.release import Release
 
 ALL: Final = "all"
@@ -72,11 +72,12 @@ def german_key(text: str) -> tuple[str, str]:
 def agreement(richtig: int, falsch: int, abstained: int) -> str:
     """*unanimous* (every physician who rated the answer gave the same substantive label),
     *split* (both Richtig and Falsch), else agreement with some ``Keine Angabe``."""
+    # one rater suffices here: the tag describes the answer's votes as they are
+    if consensus.unanimous(richtig, falsch, min_votes=1) != vocab.MISSING_CODE:
+        return UNANIMOUS if not abstained else ABSTAINED_ONLY
     if richtig and falsch:
         return SPLIT
-    if not (richtig or falsch):
-        return NOBODY if not abstained else "all k.A."
-    return UNANIMOUS if not abstained else ABSTAINED_ONLY
+    return NOBODY if not abstained else "all k.A."
 
 
 def vote_split(richtig: int, falsch: int, abstained: int) -> str:

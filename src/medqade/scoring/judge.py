@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from medqade import vocab
+from medqade import consensus, vocab
 from medqade.measures import aat, paired
 from medqade.measures import agreement as measured
 from medqade.measures import bias as measured_bias
@@ -192,8 +192,9 @@ def unanimous_panel(release: Release) -> tuple[npt.NDArray[np.bool_], Codes]:
 
     def compute() -> tuple[npt.NDArray[np.bool_], Codes]:
         r, f = context.derived(release, "votes")
-        unanimous = ((r >= 2) & (f == 0)) | ((f >= 2) & (r == 0))
-        label = np.where(r > 0, vocab.RICHTIG_CODE, vocab.FALSCH_CODE).astype(np.int8)
+        group = consensus.unanimous(r, f, consensus.PANEL_MIN_VOTES)
+        unanimous = group != vocab.MISSING_CODE
+        label = np.where(unanimous, group, vocab.FALSCH_CODE).astype(np.int8)
         return unanimous, label
 
     value: tuple[npt.NDArray[np.bool_], Codes] = context.memo(release, "unanimous", compute)
