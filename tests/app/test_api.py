@@ -203,3 +203,25 @@ def test_submitted_judge_appears_in_browse(launch, judge_csv: Path) -> None:
     client.predict(*submit_args(judge_csv, name="Browse judge"), api_name="/submit")
     _, _, labels = client.predict("S-C01", False, api_name="/item")
     assert "submitted: Browse judge" in [r[0] for r in labels["data"]]
+
+
+def test_opening_browse_refreshes_its_judge_list(launch, judge_csv: Path) -> None:
+    """A judge submitted by someone else appears in Browse's judge filter when the tab is
+    opened (as in Compare), without a restart or a reload (issue 27)."""
+    import gradio as gr
+
+    app = launch()
+    tab = next(b for b in app.demo.blocks.values() if isinstance(b, gr.Tab) and b.id == "browse")
+    on_open = [
+        f for f in app.demo.fns.values() if (tab._id, "select") in [tuple(t) for t in f.targets]
+    ]
+    assert len(on_open) == 1
+    before = on_open[0].fn()["choices"]
+    assert "submitted: Another visitor" not in str(before)
+    status, _, _ = app.client().predict(
+        *submit_args(judge_csv, name="Another visitor"), api_name="/submit"
+    )
+    assert status.startswith("Accepted"), status
+    after = on_open[0].fn()
+    assert "submitted: Another visitor" in str(after["choices"])
+    assert "value" not in after  # the chosen judge stays

@@ -212,3 +212,103 @@ def test_compare_deep_link_opens_and_the_address_follows(space: Running, browser
     finally:
         page.close()
     assert errors == []
+
+
+def inside(box: dict[str, float] | None, size: dict[str, int]) -> bool:
+    """Whether a bounding box lies wholly inside the viewport (no scrolling)."""
+    return (
+        box is not None
+        and box["width"] > 0
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= size["width"]
+        and box["y"] + box["height"] <= size["height"]
+    )
+
+
+def test_first_screen_shows_top_judge_kappa_and_verdict(space: Running, browser: Any) -> None:
+    """Issue 27: at 1440x900 the top judge's kappa and verdict cells are on the first screen
+    (verdict beside kappa, the explanations folded); at 390x844 the first judge card is."""
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page = open_page(browser, space.url, DESKTOP, errors)
+    try:
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.scrollY") == 0
+        grid = page.locator("#mq-judges").get_by_role("grid")
+        headers = [h.strip() for h in grid.get_by_role("columnheader").all_inner_texts()]
+        kappa, ci, verdict = (headers.index(c) for c in ("kappa", "kappa 95% CI", "verdict"))
+        assert verdict == ci + 1 == kappa + 2
+        top = grid.get_by_role("row").filter(has_text="verified").first
+        expect(top).to_be_visible()
+        cells = top.get_by_role("gridcell")
+        assert cells.nth(0).inner_text().strip() == "1"  # the top judge: rank 1
+        for k in (0, 2, kappa, ci, verdict):
+            assert inside(cells.nth(k).bounding_box(), DESKTOP), headers[k]
+        assert cells.nth(verdict).inner_text().strip()
+        assert not page.get_by_text("simultaneous paired intervals").first.is_visible()
+        page.set_viewport_size(PHONE)
+        page.evaluate("window.scrollTo(0, 0)")
+        card = page.locator("#mq-cards li.mq-card").first
+        expect(card).to_be_visible()
+        assert inside(card.bounding_box(), PHONE)
+    finally:
+        page.close()
+    assert errors == []
+
+
+def test_per_physician_button_opens_the_table_in_view(space: Running, browser: Any) -> None:
+    """Issue 27: a visible button opens the per-physician table and scrolls to it."""
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page = open_page(browser, space.url, DESKTOP, errors)
+    try:
+        assert not page.locator("#mq-physicians").is_visible()
+        page.get_by_role("button", name="Per-physician agreement").click()
+        first = page.locator("#mq-physicians").get_by_role("row").filter(has_text="P01").first
+        expect(first).to_be_visible(timeout=30_000)
+        expect(first).to_be_in_viewport(timeout=10_000)
+        page.wait_for_timeout(500)
+        assert inside(first.get_by_role("gridcell").first.bounding_box(), DESKTOP)
+    finally:
+        page.close()
+    assert errors == []
+
+
+def test_table_links_switch_tabs_in_the_same_page(space: Running, browser: Any) -> None:
+    """Issue 27: the leaderboard's *vs physicians* opens Compare, and Compare's *open in
+    Browse* opens the item in Browse, both in the same page (no new browser tab, no reload)."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport=DESKTOP)
+    errors: list[str] = []
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(space.url, wait_until="domcontentloaded")
+        expect(page.locator("#mq-judges")).to_contain_text("ceiling", timeout=60_000)
+        page.evaluate("window.__mq_same_page = 1")
+        link = page.locator("#mq-judges a[href*='a=gemini-2.5-flash&']:visible").first
+        link.scroll_into_view_if_needed()
+        link.click()
+        summary = page.locator("#mq-compare-summary")
+        expect(summary).to_contain_text("Gemini 2.5 Flash", timeout=30_000)
+        expect(summary).to_contain_text("Physicians (leave-one-out)")
+        expect(page.locator("[data-tab-id=compare].selected").first).to_be_attached()
+        to_browse = page.locator("#mq-compare-disagreements a[href*='tab=browse']:visible").first
+        expect(to_browse).to_be_visible(timeout=10_000)
+        item = to_browse.inner_text().strip()
+        assert re.fullmatch(r"S-[CE]\d+", item)
+        to_browse.click()
+        shown = page.locator("#mq-item [data-mq-item]")
+        expect(shown).to_have_attribute("data-mq-item", item, timeout=20_000)
+        expect(page.locator("[data-tab-id=browse].selected").first).to_be_attached()
+        expect(page).to_have_url(re.compile(f"tab=browse&item={item}$"))
+        assert len(context.pages) == 1
+        assert page.evaluate("window.__mq_same_page") == 1  # not reloaded
+    finally:
+        context.close()
+    assert errors == []

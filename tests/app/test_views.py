@@ -198,3 +198,42 @@ def test_bias_unit_percentage_points_everywhere(sample_release) -> None:
     assert list(table.columns) == ["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"]
     assert table.loc[0, "bias (pp)"] == -5.0
     assert table.loc[0, "bias (pp) 95% CI"] == "-10.0 – 0.0"
+
+
+def test_verdict_sits_beside_kappa_in_the_table_and_the_csv() -> None:
+    """Issue 27: the verdict follows kappa's CI in the judges table (whatever groups are
+    chosen) and in the Space's judges CSV; the CSV keeps every library column and value."""
+    row = {c: 0.5 for c in JUDGE_COLUMNS} | {"name": "J", "id": "abc", "verdict": "inferior"}
+    table = views.judges_table(pd.DataFrame([row]), {})
+    shown = views.select(table, views.JUDGE_GROUPS, views.DEFAULT_GROUPS, "")
+    cols = list(shown.columns)
+    at = cols.index("kappa 95% CI")
+    assert cols[at - 1 : at + 2] == ["kappa", "kappa 95% CI", "verdict"]
+    library = pd.DataFrame([row], columns=list(JUDGE_COLUMNS))
+    export = views.judges_export(library)
+    cols = list(export.columns)
+    assert sorted(cols) == sorted(JUDGE_COLUMNS)
+    at = cols.index("kappa_high")
+    assert cols[at + 1 : at + 6] == list(views.JUDGE_EXPORT_FIRST)
+    assert [c for c in cols if c not in views.JUDGE_EXPORT_FIRST] == [
+        c for c in JUDGE_COLUMNS if c not in views.JUDGE_EXPORT_FIRST
+    ]
+    assert export.loc[0, "verdict"] == "inferior"
+
+
+def test_table_links_are_read_back_by_the_select_handlers() -> None:
+    """Issue 27: the cells the leaderboard and Compare link from (Markdown, typed so) carry
+    what their select handlers open in place; any other cell opens nothing."""
+    from medqade.app import compare_views
+
+    link = views.compare_link({"source": "paper", "model_id": "gemma3:4b"})
+    assert views.linked_comparison(link) == ("gemma3:4b", "physicians")
+    assert views.linked_comparison("vs physicians") is None
+    assert views.linked_comparison(0.5) is None
+    cell = compare_views.browse_link("S-C01")
+    assert cell == "[S-C01](?tab=browse&item=S-C01)"
+    assert compare_views.linked_item(cell) == "S-C01"
+    assert compare_views.linked_item("S-C01/gemma3:4b") is None
+    assert compare_views.browse_link("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
+    frame = pd.DataFrame({"answer": ["S-C01/x"], "open in Browse": [cell]})
+    assert views.datatypes(frame) == ["str", "markdown"]

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, Final
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 import pandas as pd
 
-from medqade.app.views import ci_text, number, plain
+from medqade.app.views import COMPARE_TOKEN, ci_text, number, plain
 from medqade.scoring.compare import Comparison, Difference
 
 METRIC_NAMES: Final = {"kappa": "kappa", "pa": "PA", "pabak": "PABAK"}
 DIFF_COLUMNS: Final = ("", "A", "B", "A - B", "A - B 95% paired CI", "significant")
 DISAGREEMENT_COLUMNS: Final = ("answer", "A", "B", "consensus", "open in Browse")
+BROWSE_HREF: Final = re.compile(r"\?tab=browse&item=([A-Za-z0-9.%_-]{1,400})\)")
 
 
 def _signed(x: float) -> str:
@@ -53,8 +55,23 @@ def tiers_table(c: Comparison) -> pd.DataFrame:
     return pd.DataFrame([_row(f"T{t}", d, "kappa") for t, d in c.tiers.items() if d is not None])
 
 
+def browse_link(item: str, base_url: str = "") -> str:
+    """A Markdown link (``[S-C01](?tab=browse&item=S-C01)``) that opens ``item`` in Browse;
+    the id as plain text when it is not a safe token (never markup)."""
+    if not COMPARE_TOKEN.match(item):
+        return plain(item)
+    return f"[{item}]({base_url}?{urlencode({'tab': 'browse', 'item': item})})"
+
+
+def linked_item(cell: object) -> str | None:
+    """The item id a :func:`browse_link` cell opens, ``None`` for any other cell."""
+    found = BROWSE_HREF.search(str(cell or ""))
+    return unquote(found.group(1)) if found else None
+
+
 def disagreements_table(c: Comparison, base_url: str = "") -> pd.DataFrame:
-    """The answers A and B label differently, each with a full link that opens it in Browse."""
+    """The answers A and B label differently, each with a link that opens it in Browse (the
+    page opens it on the Browse tab in place; see :mod:`medqade.app.tab_compare`)."""
     rows = []
     for row in c.disagreements:
         item = str(row["answer_id"]).split("/", 1)[0]
@@ -64,7 +81,7 @@ def disagreements_table(c: Comparison, base_url: str = "") -> pd.DataFrame:
                 "A": row["a"],
                 "B": row["b"],
                 "consensus": row["consensus"],
-                "open in Browse": f"{base_url}?tab=browse&item={item}",
+                "open in Browse": browse_link(item, base_url),
             }
         )
     return pd.DataFrame(rows, columns=list(DISAGREEMENT_COLUMNS))

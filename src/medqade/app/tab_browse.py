@@ -66,8 +66,10 @@ class BrowseTab:
 
     def wire(self, tabs: gr.Tabs, disagreements: gr.Dataframe) -> None:
         """Filter and open events, the public ``/browse`` and ``/item``; a row selected in
-        ``disagreements`` (Submit tab) opens that item here. Opening the tab sends nothing:
-        the list was filled on load and only a filter changes it."""
+        ``disagreements`` (Submit tab) opens that item here. Opening the tab refreshes only the
+        judge list (as Compare does), so a judge submitted since the page loaded, by anyone,
+        can be chosen; the item list was filled on load and only a filter changes it."""
+        self.tab.select(self.judge_choices, None, [self.judge], **HIDDEN)
         gr.on(
             [
                 self.split.change,
@@ -199,6 +201,8 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
         return (gr.update(selected="browse"), item_id, item_ui(item_id, blind))
 
     def judge_choices() -> Any:
+        """The judge filter's list as it is now (paper evaluators, then every stored judge
+        submission); the chosen value stays."""
         return gr.update(choices=browse.judge_choices())
 
     def deep_link(request: gr.Request, blind: bool) -> tuple[Any, ...]:

@@ -10,7 +10,8 @@ import gradio as gr
 import pandas as pd
 
 from medqade.app import compare_views
-from medqade.app.context import READS, TabContext, frame
+from medqade.app.context import HIDDEN, READS, TabContext, frame
+from medqade.app.tab_browse import BrowseTab
 from medqade.app.views import plain
 from medqade.problems import InputError
 from medqade.scoring.compare import MAX_TOKEN
@@ -57,7 +58,17 @@ class CompareTab:
         outputs += [self.tiers, self.disagreements]
         demo.load(from_url, None, outputs, api_visibility="private")
 
-    def wire(self) -> None:
+    def wire(self, tabs: gr.Tabs, browse: BrowseTab) -> None:
+        """Compare on the button, the public ``/compare``, the row lists refreshed on opening
+        the tab; a click on an answer's *open in Browse* link opens that item on the Browse
+        tab of the same page (the page script keeps the link from opening a new one)."""
+
+        def open_item(evt: gr.SelectData, blind: bool) -> tuple[Any, ...]:
+            item = compare_views.linked_item(evt.value)
+            if item is None:
+                return (gr.skip(), gr.skip(), gr.skip())
+            return (gr.update(selected="browse"), item, browse.item_ui(item, blind))
+
         outputs = [self.summary, self.overall, self.slots, self.tiers, self.disagreements]
         self.button.click(self.ui, [self.a, self.b, self.view], outputs, api_visibility="private")
         api = gr.Button(visible=False)
@@ -69,6 +80,9 @@ class CompareTab:
             api_description=self.api.__doc__,
             api_visibility="public",
             **READS,
+        )
+        self.disagreements.select(
+            open_item, [browse.blind], [tabs, browse.item_id, browse.header], **HIDDEN
         )
         self.tab.select(
             lambda: (
@@ -154,6 +168,8 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
             label="Answers labelled differently (open in Browse)",
             interactive=False,
             max_height=400,
+            elem_id="mq-compare-disagreements",
+            elem_classes="mq-inpage",
         )
     return CompareTab(
         tab,

@@ -14,10 +14,23 @@ from medqade.app import phone, text, views
 from medqade.app.context import HIDDEN, READS, TabContext, Table, frame
 from medqade.app.panel_view import PhysicianPanel, is_ceiling_row
 from medqade.app.pool_view import add_pool_panel, pool_view
+from medqade.app.tab_compare import CompareTab
 from medqade.scoring.leaderboard import rows
 
 METRICS: Final = {"kappa": "kappa", "PA": "pa", "PABAK": "pabak", "pa": "pa", "pabak": "pabak"}
 """The ranking metric as shown (and as the library names it)."""
+SCROLL_TO_PHYSICIANS: Final = """() => {
+  const go = (tries) => {
+    const el = document.querySelector("#mq-physicians");
+    if (el && el.offsetParent !== null && el.querySelector("tbody tr")) {
+      (document.querySelector("#mq-physicians-note") || el).scrollIntoView({block: "start"});
+    } else if (tries > 0) {
+      setTimeout(() => go(tries - 1), 100);
+    }
+  };
+  go(50);
+}"""
+"""Bring the per-physician table into view once it shows (the button's ``js`` step)."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,8 @@ class LeaderboardTab:
     margin: gr.Number
     physicians_note: gr.Markdown
     physicians: gr.Dataframe
+    physicians_button: gr.Button
+    show_physicians: Callable[[], tuple[Any, Any]]
 
     @property
     def inputs(self) -> list[Any]:
@@ -56,11 +71,15 @@ class LeaderboardTab:
 
     def wire(self) -> None:
         """Refresh on every control and on opening the tab (sending only the parts whose
-        content changed); the public ``/leaderboard``. Clicking the physician ceiling row
-        opens the per-physician table."""
+        content changed); the public ``/leaderboard``. The button *Per-physician agreement*
+        (or a click on the physician ceiling row) opens the per-physician table below it; the
+        button also scrolls it into view."""
         self.judges.select(
             self.open_physicians, None, [self.physicians_note, self.physicians], **HIDDEN
         )
+        self.physicians_button.click(
+            self.show_physicians, None, [self.physicians_note, self.physicians], **HIDDEN
+        ).then(None, None, None, js=SCROLL_TO_PHYSICIANS)
         gr.on(
             [
                 self.view.change,
@@ -86,6 +105,24 @@ class LeaderboardTab:
             api_visibility="public",
             **READS,
         )
+
+    def wire_compare(self, tabs: gr.Tabs, compare: CompareTab) -> None:
+        """A click on a row's *vs physicians* link opens that comparison on the Compare tab of
+        the same page, in the leaderboard's view (the page script keeps the link from opening
+        a new browser tab)."""
+
+        def open_comparison(evt: gr.SelectData, view: str) -> tuple[Any, ...]:
+            pair = views.linked_comparison(evt.value)
+            if pair is None:
+                return tuple(gr.skip() for _ in range(9))
+            a, b = pair
+            view = view if view in ("core", "full") else "core"
+            return (gr.update(selected="compare"), a, b, view, *compare.ui(a, b, view))
+
+        outputs = [tabs, compare.a, compare.b, compare.view, compare.summary, compare.overall]
+        outputs += [compare.slots, compare.tiers, compare.disagreements]
+        # queued like Compare's button: a comparison is a paired bootstrap
+        self.judges.select(open_comparison, [self.view], outputs, api_visibility="private")
 
     def load(self, demo: gr.Blocks) -> None:
         """Fill the tables when the page loads."""
@@ -185,7 +222,7 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
             models,
             exports.write(
                 f"medqade-judges-{tag}.csv",
-                scoring.csv_text(boards.judges),
+                scoring.csv_text(views.judges_export(boards.judges)),
                 replaces=f"medqade-judges-{view}-",
             ),
             exports.write(
@@ -202,7 +239,11 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         )
 
     with gr.Tab("Leaderboard", id="leaderboard", render_children=True) as tab:
-        gr.Markdown(text.LEADERBOARD_HELP)
+        gr.Markdown(text.LEADERBOARD_LEAD, elem_id="mq-lead")
+        with gr.Accordion("How to read these tables", open=False, elem_id="mq-help"):
+            gr.Markdown(text.LEADERBOARD_HELP)
+        # phone only (CSS): the judge cards come first, above the controls
+        cards = gr.HTML(elem_id="mq-cards", elem_classes="mq-phone-only")
         with gr.Row():
             view = gr.Radio(
                 ["core", "full"],
@@ -242,13 +283,24 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
                     elem_id="mq-margin",
                 )
         note = gr.Markdown()
-        cards = gr.HTML(elem_id="mq-cards", elem_classes="mq-phone-only")
         judges_table = gr.Dataframe(
             label="Judges (agreement with physician consensus)",
+            elem_classes="mq-inpage",
             interactive=False,
             pinned_columns=3,  # rank, rank range, name
             max_height=600,
             elem_id="mq-judges",
+        )
+        physicians_button = gr.Button(
+            "Per-physician agreement", size="sm", variant="secondary", elem_id="mq-physicians-open"
+        )
+        physicians_note = gr.Markdown(visible=False, elem_id="mq-physicians-note")
+        physicians_table = gr.Dataframe(
+            label="Physicians one by one (each against the consensus of the other nine)",
+            interactive=False,
+            visible=False,
+            pinned_columns=1,
+            elem_id="mq-physicians",
         )
         models_table = gr.Dataframe(
             label="Models (accuracy by physician consensus)",
@@ -265,14 +317,6 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         if pool is not None:
             add_pool_panel(pool)
         shown = gr.State({})
-        physicians_note = gr.Markdown(visible=False)
-        physicians_table = gr.Dataframe(
-            label="Physicians one by one (click the physician ceiling row)",
-            interactive=False,
-            visible=False,
-            pinned_columns=1,
-            elem_id="mq-physicians",
-        )
 
     panel = PhysicianPanel(release)
 
@@ -280,6 +324,9 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         row = evt.row_value if isinstance(evt.row_value, list) else []
         if not is_ceiling_row(row):
             return gr.skip(), gr.skip()
+        return show_physicians()
+
+    def show_physicians() -> tuple[Any, Any]:
         note, table = panel.table()
         return gr.update(value=note, visible=True), gr.update(value=table, visible=True)
 
@@ -301,4 +348,6 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         physicians_note=physicians_note,
         physicians=physicians_table,
         open_physicians=open_physicians,
+        physicians_button=physicians_button,
+        show_physicians=show_physicians,
     )

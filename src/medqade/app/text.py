@@ -23,6 +23,14 @@ INTRO: Final = (
     "ten physicians). Agreement with physicians is not evidence of clinical safety."
 )
 
+LEADERBOARD_LEAD: Final = (
+    "**Judges**: agreement with the physician consensus (kappa with its 95% CI) and a "
+    "*verdict* against the physicians' own agreement; **models**: accuracy by physician "
+    "consensus. *Per-physician agreement* (below the judges) opens each physician's terms of "
+    "the ceiling."
+)
+"""The one line above the tables; :data:`LEADERBOARD_HELP` is folded below it."""
+
 LEADERBOARD_HELP: Final = (
     "**Judges**: agreement with the physician consensus (Cohen's kappa, percent agreement PA, "
     "PABAK; macro mean over the five answer slots, 95% bootstrap CIs). The physician "
@@ -35,7 +43,10 @@ LEADERBOARD_HELP: Final = (
     "only verified rows are ranked. *Verdict*: the judge minus the physicians' own agreement "
     "against a non-inferiority margin (see *Rank and verdict*). "
     "*core* = the 200 items every physician rated; *full* = all items (unresolved answers "
-    "excluded)."
+    "excluded). The button *Per-physician agreement* below the judges table (or a click on "
+    "the physician ceiling row) opens the table of each physician against the consensus of "
+    "the other nine, the terms the ceiling averages. In the *compare* column, *vs physicians* "
+    "opens that judge against the physicians on the Compare tab."
 )
 
 SUBMIT_HELP: Final = (

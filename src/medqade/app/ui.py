@@ -167,6 +167,12 @@ HEAD: Final = """
       }, true);
     }
   };
+  /* Links into another tab of this page (a table's "vs physicians", "open in Browse") open
+     there in place: the cell's select event does it, so the browser does not follow them. */
+  document.addEventListener("click", (e) => {
+    const a = e.target instanceof Element && e.target.closest(".mq-inpage a[href^='?tab=']");
+    if (a && e.button === 0 && !e.ctrlKey && !e.metaKey && !e.shiftKey) e.preventDefault();
+  }, true);
   if (document.body) start(); else addEventListener("DOMContentLoaded", start);
 })();
 </script>
@@ -225,7 +231,8 @@ def build_app(
         submit.wire(leaderboard, browse)
         browse.wire(tabs, submit.disagreements)
         analysis.wire()
-        compare.wire()
+        compare.wire(tabs, browse)
+        leaderboard.wire_compare(tabs, compare)
         leaderboard.load(demo)
         browse.load(demo, tabs)
         compare.load(demo)

@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 import pandas as pd
 
@@ -26,12 +26,12 @@ PHYSICIAN_REFERENCE: Final = "physician_reference"
 
 JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
     "kappa": ("kappa", "kappa 95% CI"),
+    "verdict": ("verdict", "vs physicians", "vs physicians 95% CI"),  # beside kappa (issue 27)
     "PA": ("PA", "PA 95% CI"),
     "PABAK": ("PABAK", "PABAK 95% CI"),
     "abstention": ("abstention (%)",),
     "coverage": ("coverage",),
     "n": ("n",),
-    "verdict": ("verdict", "vs physicians", "vs physicians 95% CI"),
     "extension verdict": (
         "extension verdict",
         "vs physicians (extension)",
@@ -179,6 +179,26 @@ def judges_table(
             }
         )
     return pd.DataFrame(rows, columns=_JUDGE_ALL)
+
+
+JUDGE_EXPORT_FIRST: Final = (
+    "verdict",
+    "d_physicians",
+    "d_physicians_low",
+    "d_physicians_high",
+    "margin",
+)
+"""The verdict block, which the Space's judges CSV puts right after ``kappa_high``."""
+
+
+def judges_export(frame: pd.DataFrame) -> pd.DataFrame:
+    """The judges frame of :func:`medqade.scoring.leaderboard` in the column order of the
+    Space's table: the verdict (and the difference it is read from) right after kappa's CI,
+    every other column in the library's order. Values are untouched."""
+    moved = [c for c in JUDGE_EXPORT_FIRST if c in frame.columns]
+    rest = [c for c in frame.columns if c not in moved]
+    at = rest.index("kappa_high") + 1 if "kappa_high" in rest else len(rest)
+    return frame.loc[:, [*rest[:at], *moved, *rest[at:]]]
 
 
 def models_table(
@@ -332,7 +352,7 @@ def datatypes(frame: pd.DataFrame) -> list[str]:
     ]
 
 
-LINK_COLUMNS: Final = ("compare",)
+LINK_COLUMNS: Final = ("compare", "open in Browse")
 COMPARE_TOKEN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,127}$")
 
 
@@ -347,6 +367,20 @@ def compare_link(row: Mapping[Any, Any]) -> str:
     if not isinstance(token, str) or not COMPARE_TOKEN.match(token):
         return ""
     return f"[vs physicians](?{urlencode({'tab': 'compare', 'a': token, 'b': 'physicians'})})"
+
+
+COMPARE_HREF: Final = re.compile(r"\]\((\?tab=compare&[^)\s]{1,600})\)")
+
+
+def linked_comparison(cell: object) -> tuple[str, str] | None:
+    """The two rows a :func:`compare_link` cell compares (``a``, ``b``), ``None`` for any
+    other cell."""
+    found = COMPARE_HREF.search(str(cell or ""))
+    if not found:
+        return None
+    query = parse_qs(found.group(1)[1:])
+    a, b = query.get("a", [""])[0], query.get("b", [""])[0]
+    return (a, b) if a and b else None
 
 
 # --- one result record ----------------------------------------------------------------------------
