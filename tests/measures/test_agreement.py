@@ -346,3 +346,22 @@ def test_replicate_with_an_undefined_slot_is_undefined_not_a_shorter_mean() -> N
     assert math.isnan(out.kappa.replicates[0])
     assert out.kappa.replicates[1] == pytest.approx(slot_kappa[:, 1].mean(), abs=TOL)
     assert out.kappa.n_undefined == 1
+
+
+def test_per_rater_equals_agreement_per_physician(full: Release) -> None:
+    """All physicians and resamples in one product give exactly :func:`agreement` per rater."""
+    core = full.is_core
+    labels = full.physician_labels[:, core]
+    refs = agr.loo_references(labels)
+    slots = full.roster.student_ids
+    w = question_weights(int(core.sum()), RESAMPLES, 11)
+    fast = agr.per_rater(labels, refs, slots, w)
+    for p, got in enumerate(fast):
+        want = agr.agreement(labels[p], refs[p], slots, w)
+        for m in ("kappa", "pa"):
+            a, b = got.metric(m), want.metric(m)
+            assert a.value == b.value
+            assert a.replicates is not None and b.replicates is not None
+            assert np.array_equal(a.replicates, b.replicates, equal_nan=True)
+        assert got.n == want.n
+        assert [s.n for s in got.slots.values()] == [s.n for s in want.slots.values()]

@@ -254,16 +254,12 @@ def _physician_mean(x: FloatArray) -> FloatArray:
     return mean_defined(np.moveaxis(x, 0, -1))
 
 
-def _in_place(
-    labels: npt.NDArray[np.int64],
-    refs: npt.NDArray[np.int64],
-    slot_names: tuple[str, ...],
-    weights: AnyWeights | None,
-) -> tuple[Agreement, dict[str, FloatArray]]:
-    """Labeller ``p`` (``labels[p]``) against reference ``p`` (``refs[p]``), for every ``p``:
-    per ``p`` the slot values are averaged (macro), then the ``p`` are averaged; per slot the
-    mean over ``p``. Replicates follow the same two means on every resample. Also returns the
-    macro point values per ``p`` (``{"kappa": (P,), "pa": (P,)}``)."""
+def _rater_counts(
+    labels: npt.NDArray[np.int64], refs: npt.NDArray[np.int64], weights: AnyWeights | None
+) -> tuple[FloatArray, FloatArray, FloatArray, tuple[FloatArray, FloatArray] | None]:
+    """PA, kappa and n (P, slots) of labeller ``p`` against reference ``p`` for every ``p``
+    (both (P, items, slots) codes), and their replicates (P, R, slots) under ``weights``:
+    all 2x2 tables of all resamples from one product of the weights with the per-item cells."""
     n_p, n_items, n_slots = labels.shape
     ok = (labels != stats.MISSING) & (refs != stats.MISSING)
     cell = np.where(ok, labels * 2 + refs, 0)
@@ -277,6 +273,44 @@ def _in_place(
         w = np.asarray(weights, dtype=np.float64)
         rpa, rkappa, _ = _pa_kappa((w @ flat).reshape(-1, n_p, n_slots, 4))  # (R, P, slots)
         reps = (np.moveaxis(rpa, 1, 0), np.moveaxis(rkappa, 1, 0))  # (P, R, slots)
+    return pa, kappa, n, reps
+
+
+def per_rater(
+    labels: npt.ArrayLike,
+    refs: npt.ArrayLike,
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+) -> list[Agreement]:
+    """:func:`agreement` of ``labels[p]`` with ``refs[p]`` for every ``p`` (both (P, items,
+    slots)), computed for all ``p`` and all resamples at once (the same numbers as calling
+    :func:`agreement` per ``p``, much faster for many resamples)."""
+    lab = substantive(labels)
+    ref = substantive(refs)
+    pa, kappa, n, reps = _rater_counts(lab, ref, weights)
+    return [
+        _estimates(
+            slot_names,
+            pa[p],
+            kappa[p],
+            n[p],
+            None if reps is None else (reps[0][p], reps[1][p]),
+        )
+        for p in range(lab.shape[0])
+    ]
+
+
+def _in_place(
+    labels: npt.NDArray[np.int64],
+    refs: npt.NDArray[np.int64],
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None,
+) -> tuple[Agreement, dict[str, FloatArray]]:
+    """Labeller ``p`` (``labels[p]``) against reference ``p`` (``refs[p]``), for every ``p``:
+    per ``p`` the slot values are averaged (macro), then the ``p`` are averaged; per slot the
+    mean over ``p``. Replicates follow the same two means on every resample. Also returns the
+    macro point values per ``p`` (``{"kappa": (P,), "pa": (P,)}``)."""
+    pa, kappa, n, reps = _rater_counts(labels, refs, weights)
     slots = {
         name: SlotAgreement(
             kappa=Estimate.from_replicates(
