@@ -672,6 +672,24 @@ def check_sidecar(path: Path, kind: str, option: str = "--out") -> Path:
     return check_file(marker, output)
 
 
+def check_sidecar_file(
+    path: Path, kind: str, inputs: Sequence[tuple[Path, str]] = (), option: str = "--out"
+) -> Path:
+    """The output policy for a file recognised by its sidecar marker: ``path`` may be new or
+    an unchanged earlier ``kind`` output (:func:`owned_by_sidecar`), never an input, a link, a
+    build or a raw release (:func:`check_file`), and its marker must be ours
+    (:func:`check_sidecar`). Returns the absolute ``path``; raises :class:`OutputRefused`."""
+    output = FileOutput(
+        kind=kind,
+        option=option,
+        inputs=tuple(inputs),
+        owned=lambda p: owned_by_sidecar(p, kind),
+    )
+    target = check_file(path, output)
+    check_sidecar(path, kind, option)
+    return target
+
+
 def sidecar_planned(path: Path, kind: str, data: bytes, option: str = "--out") -> list[Planned]:
     """``path`` with ``data`` and its sidecar marker, to write together (:func:`write_files`)."""
     path = Path(path)

@@ -158,12 +158,6 @@ JUDGE_OUTPUT: Final = "judge output"
 """The kind in the sidecar marker (:func:`medqade.atomic.sidecar`) of ``medqade judge --out``."""
 
 
-def is_judgment_file(path: Path) -> bool:
-    """Whether ``path`` is an earlier ``medqade judge --out``, unchanged: its sidecar marker
-    ``.NAME.medqade.json`` vouches for its bytes (a judge file made elsewhere is not)."""
-    return atomic.owned_by_sidecar(path, JUDGE_OUTPUT)
-
-
 def check_judgment_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` and the output policy
     (:func:`medqade.atomic.check_file`) lets the command write it and its sidecar marker: new,
@@ -171,9 +165,7 @@ def check_judgment_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> 
     a raw release."""
     if Path(path).suffix.lower() != ".jsonl":
         raise ValueError(f"--out {path}: judgments are written as JSON lines; use a .jsonl name")
-    output = atomic.FileOutput(kind=JUDGE_OUTPUT, inputs=tuple(inputs), owned=is_judgment_file)
-    atomic.check_file(path, output)
-    atomic.check_sidecar(path, JUDGE_OUTPUT)
+    atomic.check_sidecar_file(path, JUDGE_OUTPUT, inputs)
 
 
 def write_judgments(

@@ -62,12 +62,6 @@ ANSWER_OUTPUT: Final = "answer submission"
 """The kind in the sidecar marker (:func:`medqade.atomic.sidecar`) of ``medqade answer --out``."""
 
 
-def is_submission_file(path: Path) -> bool:
-    """Whether ``path`` is an earlier ``medqade answer --out``, unchanged: its sidecar marker
-    ``.NAME.medqade.json`` vouches for its bytes (a submission written by hand is not)."""
-    return atomic.owned_by_sidecar(path, ANSWER_OUTPUT)
-
-
 def check_submission_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` or ``.csv`` and the output policy
     (:func:`medqade.atomic.check_file`) lets the command write it and its sidecar marker: new,
@@ -75,9 +69,7 @@ def check_submission_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -
     a raw release."""
     if Path(path).suffix.lower() not in SUBMISSION_SUFFIXES:
         raise ValueError(f"--out {path}: use a .jsonl or .csv file name (the format follows it)")
-    output = atomic.FileOutput(kind=ANSWER_OUTPUT, inputs=tuple(inputs), owned=is_submission_file)
-    atomic.check_file(path, output)
-    atomic.check_sidecar(path, ANSWER_OUTPUT)
+    atomic.check_sidecar_file(path, ANSWER_OUTPUT, inputs)
 
 
 def write_submission(
