@@ -36,6 +36,8 @@ STREAM_RERATING: Final = 17
 """Resamples of the re-rated questions (intra-rater reliability)."""
 STREAM_OUTLIER: Final = 18
 """Resamples of the core questions for the outlier rule's far tails (many more than the CIs)."""
+STREAM_POSITION: Final = 19
+"""Permutations of the presentation positions within questions (the position-effect test)."""
 
 
 def check_seed(seed: int) -> int:
