@@ -4,7 +4,8 @@ Figure 2: student accuracy by difficulty tier with 95% Wilson intervals. Figure 
 of self and family bias with 95% bootstrap intervals. Two supplementary figures: the physician x
 physician kappa heatmap on the core items (mean over the five slots) and one risk-coverage
 curve per evaluator (definitions in :mod:`medqade.analyses.supplementary`) with 95% Wilson
-bands, and abstention by tier (RQ5). :func:`tier_agreement` draws one judge's agreement per
+bands, abstention by tier (RQ5) and position bias (S7: the share of Richtig by presentation
+position). :func:`tier_agreement` draws one judge's agreement per
 tier from a result record. Every figure uses :data:`STYLE`, keeps its legend below the axes
 and carries no title (the caption is the page's or the paper's).
 
@@ -260,6 +261,38 @@ def abstention_by_tier(report: Report) -> Figure:
     return fig
 
 
+def position_bias(report: Report) -> Figure:
+    """Share of Richtig (%) by presentation position 1-5 for every evaluator with its 95%
+    bootstrap interval, the permutation p-value in the legend (S7)."""
+    found = report.positions or {}
+    with mpl.rc_context(STYLE):
+        fig = _figure(WIDTH, 4.8)
+        ax = fig.add_subplot()
+        x = np.arange(1, 6, dtype=float)
+        n = len(found)
+        for j, (ev, b) in enumerate(found.items()):
+            est = np.array([e.value for e in b.richtig], dtype=float)
+            low = np.array([e.low for e in b.richtig], dtype=float)
+            high = np.array([e.high for e in b.richtig], dtype=float)
+            p = b.p_value
+            tag = "n/a" if p != p else ("<0.001" if p < 0.001 else f"{p:.2f}")
+            ax.errorbar(
+                x + (j - (n - 1) / 2) * 0.05,
+                100 * est,
+                yerr=100 * np.vstack([est - low, high - est]),
+                marker="o",
+                linewidth=1.0,
+                label=f"{report.roster.name(ev)} (p {tag})",
+            )
+        ax.set_xticks(x, [str(k) for k in range(1, 6)])
+        ax.set_xlabel("position at which the answer was shown")
+        ax.set_ylabel("Richtig (% of substantive labels)")
+        ax.grid(axis="x", visible=False)
+        _legend_below(fig, ax, ncols=2)
+        _watermark(fig, report)
+    return fig
+
+
 def tier_agreement(
     by_tier: Mapping[str, Mapping[str, object] | None], name: str, synthetic: bool = False
 ) -> Figure:
@@ -317,6 +350,7 @@ FIGURES: Final[dict[str, Callable[[Report], Figure]]] = {
     "figure3_bias_forest": bias_forest,
     "physician_kappa_heatmap": physician_heatmap,
     "risk_coverage": risk_coverage,
+    "position_bias": position_bias,
 }
 
 

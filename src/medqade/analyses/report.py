@@ -166,6 +166,8 @@ class Report:
     """S5, a :class:`medqade.analyses.pool_table.PoolReport` when the release has a pool."""
     verdicts: PhysicianVerdicts | None = None
     """S6, every evaluator's verdict against the physicians (:mod:`medqade.analyses.verdicts`)."""
+    positions: Mapping[str, Any] | None = None
+    """S7, every evaluator's :class:`~medqade.measures.position.PositionBias`."""
 
     @property
     def synthetic(self) -> bool:
@@ -184,6 +186,11 @@ class Report:
                 **({"panel": self.panel.to_dict()} if self.panel is not None else {}),
                 **({"pool": self.pool.to_dict()} if self.pool is not None else {}),
                 **({"verdicts": self.verdicts.to_dict()} if self.verdicts is not None else {}),
+                **(
+                    {"positions": {e: p.to_json() for e, p in self.positions.items()}}
+                    if self.positions
+                    else {}
+                ),
                 "meta": dict(self.meta),
             }
         )
@@ -194,7 +201,8 @@ class Report:
 
     def tables(self) -> tuple[Table, ...]:
         """Tables 1-4 of the paper, then S1 (accuracy by tier), S2 (bias), S3 (ensembles), S4
-        (the physicians), S5 (the pool, when present) and S6 (verdicts against physicians)."""
+        (the physicians), S5 (the pool, when present), S6 (verdicts against physicians) and S7
+        (position bias)."""
         return (
             _table1(self),
             _table2(self),
@@ -206,6 +214,7 @@ class Report:
             *_table_panel(self),
             *_table_pool(self),
             *_table_verdicts(self),
+            *_table_position(self),
         )
 
     def to_markdown(self) -> str:
@@ -490,6 +499,15 @@ def _table_panel(r: Report) -> tuple[Table, ...]:
     return (panel_table(r.panel),)
 
 
+def _table_position(r: Report) -> tuple[Table, ...]:
+    """S7, position bias of the evaluators (:mod:`medqade.analyses.position_table`)."""
+    if not r.positions:
+        return ()
+    from medqade.analyses.position_table import position_table
+
+    return (position_table(r.positions, r.roster),)
+
+
 def _table_pool(r: Report) -> tuple[Table, ...]:
     """S5, the pool accuracy (:mod:`medqade.analyses.pool_table`), when the pool is present."""
     if r.pool is None:
@@ -638,6 +656,8 @@ def reproduce(
     core_weights = question_weights(n_core, resamples, seed)
     bias_weights = question_weights(release.n_items, resamples, seed, STREAM_BIAS)
     all_weights = question_weights(release.n_items, resamples, seed, STREAM_ALL)
+    from medqade.analyses.position_table import paper_positions
+
     return Report(
         roster=release.roster,
         rq1=physician_reliability(release, core_weights),
@@ -648,6 +668,7 @@ def reproduce(
         supplementary=supplementary(release),
         panel=panel_report(release, resamples, seed),
         verdicts=physician_verdicts(release, core_weights, all_weights, margin),
+        positions=paper_positions(release, all_weights, seed),
         meta={
             "data_hash": release.data_hash,
             "resamples": resamples,

@@ -244,12 +244,12 @@ def release_positions(
     judgments: Any, slot_index: dict[str, tuple[int, int]], evaluators: tuple[str, ...], n: int
 ) -> npt.NDArray[np.int8]:
     """Positions (evaluators, items, 5) from the ``judgments`` table (0 where none)."""
-    out = np.zeros((len(evaluators), n, N_POSITIONS), dtype=np.int8)
-    row = {e: k for k, e in enumerate(evaluators)}
-    ev = judgments["evaluator"].map(row)
-    ij = judgments["answer_id"].map(slot_index)
-    ok = ev.notna().to_numpy() & ij.notna().to_numpy()
-    e_idx = ev.to_numpy()[ok].astype(np.int64)
-    pairs = np.array(ij.to_numpy()[ok].tolist(), dtype=np.int64).reshape(-1, 2)
-    out[e_idx, pairs[:, 0], pairs[:, 1]] = judgments["position"].to_numpy()[ok]
-    return out
+    import pandas as pd
+
+    out = np.zeros((len(evaluators), n * N_POSITIONS), dtype=np.int8)
+    flat = np.array([i * N_POSITIONS + s for i, s in slot_index.values()], dtype=np.int64)
+    where = pd.Index(list(slot_index)).get_indexer(judgments["answer_id"])
+    ev = pd.Index(list(evaluators)).get_indexer(judgments["evaluator"])
+    ok = (where >= 0) & (ev >= 0)
+    out[ev[ok], flat[where[ok]]] = judgments["position"].to_numpy()[ok]
+    return out.reshape(len(evaluators), n, N_POSITIONS)
