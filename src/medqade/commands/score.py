@@ -15,7 +15,9 @@ from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.publish import REPO_ID
 from medqade.release import HUB_ID, open_release
 from medqade.scoring import Limits, attach_labels, parse_submission, score, validate_only
+from medqade.scoring.behaviour_text import summary_lines as behaviour_lines
 from medqade.scoring.meta import PROMPTS
+from medqade.scoring.submission import with_runs
 
 NAME = "score"
 HELP = "Score a judge-label or model-answer submission against the physician consensus."
@@ -30,7 +32,14 @@ A JSONL file may start with a {"meta": {...}} line; flags override it.
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, help="submission file (.csv, .jsonl or .parquet)")
+    p.add_argument(
+        "file",
+        type=Path,
+        nargs="+",
+        help="submission file (.csv, .jsonl or .parquet); judge labels: further files are more "
+        "runs of the same judge (reshuffled orders), compared with the first for "
+        "self-consistency",
+    )
     add_data_argument(p)
     p.add_argument("--kind", choices=("judge", "answers"), default=None, help="default: detect")
     p.add_argument("--json", action="store_true", help="print the result record as JSON")
@@ -82,6 +91,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--seed", type=non_negative_int, default=BOOTSTRAP_SEED, help="bootstrap seed"
     )
     add_margin_argument(stats)
+    cost = p.add_argument_group("cost (with token counts in the metadata's usage)")
+    cost.add_argument(
+        "--price-in",
+        type=float,
+        default=None,
+        metavar="EUR_PER_MTOK",
+        help="price of a million input tokens in EUR",
+    )
+    cost.add_argument(
+        "--price-out",
+        type=float,
+        default=None,
+        metavar="EUR_PER_MTOK",
+        help="price of a million output tokens in EUR",
+    )
     p.epilog = EPILOG
     p.formatter_class = argparse.RawDescriptionHelpFormatter
 
@@ -135,6 +159,10 @@ def meta_from_args(args: argparse.Namespace) -> dict[str, Any]:
     judge = {k: v for k, v in judge.items() if v is not None}
     if judge:
         meta["judge"] = judge
+    prices = {"price_in": args.price_in, "price_out": args.price_out}
+    prices = {k: v for k, v in prices.items() if v is not None}
+    if prices:
+        meta["usage"] = prices
     return meta
 
 
@@ -226,6 +254,7 @@ def summary(record: dict[str, Any]) -> str:
             )
         d = record["disagreements"]
         lines.append(f"disagrees with a unanimous physician panel on {d['n']} answers")
+        lines.extend(behaviour_lines(record))
     else:
         for key, label in (("accuracy_core", "core"), ("accuracy", "all")):
             b = record.get(key)
@@ -288,7 +317,7 @@ def is_record(path: Path) -> bool:
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse ``--out`` / ``--eval-results`` targets the output policy forbids, before
     scoring (:func:`medqade.atomic.check_file`)."""
-    inputs: list[tuple[Path, str]] = [(args.file, "the submission")]
+    inputs: list[tuple[Path, str]] = [(f, "the submission") for f in args.file]
     if args.labels is not None:
         inputs.append((args.labels, "the labels file (--labels)"))
     if args.data is not None and Path(args.data).exists():
@@ -311,9 +340,14 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path: Path = args.file
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
+    path: Path = args.file[0]
+    for given in args.file:
+        if not given.is_file():
+            raise FileNotFoundError(f"{given}: no such file")
+    if len(args.file) > 1 and (args.validate_only or args.labels is not None):
+        raise ValueError(
+            "several files are runs of one judge: give one file with --validate-only or --labels"
+        )
     dataset_id = None
     if not args.validate_only:
         _check_outputs(args)
@@ -341,6 +375,14 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  - {p}", file=sys.stderr)
         return 0 if report["ok"] else 2
     sub = parse_submission(path.read_bytes(), path.name, release, args.kind, limits)
+    if len(args.file) > 1:
+        more = tuple(
+            parse_submission(f.read_bytes(), f.name, release, "judge", limits)
+            for f in args.file[1:]
+        )
+        if sub.kind != "judge":
+            raise ValueError(f"{path.name}: several files are runs of one judge, not model answers")
+        sub = with_runs(sub, more)
     if args.labels is not None:
         sub = attach_labels(sub, args.labels.read_bytes(), args.labels.name, release, limits)
     record = score(

@@ -40,6 +40,7 @@ questions and recomputing it in the subgroup, so its CI is paired with the headl
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Final
 
@@ -49,6 +50,7 @@ import numpy.typing as npt
 from medqade import consensus, vocab
 from medqade.measures import aat, paired
 from medqade.measures import agreement as measured
+from medqade.measures import behaviour as measured_behaviour
 from medqade.measures import bias as measured_bias
 from medqade.measures import verdicts as measured_verdict
 from medqade.measures.estimate import Estimate
@@ -381,8 +383,13 @@ def judge_metrics(
     resamples: int = 1000,
     seed: int = BOOTSTRAP_SEED,
     margin: float = paired.DEFAULT_MARGIN,
+    behaviour: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """All judge metrics for ``labels`` (items, 5) with rows ``present`` (items, 5).
+
+    ``behaviour`` holds the keyword inputs of :func:`medqade.measures.behaviour.behaviour`
+    beyond the labels (``positions``, ``runs``, ``usage``); its result is the ``behaviour``
+    key.
 
     ``exclude_evaluator`` leaves a reference evaluator (the judge itself) out of the ensemble
     pool; ``margin`` is the non-inferiority margin of the verdicts.
@@ -390,7 +397,7 @@ def judge_metrics(
     Returns the record keys ``core``, ``full``, ``physician_reference``,
     ``physician_difference``, ``verdict``, ``verdicts``, ``abstention``, ``bias``,
     ``confusion``, ``by_tier``, ``by_lexical``, ``disagreements``, ``ensembles``,
-    ``replicates`` and ``flags`` (values may be ``None`` or NaN).
+    ``replicates``, ``flags`` and ``behaviour`` (values may be ``None`` or NaN).
     """
     margin = paired.check_margin(margin)
     students = release.roster.student_ids
@@ -493,4 +500,14 @@ def judge_metrics(
         ),
         "replicates": replicates.section(kept, resamples, seed),
         "flags": flags,
+        "behaviour": measured_behaviour.behaviour(
+            release,
+            labels,
+            present,
+            **(behaviour or {}),
+            w_core=w_core,
+            w_all=w_all,
+            resamples=resamples,
+            seed=seed,
+        ).to_json(),
     }

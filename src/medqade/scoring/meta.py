@@ -16,6 +16,10 @@ decoding   decoding settings: an object of scalars (``{"temperature": 0}``) or a
 notes      free text
 judge      answers only: the judge that labelled unmatched answers, an object with ``name``,
            ``model_id``, ``family`` and ``core_kappa`` (its own core kappa, if known)
+usage      token use of the run (all its runs together): an object with ``input_tokens`` and
+           ``output_tokens`` (totals), and ``price_in`` / ``price_out`` in EUR per million
+           tokens (``medqade score --price-in --price-out``); read by
+           :mod:`medqade.measures.cost`
 ========== ===================================================================================
 
 Two keys are set by the project, never by a submission file: ``source`` (``submission``,
@@ -42,7 +46,8 @@ TEXT_KEYS: Final = (
     "prompt_sha256",
     "notes",
 )
-META_KEYS: Final = (*TEXT_KEYS, "decoding", "judge")
+META_KEYS: Final = (*TEXT_KEYS, "decoding", "judge", "usage")
+USAGE_KEYS: Final = ("input_tokens", "output_tokens", "price_in", "price_out")
 TRUSTED_KEYS: Final = ("source", "verified")
 SOURCES: Final = ("submission", "paper", "baseline", "physicians")
 PROMPTS: Final = ("official", "own")
@@ -140,6 +145,18 @@ def clean_meta(
             problems.extend(judge_problems)
             if judge:
                 out[key] = judge
+        elif key == "usage":
+            usage = _usage(value)
+            if usage is None:
+                bad(
+                    key,
+                    f"expected an object of non-negative numbers ({', '.join(USAGE_KEYS)})",
+                    value,
+                    'e.g. {"input_tokens": 1200000, "output_tokens": 40000}',
+                )
+                continue
+            if usage:
+                out[key] = usage
         elif key == "source":
             if value not in SOURCES:
                 bad(key, "unknown source", value, f"use one of {', '.join(SOURCES)}")
@@ -151,6 +168,21 @@ def clean_meta(
                 continue
             out[key] = value
     return out, problems
+
+
+def _usage(value: Any) -> dict[str, float] | None:
+    """Token counts and prices: known keys, non-negative finite numbers (``None``: invalid)."""
+    if not isinstance(value, Mapping):
+        return None
+    out: dict[str, float] = {}
+    for k, v in value.items():
+        if v is None:
+            continue
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        if k not in USAGE_KEYS or not ok or v < 0:
+            return None
+        out[k] = int(v) if k.endswith("_tokens") and float(v).is_integer() else float(v)
+    return dict(sorted(out.items()))
 
 
 def _decoding(value: Any) -> dict[str, Any] | str | None:
@@ -246,6 +278,8 @@ def merge_meta(header: Mapping[str, Any], explicit: Mapping[str, Any]) -> dict[s
     for key, value in explicit.items():
         if key == "judge" and isinstance(value, Mapping) and isinstance(out.get("judge"), Mapping):
             out["judge"] = {**out["judge"], **value}
+        elif key == "usage" and isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = dict(sorted({**out[key], **value}.items()))  # prices beside the counts
         else:
             out[key] = value
     return dict(sorted(out.items()))

@@ -162,8 +162,10 @@ def judge_record(
     extra_flags: tuple[str, ...] = (),
     warnings: tuple[str, ...] = (),
     margin: float = DEFAULT_MARGIN,
+    behaviour: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A judge record from label codes (items, 5) and rows ``present`` (items, 5)."""
+    """A judge record from label codes (items, 5) and rows ``present`` (items, 5);
+    ``behaviour``: positions, runs and usage (:func:`medqade.measures.behaviour.behaviour`)."""
     record = _base(release, JUDGE, meta, resamples, seed)
     record["settings"]["margin"] = margin
     record["submission"] = dict(submission)
@@ -177,6 +179,7 @@ def judge_record(
         resamples=resamples,
         seed=seed,
         margin=margin,
+        behaviour=behaviour,
     )
     record["flags"] += metrics.pop("flags") + list(extra_flags)
     if submission.get("scope") == "partial":
@@ -236,6 +239,11 @@ def score(
             extra_flags=copy_flags,
             warnings=notes,
             margin=margin,
+            behaviour={
+                "positions": submission.positions,
+                "runs": submission.runs,
+                "usage": merged.get("usage"),
+            },
         )
     if submission.answers is None:
         raise ValueError("an answers submission without answers")

@@ -21,7 +21,11 @@ from medqade.scoring.upload import NOT_TEXT, RawTable, cell_text, looks_like_for
 if TYPE_CHECKING:
     from medqade.release import Release
 
-IGNORED_COLUMNS: Final = frozenset({"evaluator", "error", "raw", "canary", "split", "position"})
+IGNORED_COLUMNS: Final = frozenset(
+    {"evaluator", "error", "raw", "canary", "split", "position", "run"}
+)
+"""Columns a walker never warns about: ``run`` is split off before the walk
+(:mod:`~medqade.scoring.submission`), ``position`` is read by the judge row format."""
 
 
 class Walker:

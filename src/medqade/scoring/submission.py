@@ -13,7 +13,14 @@ Judge labels, row format (``kind="judge"``, format ``rows``)::
 
 ``model`` is the student whose answer is judged (id or display name). ``answer_id``
 (``QUESTION/MODEL``) may replace ``question_id`` + ``model``. ``difficulty`` is checked but not
-scored (tiers always come from the physicians).
+scored (tiers always come from the physicians). An optional ``position`` (1-5, empty when
+unknown) is the place at which the judge saw the answer; with it the record gets the judge's
+position bias (``behaviour.position``).
+
+Repeated runs of one judge (for self-consistency, ``behaviour.consistency``): an optional
+integer ``run`` column (e.g. the Inspect epoch) in either format; every run is checked like a
+file of its own, the lowest run is the one scored for agreement, and the others are compared
+with it. Several files of one judge passed together (:func:`with_runs`) do the same.
 
 Judge labels, per-question format (format ``per_question``): the output of an evaluator run,
 one object per question, ``resp_k`` judging the answer of ``order[k-1]``::
@@ -79,7 +86,7 @@ from medqade.scoring.kinds import ANSWERS, JUDGE, KINDS, PER_QUESTION, RESP, ROW
 from medqade.scoring.meta import clean_meta
 from medqade.scoring.normalize import normalise
 from medqade.scoring.rows import IGNORED_COLUMNS, Walker, ignored, require
-from medqade.scoring.upload import LINE, RawTable, jsonable
+from medqade.scoring.upload import LINE, RawTable, cell_text, jsonable
 from medqade.scoring.upload import read_upload as _read_upload
 
 if TYPE_CHECKING:
@@ -93,6 +100,7 @@ __all__ = [
     "KINDS",
     "PER_QUESTION",
     "ROWS",
+    "JudgeRun",
     "Limits",
     "Submission",
     "answers_content_hash",
@@ -101,6 +109,7 @@ __all__ = [
     "judge_content_hash",
     "parse_submission",
     "validate_only",
+    "with_runs",
 ]
 
 
@@ -111,6 +120,16 @@ class Limits:
     max_bytes: int = 20_000_000
     max_rows: int = 100_000
     max_answer_chars: int = 300
+
+
+@dataclass(frozen=True, eq=False)
+class JudgeRun:
+    """One run of a judge: labels, rows and positions (items, 5), read-only."""
+
+    run: str
+    labels: npt.NDArray[np.int8] = field(repr=False)
+    present: npt.NDArray[np.bool_] = field(repr=False)
+    positions: npt.NDArray[np.int8] = field(repr=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,6 +157,10 @@ class Submission:
     warnings: tuple[Problem, ...] = ()
     answer_labels: npt.NDArray[np.int8] | None = field(default=None, repr=False)
     answer_labels_hash: str | None = None
+    positions: npt.NDArray[np.int8] | None = field(default=None, repr=False)
+    """judge: (items, 5) position 1-5 at which each answer was shown, 0 where unknown."""
+    runs: tuple[JudgeRun, ...] = field(default=(), repr=False)
+    """judge: every run when there are two or more (the first is ``labels``), else empty."""
 
     def summary(self) -> dict[str, Any]:
         """Plain-dict description (for the Space and ``validate_only``; NaN as ``None``)."""
@@ -219,8 +242,15 @@ def parse_submission(
     is_core = release.is_core
     if detected == JUDGE:
         walk = judge_per_question if fmt == PER_QUESTION else judge_rows
-        labels, present = walk(walker, log)
+        runs = []
+        for k, (run, part) in enumerate(_split_runs(table, log)):
+            part_log = log if k == 0 else ProblemLog()  # warnings once, errors of every run
+            walked = walk(Walker(part, release, part_log), part_log)
+            if k:
+                log.errors.extend(part_log.errors)
+            runs.append(JudgeRun(run, *(_readonly(a) for a in walked)))
         log.raise_if_any(name)
+        labels, present, positions = runs[0].labels, runs[0].present, runs[0].positions
         _require_usable(name, table, int(present.sum()), int((labels != vocab.MISSING_CODE).sum()))
         scope = scope_of(np.asarray(present.all(axis=1)), is_core)
         coverage = coverage_of(present, is_core)
@@ -235,10 +265,12 @@ def parse_submission(
             n_rows=len(table.frame),
             scope=scope,
             coverage=MappingProxyType(coverage),
-            present=_readonly(present),
-            labels=_readonly(labels),
+            present=present,
+            labels=labels,
             meta=MappingProxyType(header),
             warnings=tuple(log.warnings),
+            positions=positions if positions.any() else None,
+            runs=tuple(runs) if len(runs) > 1 else (),
         )
     answers, present_items = answer_rows(walker, log, limits)
     log.raise_if_any(name)
@@ -263,6 +295,66 @@ def parse_submission(
         meta=MappingProxyType(header),
         warnings=tuple(log.warnings),
     )
+
+
+RUN_COLUMN: Final = "run"
+
+
+def _split_runs(table: RawTable, log: ProblemLog) -> list[tuple[str, RawTable]]:
+    """The table's rows by their integer ``run`` (ascending), or the whole table as run "1"
+    when there is no ``run`` column. A run that is not a non-negative integer is an error."""
+    if RUN_COLUMN not in table.frame.columns:
+        return [("1", table)]
+    numbers: list[int | None] = []
+    for line, value in zip(table.frame[LINE], table.frame[RUN_COLUMN], strict=True):
+        text = cell_text(value)
+        number = None
+        if isinstance(text, str):
+            try:
+                x = float(text.strip())
+                number = int(x) if x.is_integer() and x >= 0 else None
+            except ValueError:
+                number = None
+        if number is None:
+            log.error(
+                Problem(
+                    table.name,
+                    int(line),
+                    "invalid run",
+                    RUN_COLUMN,
+                    None if text is None else str(text)[:80],
+                    "give every row the integer run (epoch) it comes from, e.g. 1 or 2",
+                    row_kind=table.row_kind,
+                )
+            )
+        numbers.append(number)
+    if any(n is None for n in numbers):
+        return [("1", table)]
+    keys = np.asarray(numbers, dtype=np.int64)
+    out = []
+    for run in np.unique(keys).tolist():
+        part = table.frame[keys == run].reset_index(drop=True)
+        out.append((str(run), replace(table, frame=part)))
+    return out
+
+
+def with_runs(first: Submission, others: tuple[Submission, ...]) -> Submission:
+    """``first`` with the runs of ``others`` (judge submissions of the same judge, e.g.
+    several files of reshuffled runs) appended for self-consistency; the labels scored for
+    agreement stay those of ``first``."""
+    if first.kind != JUDGE or any(o.kind != JUDGE for o in others):
+        raise ValueError("runs can only be combined for judge submissions")
+    runs = list(first.runs) or [_as_run(first, "1")]
+    for k, other in enumerate(others, start=2):
+        runs.extend(other.runs or [_as_run(other, str(k))])
+    named = [replace(r, run=str(k)) for k, r in enumerate(runs, start=1)]
+    return replace(first, runs=tuple(named) if len(named) > 1 else ())
+
+
+def _as_run(sub: Submission, run: str) -> JudgeRun:
+    labels = sub.labels if sub.labels is not None else np.full(sub.present.shape, -1, np.int8)
+    positions = sub.positions if sub.positions is not None else np.zeros(sub.present.shape, np.int8)
+    return JudgeRun(run, labels, sub.present, positions)
 
 
 def _require_usable(

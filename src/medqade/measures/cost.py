@@ -1,0 +1,91 @@
+"""Cost: tokens per 1,000 judged answers and, given prices, euros per 1,000 answers.
+
+From the token counts a submission declares (``usage`` in its metadata: the totals of input
+and output tokens of the run, e.g. from an Inspect log or a runner's summary, over every run
+it holds) and the number of answers judged (rows over all runs): tokens per 1,000 answers =
+``1000 x tokens / answers``. With prices in EUR per million tokens (``medqade score --price-in
+--price-out``), cost per 1,000 answers = ``(in/1000 answers x price_in + out/1000 answers x
+price_out) / 1e6`` and the run's total cost the same on the totals. No interval: the counts are
+what the run used, not an estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+PER: Final = 1000
+"""Tokens and cost are given per this many judged answers."""
+MTOK: Final = 1_000_000
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    x = float(value)
+    return x if math.isfinite(x) and x >= 0 else None
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Token use and, with prices, cost per 1,000 answers (module docstring)."""
+
+    input_tokens: float | None
+    output_tokens: float | None
+    answers: int
+    price_in: float | None = None
+    price_out: float | None = None
+
+    def per_answers(self, tokens: float | None) -> float | None:
+        return None if tokens is None or not self.answers else PER * tokens / self.answers
+
+    @property
+    def input_per_1000(self) -> float | None:
+        return self.per_answers(self.input_tokens)
+
+    @property
+    def output_per_1000(self) -> float | None:
+        return self.per_answers(self.output_tokens)
+
+    def _eur(self, tin: float | None, tout: float | None) -> float | None:
+        if None in (tin, tout, self.price_in, self.price_out):
+            return None
+        return (tin * self.price_in + tout * self.price_out) / MTOK  # type: ignore[operator]
+
+    @property
+    def eur_per_1000(self) -> float | None:
+        return self._eur(self.input_per_1000, self.output_per_1000)
+
+    @property
+    def eur_total(self) -> float | None:
+        return self._eur(self.input_tokens, self.output_tokens)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "answers": self.answers,
+            "input_tokens_per_1000": self.input_per_1000,
+            "output_tokens_per_1000": self.output_per_1000,
+            "price_in_eur_per_mtok": self.price_in,
+            "price_out_eur_per_mtok": self.price_out,
+            "eur_per_1000": self.eur_per_1000,
+            "eur_total": self.eur_total,
+        }
+
+
+def cost(usage: Mapping[str, Any] | None, answers: int) -> Cost | None:
+    """:class:`Cost` from a metadata ``usage`` object (``input_tokens``, ``output_tokens``,
+    optional ``price_in`` / ``price_out`` in EUR per million tokens) and the answers judged;
+    ``None`` without token counts."""
+    if not usage:
+        return None
+    tin = _number(usage.get("input_tokens"))
+    tout = _number(usage.get("output_tokens"))
+    if tin is None and tout is None:
+        return None
+    return Cost(
+        tin, tout, int(answers), _number(usage.get("price_in")), _number(usage.get("price_out"))
+    )
