@@ -49,6 +49,10 @@ alt_test_winning_rate, alt_test_passed
             the alternative annotator test on the core (epsilon 0.2, pass at 0.5)
 self_bias, self_bias_low, self_bias_high, self_bias_significant
             the judge's self bias (own student model) and whether its CI excludes 0
+caution_slope, caution_vs_physicians (_low, _high), self_kappa (_low, _high),
+physicians_self_kappa, position_p, tokens_per_1000, eur_per_1000
+            the record's ``behaviour`` (:mod:`medqade.scoring.behaviour_columns`), NaN where
+            absent; shown beside agreement, never part of the rank
 flags       the record's flags, ``;``-separated; id = record id
 =========== ====================================================================================
 
@@ -78,6 +82,7 @@ import pandas as pd
 
 from medqade.measures import paired, ranking
 from medqade.scoring import replicates
+from medqade.scoring.behaviour_columns import BEHAVIOUR_COLUMNS, behaviour_columns
 from medqade.scoring.records import SCHEMA_VERSION
 
 VIEWS: Final = ("core", "full")
@@ -124,6 +129,7 @@ JUDGE_COLUMNS: Final = (
     "self_bias_low",
     "self_bias_high",
     "self_bias_significant",
+    *BEHAVIOUR_COLUMNS,
     "flags",
     "id",
 )
@@ -281,6 +287,7 @@ def _judge_row(
             "alt_test_winning_rate": _num(alt.get("winning_rate")),
             "alt_test_passed": alt.get("passed") if alt else None,
             **_self_bias(record),
+            **behaviour_columns(record),
             "_key": row[metric],
             "_reps": replicates.of_record(record, scope, "pa" if metric == "pabak" else metric),
         }

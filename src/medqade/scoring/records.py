@@ -46,6 +46,7 @@ import numpy as np
 
 from medqade import __version__, vocab
 from medqade.measures.paired import DEFAULT_MARGIN
+from medqade.measures.position import release_positions
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.problems import InputError, Problem
 from medqade.scoring import context, replicates
@@ -399,6 +400,9 @@ def reference_records(
     _check_resamples(resamples)
     roster = release.roster
     present = _present_all(release)
+    shown_at = release_positions(
+        release.judgments, release.slot_index, roster.evaluator_ids, release.n_items
+    )
     out = []
     for k, ev in enumerate(roster.evaluators):
         labels = release.evaluator_labels[k]
@@ -429,6 +433,7 @@ def reference_records(
                 clock,
                 exclude_evaluator=ev.id,
                 margin=margin,
+                behaviour={"positions": shown_at[k]},
             )
         )
     out.append(_physician_record(release, resamples, seed, clock))

@@ -1,0 +1,50 @@
+"""Figures from the behaviour block of score records (medqade.analyses.behaviour_figures)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from medqade.analyses import behaviour_figures as figs
+from medqade.analyses.figures import figure_bytes
+
+
+def _record(name: str, kappa: float, slope: float, eur: float | None) -> dict[str, Any]:
+    return {
+        "kind": "judge",
+        "meta": {"name": name},
+        "dataset": {"synthetic": True},
+        "core": {"kappa": kappa, "kappa_ci": [kappa - 0.05, kappa + 0.05]},
+        "behaviour": {
+            "caution": {
+                "judge": {"slope": slope, "slope_ci": [slope - 0.01, slope + 0.01]},
+                "physicians": {"slope": 0.03, "slope_ci": [0.02, 0.04]},
+            },
+            "breakdowns": {
+                "specialty": {"A": {"kappa": kappa}, "B": {"kappa": kappa - 0.1}, "C": None}
+            },
+            "cost": {
+                "input_tokens_per_1000": 1e5,
+                "output_tokens_per_1000": 2e3,
+                "eur_per_1000": eur,
+            },
+        },
+    }
+
+
+def test_figures_draw_one_mark_per_judge_and_skip_older_records() -> None:
+    records = [_record("J1", 0.6, 0.0, 0.5), _record("J2", 0.7, 0.02, 1.0), {"kind": "judge"}]
+    caution = figs.caution_figure(records)
+    assert [t.get_text() for t in caution.axes[0].get_yticklabels()] == ["J1", "J2"]
+    heat = figs.breakdown_heatmap(records)
+    image = heat.axes[0].get_images()[0].get_array()
+    assert np.ma.getdata(image).shape == (3, 2)
+    assert np.isnan(np.ma.getdata(image)[2]).all()  # group C: no kappa
+    cost = figs.cost_kappa(records)
+    assert cost.axes[0].get_xlabel().startswith("EUR")
+    assert figs.cost_kappa([records[0], _record("J3", 0.5, 0.0, None)]).axes[0].get_xlabel() == (
+        "tokens per 1,000 answers"
+    )
+    for fig in (caution, heat, cost, figs.caution_figure([])):
+        assert figure_bytes(fig, "png")[:4] == b"\x89PNG"
