@@ -48,6 +48,13 @@ FIGURES: Final = (
         "answer slots (point estimates; the pairwise intervals are in the report).",
     ),
     (
+        "position",
+        "Position bias of the evaluators",
+        "Share of Richtig among each evaluator's labels by the position (1-5) at which the "
+        "answer was shown, with 95% bootstrap intervals; the legend gives the p-value of the "
+        "permutation test within questions (Table S7).",
+    ),
+    (
         "risk",
         "Risk-coverage curves of the evaluators",
         "Accuracy against the consensus when each evaluator keeps only the answers where the "
@@ -80,6 +87,7 @@ def figure(report: Report, name: str, highlight: str | None = None) -> Figure:
                 "bias": figures.bias_forest,
                 "abstention": figures.abstention_by_tier,
                 "heatmap": figures.physician_heatmap,
+                "position": figures.position_bias,
             }[name]
             cached = draw(report)
         with _cache_lock:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
-from medqade.app import analysis, text
+from medqade.app import analysis, behaviour_view, text
 from medqade.app.context import HIDDEN, TabContext, empty, frame
 
 if TYPE_CHECKING:
@@ -182,6 +182,7 @@ def add_analysis_tab(ctx: TabContext, plots_cache: Plots) -> AnalysisTab:
         )
         panel = gr.Dataframe(label="Physician panel reliability", interactive=False)
         panel_filled = gr.State("")
+        behaviour_view.add_section(tab, st, plots_cache.encode)
         filled = gr.State("")
 
     def panel_ui(done: str) -> tuple[Any, ...]:

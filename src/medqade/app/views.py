@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlencode
 import pandas as pd
 
 from medqade import vocab
+from medqade.app.behaviour_view import BEHAVIOUR_GROUPS, behaviour_cells
 
 DIGITS: Final = 3
 ABOVE_CEILING: Final = "above_physician_ceiling"
@@ -41,6 +42,7 @@ JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
     "when rated": ("kappa when rated", "PA when rated", "PABAK when rated"),
     "compare": ("compare",),
     "self-bias": ("self-bias (pp)", "self-bias (pp) 95% CI", "self-bias flag"),
+    **BEHAVIOUR_GROUPS,
     "flags": ("flags", "above ceiling"),
     "id": ("id",),
 }
@@ -176,6 +178,7 @@ def judges_table(
                 "id": _text(r["id"])[:16],
                 "model_id": _text(r["model_id"]),
                 "organisation": _text((rec.get("meta") or {}).get("organisation")),
+                **behaviour_cells(r),
             }
         )
     return pd.DataFrame(rows, columns=_JUDGE_ALL)

@@ -1,0 +1,106 @@
+"""The Space's view of a judge's behaviour beyond agreement (issue 28): formatting only.
+
+Leaderboard column groups (:data:`BEHAVIOUR_GROUPS`, cells from :func:`behaviour_cells` on
+the library's :mod:`medqade.scoring.behaviour_columns`) and a section of the Analysis tab
+(:func:`add_section`): the caution, breakdown and cost figures of
+:mod:`medqade.analyses.behaviour_figures` drawn from the board's judge records. Every number
+is the library's; records without ``behaviour`` show empty cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from medqade.app.state import SpaceState
+
+BEHAVIOUR_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
+    "caution": (
+        "caution slope (pp/tier)",
+        "caution vs physicians (pp/tier)",
+        "caution vs physicians 95% CI",
+    ),
+    "self-consistency": ("self kappa", "self kappa 95% CI", "physicians' self kappa"),
+    "position bias": ("position p",),
+    "cost": ("tokens / 1,000 answers", "EUR / 1,000 answers"),
+}
+"""Column groups of the judges table (shown on demand; caution is never part of the rank)."""
+
+SECTION: Final = (
+    (
+        "caution",
+        "Clinical caution: abstention slope across difficulty tiers",
+        "How much a judge's abstention rises per difficulty tier on the core (percentage points "
+        "per tier, 95% bootstrap intervals), beside the physicians' mean slope (black line, "
+        "grey band its interval). Physicians abstain more on harder items; a judge at 0 never "
+        "adapts. Shown beside agreement, never part of kappa or the rank.",
+    ),
+    (
+        "breakdown",
+        "Agreement by specialty",
+        "Cohen's kappa of every judge with the physician consensus per specialty (abstentions "
+        "count as disagreements); intervals are in each record's behaviour block.",
+    ),
+    (
+        "cost",
+        "Cost versus agreement",
+        "Core kappa (95% interval) against the cost per 1,000 judged answers (EUR at the prices "
+        "given when scoring, else tokens), for the judges whose submission reported tokens.",
+    ),
+)
+
+
+def behaviour_cells(row: Mapping[Any, Any]) -> dict[str, Any]:
+    """Display cells of one row of the library's judges frame."""
+    from medqade.app.views import ci_text, number, points
+
+    return {
+        "caution slope (pp/tier)": points(row.get("caution_slope")),
+        "caution vs physicians (pp/tier)": points(row.get("caution_vs_physicians")),
+        "caution vs physicians 95% CI": ci_text(
+            number(row.get("caution_vs_physicians_low"), 6) * 100,
+            number(row.get("caution_vs_physicians_high"), 6) * 100,
+            1,
+        ),
+        "self kappa": number(row.get("self_kappa")),
+        "self kappa 95% CI": ci_text(row.get("self_kappa_low"), row.get("self_kappa_high")),
+        "physicians' self kappa": number(row.get("physicians_self_kappa")),
+        "position p": number(row.get("position_p")),
+        "tokens / 1,000 answers": number(row.get("tokens_per_1000"), 0),
+        "EUR / 1,000 answers": number(row.get("eur_per_1000"), 4),
+    }
+
+
+def figures(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The section's figures from judge records (drawn by the library)."""
+    from medqade.analyses import behaviour_figures
+
+    judges = [r for r in records if r.get("kind") == "judge"]
+    return {
+        "caution": behaviour_figures.caution_figure(judges),
+        "breakdown": behaviour_figures.breakdown_heatmap(judges),
+        "cost": behaviour_figures.cost_kappa(judges),
+    }
+
+
+def add_section(tab: Any, state: SpaceState, encode: Any) -> None:
+    """Inside the Analysis tab: the three figures, filled when the tab is opened and redrawn
+    only when the stored records changed; ``encode`` turns a figure into a ``gr.Plot``
+    value."""
+    import gradio as gr
+
+    plots = {}
+    for key, title, caption in SECTION:
+        gr.Markdown(f"### {title}\n{caption}", elem_classes="mq-caption")
+        plots[key] = gr.Plot(show_label=False, format="png", elem_classes="mq-plot")
+    done = gr.State("")
+
+    def fill(filled: str) -> tuple[Any, ...]:
+        key = str(state.store.version)
+        if key == filled:
+            return tuple(gr.skip() for _ in range(len(plots) + 1))
+        drawn = figures(state.records())
+        return (*(encode(drawn[k]) for k, _, _ in SECTION), key)
+
+    tab.select(fill, [done], [*plots.values(), done], show_progress="hidden")

@@ -1,0 +1,53 @@
+"""The Space's behaviour columns and figures (medqade.app.behaviour_view): formatting only."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from medqade.app import behaviour_view, views
+from medqade.scoring import JUDGE_COLUMNS
+from medqade.scoring.behaviour_columns import BEHAVIOUR_COLUMNS, behaviour_columns
+
+
+def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None:
+    old = behaviour_columns({"kind": "judge"})
+    assert set(old) == set(BEHAVIOUR_COLUMNS) and all(math.isnan(v) for v in old.values())
+    cells = behaviour_view.behaviour_cells(old)
+    assert cells["caution vs physicians 95% CI"] == "" and math.isnan(cells["self kappa"])
+    record = {
+        "behaviour": {
+            "caution": {
+                "judge": {"slope": 0.004},
+                "slope_difference": -0.021,
+                "slope_difference_ci": [-0.04, -0.002],
+            },
+            "consistency": {
+                "kappa": 0.91,
+                "kappa_ci": [0.88, 0.93],
+                "physicians_rerated": {"kappa": 0.95},
+            },
+            "position": {"p_value": 0.012},
+            "cost": {
+                "input_tokens_per_1000": 1000.0,
+                "output_tokens_per_1000": 50.0,
+                "eur_per_1000": 0.0123,
+            },
+        }
+    }
+    cells = behaviour_view.behaviour_cells(behaviour_columns(record))
+    assert cells["caution slope (pp/tier)"] == 0.4
+    assert cells["caution vs physicians (pp/tier)"] == -2.1
+    assert cells["caution vs physicians 95% CI"] == "-4.0 – -0.2"
+    assert cells["self kappa 95% CI"] == "0.880 – 0.930"
+    assert cells["tokens / 1,000 answers"] == 1050
+    assert cells["EUR / 1,000 answers"] == 0.0123
+
+
+def test_judges_table_has_the_behaviour_groups() -> None:
+    row = {c: None for c in JUDGE_COLUMNS} | {"name": "J", "id": "abc", "status": "unverified"}
+    table = views.judges_table(pd.DataFrame([row]), {})
+    for group in behaviour_view.BEHAVIOUR_GROUPS.values():
+        assert set(group) <= set(table.columns)
+    assert set(behaviour_view.figures([])) == {"caution", "breakdown", "cost"}
