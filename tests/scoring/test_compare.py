@@ -251,3 +251,28 @@ def test_compare_cli_judge_file_read_by_the_command(
     assert code == 2 and "at most 200 characters" in err and "Traceback" not in err
     code, _, err = _run(capsys, "compare", "no-such.csv", B, *_board(full_dir, results))
     assert code == 2 and "or a judge submission file that exists" in err
+
+
+def test_compare_breakdowns_are_the_scored_breakdown_differences(full: Release) -> None:
+    """Per specialty: compare's kappa difference is the difference of the two records'
+    behaviour breakdowns (core, same resamples), to the last digit."""
+    rec = {}
+    for e in (A, B):
+        k = full.roster.evaluator_ids.index(e)
+        labels = full.evaluator_labels[k].copy()
+        labels[~full.is_core] = -1  # core only, like the core view of compare
+        rows = codes_to_rows(full, labels, np.flatnonzero(full.is_core))
+        rec[e] = score(full, parse_submission(rows.encode(), "j.csv", full), resamples=RESAMPLES)
+    c = compare(full, resolve(full, A), resolve(full, B), resamples=RESAMPLES)
+    assert c.breakdowns is not None and set(c.breakdowns) == {"specialty", "lexical"}
+    for dim, groups in c.breakdowns.items():
+        for g, d in groups.items():
+            a = rec[A]["behaviour"]["breakdowns"][dim][g]
+            b = rec[B]["behaviour"]["breakdowns"][dim][g]
+            assert d is not None
+            assert d.kappa.value == pytest.approx(a["kappa"] - b["kappa"], abs=1e-15)
+    assert c.to_dict()["breakdowns"]["lexical"]["no_match"]["kappa"] == pytest.approx(
+        c.breakdowns["lexical"]["no_match"].kappa.value  # type: ignore[union-attr]
+    )
+    physicians = compare(full, resolve(full, A), resolve(full, "physicians"), resamples=RESAMPLES)
+    assert physicians.breakdowns is None

@@ -92,6 +92,10 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
     lines.append("per difficulty tier (kappa A - B):")
     for t, tier in c.tiers.items():
         lines.append(f"  T{t:<23} {'n/a' if tier is None else _diff(tier, 'kappa')}")
+    for dim, groups in (c.breakdowns or {}).items():
+        lines.append(f"per {dim} (kappa A - B):")
+        for g, part in groups.items():
+            lines.append(f"  {g[:23]:24} {'n/a' if part is None else _diff(part, 'kappa')}")
     lines += [
         "",
         f"different substantive labels on {c.n_disagreements:,} of {c.n_both:,} answers both "

@@ -37,6 +37,7 @@ import numpy.typing as npt
 from medqade import vocab
 from medqade.measures import aat, paired
 from medqade.measures import agreement as measured
+from medqade.measures import breakdown as measured_breakdown
 from medqade.measures.estimate import Estimate
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.schema import answer_id
@@ -245,6 +246,9 @@ class Comparison:
     n_disagreements: int
     n_both: int
     versus_physicians: Mapping[str, Any] | None = None
+    breakdowns: Mapping[str, Mapping[str, Difference | None]] | None = None
+    """Two judges: the paired differences per group of every breakdown dimension but the tier
+    (specialty, lexical; :mod:`medqade.measures.breakdown`)."""
 
     @property
     def better(self) -> str | None:
@@ -274,7 +278,24 @@ class Comparison:
             "versus_physicians": None
             if self.versus_physicians is None
             else dict(self.versus_physicians),
+            "breakdowns": None
+            if self.breakdowns is None
+            else {
+                dim: {g: None if d is None else d.to_dict() for g, d in found.items()}
+                for dim, found in self.breakdowns.items()
+            },
         }
+
+
+def _paired(
+    a: Mapping[str, measured.Agreement | None], b: Mapping[str, measured.Agreement | None]
+) -> dict[str, Difference | None]:
+    """Group by group: the paired difference, ``None`` where either side has none."""
+    out: dict[str, Difference | None] = {}
+    for g, x in a.items():
+        y = b.get(g)
+        out[g] = None if x is None or y is None else Difference.of(x, y)
+    return out
 
 
 def _slot_agreement(agr: measured.Agreement, name: str) -> measured.Agreement:
@@ -387,6 +408,17 @@ def compare(
             ta, tb = tiers_a[f"tier{t}"], tiers_b[f"tier{t}"]
             by_tier[t] = None if ta is None or tb is None else Difference.of(ta, tb)
         versus = None
+    parts = None
+    if a.labels is not None and b.labels is not None:
+        dims = measured_breakdown.dimensions(
+            release.questions[items].reset_index(drop=True), tiers, release.lexical[items]
+        )
+        dims.pop(measured_breakdown.TIER)  # the tiers are above
+        found_a, found_b = (
+            measured_breakdown.breakdowns(lab[items], consensus, dims, slots, w).groups
+            for lab in (a.labels, b.labels)
+        )
+        parts = {dim: _paired(found_a[dim], found_b[dim]) for dim in found_a}
     lab_a = release.consensus if a.labels is None else a.labels
     lab_b = release.consensus if b.labels is None else b.labels
     sub_a = measured.substantive(lab_a) >= 0
@@ -422,6 +454,7 @@ def compare(
         n_disagreements=int(differ.sum()),
         n_both=int(both.sum()),
         versus_physicians=versus,
+        breakdowns=parts,
     )
 
 
