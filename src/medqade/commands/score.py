@@ -28,6 +28,12 @@ Judge labels: CSV/JSONL/Parquet rows question_id,model,label[,difficulty], or th
 question_id,answer (the output of `medqade answer`); --labels adds a judge's verdicts on those
 answers (rows question_id,label[,answer]) for the ones that match no physician-labelled answer.
 A JSONL file may start with a {"meta": {...}} line; flags override it.
+
+Beyond agreement (the record's "behaviour"): an optional position column (1-5) or the
+per-question order gives the judge's position bias; several files (or a run column) are runs
+of one judge with reshuffled orders, scored for self-consistency beside the physicians'
+re-ratings; token counts in the metadata ("usage": {"input_tokens", "output_tokens"}) and
+--price-in/--price-out give the cost per 1,000 answers.
 """
 
 
