@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from medqade.app.tab_browse import BrowseTab
     from medqade.app.tab_leaderboard import LeaderboardTab
 
-UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet"]
+UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet", ".eval"]
 KIND_CHOICES: Final = [("judge labels", "judge"), ("model answers", "answers")]
 PROMPT_CHOICES: Final = [("not stated", ""), ("the official prompt", "official"), ("own", "own")]
 SUBMIT_CONCURRENCY: Final = 4

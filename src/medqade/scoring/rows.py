@@ -21,7 +21,9 @@ from medqade.scoring.upload import NOT_TEXT, RawTable, cell_text, looks_like_for
 if TYPE_CHECKING:
     from medqade.release import Release
 
-IGNORED_COLUMNS: Final = frozenset({"evaluator", "error", "raw", "canary", "split", "position"})
+IGNORED_COLUMNS: Final = frozenset(
+    {"evaluator", "error", "raw", "canary", "split", "position", "run"}
+)
 
 
 class Walker:

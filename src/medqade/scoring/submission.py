@@ -74,6 +74,7 @@ from medqade.scoring.coverage import (
     judge_content_hash,
     scope_of,
 )
+from medqade.scoring.inspect_log import grader_labels_text, is_eval_log
 from medqade.scoring.judge_rows import judge_per_question, judge_rows
 from medqade.scoring.kinds import ANSWERS, JUDGE, KINDS, PER_QUESTION, RESP, ROWS, detect_kind
 from medqade.scoring.meta import clean_meta
@@ -250,7 +251,7 @@ def parse_submission(
     if scope == "partial":
         log.warn(coverage_note(name, ANSWERS, coverage))
     content = answers_content_hash(release, answers, present_items)
-    return Submission(
+    submission = Submission(
         kind=ANSWERS,
         format=ANSWERS,
         filename=name,
@@ -263,6 +264,10 @@ def parse_submission(
         meta=MappingProxyType(header),
         warnings=tuple(log.warnings),
     )
+    graded = grader_labels_text(data, name) if is_eval_log(data, name) else None
+    if graded is None:  # an Inspect log of medqade/answer brings its grader's labels along
+        return submission
+    return attach_labels(submission, graded.encode("utf-8"), f"{name} (grader)", release, limits)
 
 
 def _require_usable(
