@@ -18,6 +18,7 @@ from inspect_ai._util.registry import registry_info
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 
+from medqade import hub_eval
 from medqade.cli import main
 from medqade.runners.inspect_metrics import answer_values, judge_values
 from medqade.runners.inspect_tasks import answer, epoch_seed, format_ladder, judge
@@ -112,6 +113,7 @@ def test_judge_steps_down_on_a_refused_schema_and_scores_like_medqade_score(
     values = judge_values(record)
     assert values and {k: metrics[k] for k in values} == values  # to the last digit
     assert record["meta"]["inspect"]["input_tokens"] > 0
+    assert hub_eval.run_date(record) == log.eval.created[:10]  # the Hub entry's date
 
 
 def test_unparseable_reply_is_invalid_never_a_label(

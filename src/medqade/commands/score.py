@@ -30,7 +30,9 @@ A JSONL file may start with a {"meta": {...}} line; flags override it.
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", type=Path, help="submission file (.csv, .jsonl or .parquet)")
+    p.add_argument(
+        "file", type=Path, help="submission file (.csv, .jsonl, .parquet or an Inspect .eval log)"
+    )
     add_data_argument(p)
     p.add_argument("--kind", choices=("judge", "answers"), default=None, help="default: detect")
     p.add_argument("--json", action="store_true", help="print the result record as JSON")
@@ -50,7 +52,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="ORG/NAME",
         help="the benchmark dataset on the Hub (default: --data, when it is a Hub repo id)",
     )
-    hub.add_argument("--hub-revision", default=None, help="the dataset revision scored (git SHA)")
+    hub.add_argument(
+        "--hub-revision",
+        default=None,
+        help="the dataset revision scored (git SHA; default: the commit --data was read at)",
+    )
     hub.add_argument(
         "--space-id", default=None, metavar="ORG/NAME", help="leaderboard Space named as source"
     )
@@ -349,8 +355,9 @@ def run(args: argparse.Namespace) -> int:
     text = json.dumps(record, ensure_ascii=False, indent=2)
     hub_text = None
     if dataset_id is not None:
+        revision = args.hub_revision or release.hub_revision
         hub_text = hub_eval.eval_results_yaml(
-            record, dataset_id, revision=args.hub_revision, space_id=args.space_id
+            record, dataset_id, revision=revision, space_id=args.space_id
         )
     planned = []
     if args.out is not None:
