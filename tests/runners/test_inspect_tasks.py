@@ -138,6 +138,7 @@ def test_unparseable_reply_is_invalid_never_a_label(
     assert bad[0]["raw"] == replies[1] and bad[0]["error"].startswith("invalid")
     record = _score_log(log, capsys, "--resamples", "0")
     assert record["submission"]["rows"] == len(CORE_IDS)
+    assert any("has 0 errored and 1 invalid of 2 samples" in w for w in record["warnings"])
 
 
 def test_epochs_reshuffle_and_the_log_keeps_every_run(

@@ -213,10 +213,36 @@ def _jsonl(meta: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def log_table_text(data: bytes, name: str) -> str:
-    """The JSON Lines text that is scored: the header and the rows of epoch 1."""
+def log_table_text(data: bytes, name: str) -> tuple[str, tuple[Problem, ...]]:
+    """The JSON Lines text that is scored (the header and the rows of epoch 1) and the notes
+    on the log: errored and invalid samples counted, as ``medqade judge`` reports them."""
     parsed = log_rows(data, name)
-    return _jsonl(parsed.meta, [r for r in parsed.rows if r.get("run") == 1])
+    run = parsed.meta.get("inspect", {})
+    notes = []
+    errored, invalid = int(run.get("errored", 0)), int(run.get("invalid", 0))
+    if errored or invalid:
+        notes.append(
+            Problem(
+                name,
+                None,
+                f"the Inspect log has {errored} errored and {invalid} invalid of "
+                f"{run.get('samples')} samples; their rows have no labels (or answer) and an "
+                "error",
+                fix="rerun the errored samples (inspect eval-retry LOG) and submit the new log",
+            )
+        )
+    if int(run.get("epochs", 1)) > 1:
+        notes.append(
+            Problem(
+                name,
+                None,
+                f"the log has {run['epochs']} epochs; epoch 1 is scored (the others are kept "
+                "as runs for the self-consistency analyses)",
+                fix="nothing to do",
+            )
+        )
+    text = _jsonl(parsed.meta, [r for r in parsed.rows if r.get("run") == 1])
+    return text, tuple(notes)
 
 
 def grader_labels_text(data: bytes, name: str) -> str | None:

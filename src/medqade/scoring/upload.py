@@ -210,8 +210,9 @@ def read_upload(data: bytes, name: str, max_bytes: int) -> RawTable:
             "remove extra columns (such as raw model output) or compress it as Parquet",
         )
     if is_eval_log(data, name):  # an Inspect log: its rows as JSON Lines (scoring.inspect_log)
-        frame, meta, meta_line = _read_jsonl(log_table_text(data, name), name)
-        return RawTable(name, "jsonl", frame, meta, meta_line)
+        text, log_notes = log_table_text(data, name)
+        frame, meta, meta_line = _read_jsonl(text, name)
+        return RawTable(name, "jsonl", frame, meta, meta_line, log_notes)
     check_not_packed(data, name)
     fmt = detect_format(data, name)
     if fmt == "parquet":
