@@ -50,7 +50,7 @@ from inspect_ai.util import JSONSchema
 from medqade.release import open_release
 from medqade.runners.inspect_metrics import answer_accuracy, judge_agreement, valid_share
 from medqade.runners.judge import RESPONSE_FORMATS, answer_order, judge_items
-from medqade.runners.options import ANSWER_MAX_TOKENS, JUDGE_MAX_TOKENS
+from medqade.runners.options import ANSWER_MAX_TOKENS, JUDGE_MAX_TOKENS, ORDER_SEED
 from medqade.runners.parsing import InvalidOutput, parse_judge_output, parse_student_output
 from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import (
@@ -281,7 +281,7 @@ def judge_samples(data: str | None, split: str, seed: int) -> tuple[list[Sample]
 def judge(
     data: str | None = None,
     split: str = "core",
-    seed: int = 0,
+    seed: int = ORDER_SEED,
     prompt_file: str | None = None,
     response_format: str = "json_schema",
     max_tokens: int = JUDGE_MAX_TOKENS,
