@@ -26,7 +26,7 @@ from medqade.runners.judge import answer_order
 from medqade.runners.stub_server import StubServer
 from medqade.scoring.inspect_log import log_rows
 
-from .helpers import DATA, RESP, SAMPLE_IDS, STUDENTS
+from .helpers import DATA, RESP, SAMPLE_IDS, STUDENTS, read_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE_IDS = [q for q in SAMPLE_IDS if "-C" in q]
@@ -179,3 +179,35 @@ def test_answer_task_with_a_grader_scores_like_medqade_score(
     assert "all_anchored" in values or "all_lower" in values
     assert "all_judged_estimate" in values
     assert {k: metrics[k] for k in values} == values
+
+
+def test_the_inspect_log_and_the_medqade_judge_file_score_the_same(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Both paths on one stub (its verdicts follow the answers, not their order): the same
+    orders (default seed) and labels per question, and the same record from medqade score."""
+    out = tmp_path / "judge.jsonl"
+    with StubServer() as stub:
+        argv = ["judge", "--model", "stub-model", "--base-url", stub.base_url]
+        argv += ["--data", str(DATA), "--out", str(out), "--no-progress"]
+        assert main(argv) == 0
+        log = _eval(
+            judge(data=str(DATA), split="all", resamples=0),
+            _stub_model(stub, monkeypatch),
+            tmp_path,
+        )
+    rows = {r["question_id"]: r for r in read_jsonl(out)}
+    parsed = log_rows(Path(log.location).read_bytes(), "run.eval")
+    assert len(parsed.rows) == len(rows) == len(SAMPLE_IDS)
+    for row in parsed.rows:
+        mine = rows[row["question_id"]]
+        assert row["order"] == mine["order"]
+        assert [row[k] for k in (*RESP, "difficulty")] == [mine[k] for k in (*RESP, "difficulty")]
+    from_log = _score_log(log, capsys, "--resamples", "200")
+    capsys.readouterr()
+    assert main(["score", str(out), "--data", str(DATA), "--json", "--resamples", "200"]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    assert from_log["submission"]["content_hash"] == from_file["submission"]["content_hash"]
+    assert judge_values(from_log) == judge_values(from_file)
