@@ -57,3 +57,14 @@ def test_a_damaged_log_is_refused_without_a_traceback() -> None:
 def test_only_an_eval_name_with_a_zip_inside_is_a_log() -> None:
     assert not is_eval_log(b"question_id,answer\n", "run.eval")
     assert not is_eval_log(b"PK\x03\x04rest", "run.zip")
+
+
+def test_a_log_may_be_larger_than_a_label_file(tmp_path: Path) -> None:
+    data = _other_task_log(tmp_path)
+    small = len(data) // 2
+    with pytest.raises(InputError, match="arithmetic"):  # past the size check: read as a log
+        read_upload(data, "run.eval", small, max_log_bytes=len(data))
+    with pytest.raises(InputError, match="more than the limit"):
+        read_upload(data, "run.eval", small, max_log_bytes=small)
+    with pytest.raises(InputError, match="more than the limit"):
+        read_upload(data, "run.eval", small)  # no log limit given: the file limit

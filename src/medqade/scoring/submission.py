@@ -112,6 +112,9 @@ class Limits:
     max_bytes: int = 20_000_000
     max_rows: int = 100_000
     max_answer_chars: int = 300
+    max_log_bytes: int = 200_000_000
+    """An Inspect log (``.eval``) holds every message of the run (about 4.5 kB per judged
+    question set, compressed), so it may be larger than a label file."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,7 +183,7 @@ def parse_submission(
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)} or None, got {kind!r}")
     name = filename or "submission"
-    table = _read_upload(data, name, limits.max_bytes)
+    table = _read_upload(data, name, limits.max_bytes, limits.max_log_bytes)
     log = ProblemLog()
     for note in table.notes:
         log.warn(note)
@@ -318,7 +321,7 @@ def attach_labels(
     if submission.kind != ANSWERS or submission.answers is None:
         raise ValueError("labels can only be attached to a model-answer submission")
     name = filename or "labels"
-    table = _read_upload(data, name, limits.max_bytes)
+    table = _read_upload(data, name, limits.max_bytes, limits.max_log_bytes)
     log = ProblemLog()
     for note in table.notes:
         log.warn(note)

@@ -201,8 +201,14 @@ def detect_format(data: bytes, name: str) -> str:
     return "jsonl" if head in (b"{", b"[") else "csv"
 
 
-def read_upload(data: bytes, name: str, max_bytes: int) -> RawTable:
-    """Parse an upload into a :class:`RawTable` or raise :class:`InputError`."""
+def read_upload(
+    data: bytes, name: str, max_bytes: int, max_log_bytes: int | None = None
+) -> RawTable:
+    """Parse an upload into a :class:`RawTable` or raise :class:`InputError`; an Inspect log
+    may have up to ``max_log_bytes`` (default ``max_bytes``)."""
+    log_limit = max_bytes if max_log_bytes is None else max_log_bytes
+    if is_eval_log(data, name) and len(data) <= log_limit:
+        max_bytes = log_limit
     if len(data) > max_bytes:
         raise _problem(
             name,
