@@ -4,6 +4,9 @@ stub server through Inspect's OpenAI-compatible provider, and on Inspect's mock 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import tomllib
 from importlib import import_module
 from pathlib import Path
@@ -211,3 +214,36 @@ def test_the_inspect_log_and_the_medqade_judge_file_score_the_same(
     from_file = json.loads(capsys.readouterr().out)
     assert from_log["submission"]["content_hash"] == from_file["submission"]["content_hash"]
     assert judge_values(from_log) == judge_values(from_file)
+
+
+def test_inspect_eval_finds_the_tasks_by_the_entry_point(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``inspect eval medqade/judge`` in a fresh process: the entry point of pyproject.toml
+    (installed here as a dist-info of its own, whatever the installed medqade declares)
+    names the module, Inspect finds the task, and medqade score reads the log."""
+    entry = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    module = entry["project"]["entry-points"]["inspect_ai"]["medqade"]
+    dist = tmp_path / "site" / "medqade_entry-0.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: medqade-entry\nVersion: 0.0\n")
+    (dist / "entry_points.txt").write_text(f"[inspect_ai]\nmedqade = {module}\n")
+    with StubServer() as stub:
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(ROOT / "src")]),
+            "STUB_BASE_URL": stub.base_url,
+            "STUB_API_KEY": "sk-stub",
+        }
+        argv = [sys.executable, "-m", "inspect_ai", "eval", "medqade/judge"]
+        argv += ["--model", "openai-api/stub/stub-model", "--limit", "2", "--display", "none"]
+        argv += ["-T", f"data={DATA}", "-T", "resamples=0", "--log-dir", str(tmp_path / "logs")]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (log,) = (tmp_path / "logs").glob("*_judge_*.eval")
+    capsys.readouterr()
+    assert main(["score", str(log), "--data", str(DATA), "--json", "--resamples", "0"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert (
+        record["submission"]["rows"] == 2 and record["meta"]["inspect"]["task"] == "medqade/judge"
+    )

@@ -280,7 +280,7 @@ def judge_samples(data: str | None, split: str, seed: int) -> tuple[list[Sample]
 @task
 def judge(
     data: str | None = None,
-    split: str = "core",
+    split: str = "all",
     seed: int = ORDER_SEED,
     prompt_file: str | None = None,
     response_format: str = "json_schema",

@@ -188,7 +188,7 @@ def _header(log: Any, n: int, errored: int, invalid: int) -> dict[str, Any]:
         "version": str(log.eval.packages.get("inspect_ai", "")),
         "provider": provider if model_id else "",
         "model": model,
-        "task": str(log.eval.task),
+        "task": str(getattr(log.eval, "task_registry_name", None) or log.eval.task),
         "run_date": created[:10],
         "created": created,
         "status": str(log.status),
