@@ -3,7 +3,9 @@ Inspect's OpenAI-compatible provider, and their logs scored with ``medqade score
 
 The server comes from ``scripts/install_llama_server.sh`` (``.ci/run``) or
 ``$MEDQADE_LLAMA_SERVER_PYTHON``; without it, or without inspect_ai, the tests skip and say
-why. Two samples per task (``limit=2``): the server decodes about 22 tokens/s here.
+why. Two samples per task (``limit=2``): the server decodes about 22 tokens/s here; about
+100-175 s on two shared cores (one judge sample alone: 17 s, the refused json_schema probe
+answered at once).
 """
 
 from __future__ import annotations
