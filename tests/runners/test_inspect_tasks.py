@@ -154,6 +154,7 @@ def test_epochs_reshuffle_and_the_log_keeps_every_run(
             tmp_path,
         )
     parsed = log_rows(Path(log.location).read_bytes(), "run.eval")
+    assert all(r["input_tokens"] > 0 and r["output_tokens"] > 0 for r in parsed.rows)
     runs = sorted((r["question_id"], r["run"]) for r in parsed.rows)
     assert runs == sorted((q, e) for q in CORE_IDS for e in (1, 2))
     for row in parsed.rows:

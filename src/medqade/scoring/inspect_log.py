@@ -9,11 +9,13 @@ JSONL submission.
 
 Judge logs give one line per question and epoch::
 
-    {"question_id", "order": [5 student ids], "resp_1".."resp_5", "difficulty", "run": EPOCH}
+    {"question_id", "order": [5 student ids], "resp_1".."resp_5", "difficulty", "run": EPOCH,
+     "input_tokens", "output_tokens"}
 
 (``run`` is the Inspect epoch, 1 for a single run; ``order`` the presentation order of that
-epoch.) The table that is scored holds epoch 1 (one label per slot, as a runner file); all
-epochs are in :func:`log_rows`. Answer logs give ``{"question_id", "answer"}`` and, when the run
+epoch; the token counts are the sample's, when the provider reported them.) The table that
+is scored holds epoch 1 (one label per slot, as a runner file); all epochs are in
+:func:`log_rows`. Answer logs give ``{"question_id", "answer"}`` and, when the run
 had a ``grader`` model role, the grader's labels as :func:`grader_labels_text`. An errored or
 unparseable sample keeps its row with null labels (or answer) plus ``error`` and is counted in
 the header, as ``medqade judge`` writes its failures.
@@ -162,6 +164,10 @@ def log_rows(data: bytes, name: str) -> LogRows:
             if answer is not None and "label" in meta and sample.epoch == 1:
                 graded.append({"question_id": qid, "label": meta["label"], "answer": answer})
         row["run"] = int(sample.epoch)
+        usage = sample.output.usage if sample.output is not None else None
+        if usage is not None:  # this sample's own tokens (the header has the run's totals)
+            row["input_tokens"] = int(usage.input_tokens or 0)
+            row["output_tokens"] = int(usage.output_tokens or 0)
         if error is not None:
             row["error"] = error
             raw = meta.get("raw")

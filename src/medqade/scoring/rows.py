@@ -22,7 +22,17 @@ if TYPE_CHECKING:
     from medqade.release import Release
 
 IGNORED_COLUMNS: Final = frozenset(
-    {"evaluator", "error", "raw", "canary", "split", "position", "run"}
+    {
+        "evaluator",
+        "error",
+        "raw",
+        "canary",
+        "split",
+        "position",
+        "run",
+        "input_tokens",
+        "output_tokens",
+    }
 )
 
 
