@@ -64,9 +64,10 @@ def test_eval_yaml_has_the_documented_fields_and_both_tracks() -> None:
     assert list(data) == ["name", "description", "evaluation_framework", "tasks"]
     assert data["name"] == "MedQADE"
     assert f"https://huggingface.co/spaces/{SPACE}" in data["description"]
-    assert [t["id"] for t in data["tasks"]] == ["judge_kappa_core", "answer_accuracy_core"]
+    assert data["evaluation_framework"] == "inspect-ai"  # on the Hub's list; verifiable runs
+    assert [t["id"] for t in data["tasks"]] == ["judge", "answer"]
     for task in data["tasks"]:
-        assert set(task) == {"id", "name", "config", "split"}
+        assert set(task) == {"id", "config", "split"}  # only keys the specification defines
         assert task["config"] in CONFIGS
         assert task["split"] == vocab.CORE
 
@@ -115,18 +116,18 @@ def test_eval_results_parse_with_huggingface_hub(
     block = record["core"] if kind == "judge" else record["accuracy_core"]
     value = block["kappa"] if kind == "judge" else block["anchored"]
     ci = block["kappa_ci"] if kind == "judge" else block["ci"]
-    expected_task = "judge_kappa_core" if kind == "judge" else "answer_accuracy_core"
+    expected_task = "judge" if kind == "judge" else "answer"
     assert (entry.dataset_id, entry.task_id, entry.dataset_revision) == (
         DATASET,
         expected_task,
         "a" * 40,
     )
     assert entry.value == pytest.approx(value, abs=5e-5)
-    assert entry.date == record["timestamp"]
-    assert entry.source_url == f"https://huggingface.co/spaces/{SPACE}"
+    assert entry.date == record["timestamp"][:10]  # no Inspect log: the scoring date
+    assert entry.source_url == f"https://huggingface.co/spaces/{SPACE}?record={record['id']}"
     assert entry.notes is not None
     assert f"[{ci[0]:.4f}, {ci[1]:.4f}]" in entry.notes
-    assert f"MedQADE record {record['id'][:16]}" in entry.notes
+    assert record["id"] not in entry.notes and len(entry.notes) < 140  # a short note
     # the library writes the same entry back: our YAML is its format
     assert eval_result_entries_to_yaml([entry]) == yaml.safe_load(text)
 
@@ -142,8 +143,26 @@ def test_eval_results_notes_name_verdict_and_flags(records: dict[str, dict[str, 
     (entry,) = _parsed(hub_eval.eval_results_yaml(record, DATASET))
     assert entry.notes is not None
     assert f"verdict vs physicians: {record['verdict']}" in entry.notes
-    assert entry.notes.endswith("flags: partial_coverage")
+    assert entry.notes.endswith("partial coverage, not ranked")
     assert entry.source_url is None
+
+
+def test_eval_results_date_is_the_inspect_run_date(records: dict[str, dict[str, Any]]) -> None:
+    record = records["judge"]
+    meta = {**record["meta"], "inspect": {"run_date": "2026-01-31", "version": "0.3.285"}}
+    (entry,) = _parsed(hub_eval.eval_results_yaml({**record, "meta": meta}, DATASET))
+    assert entry.date == "2026-01-31" != record["timestamp"][:10]
+
+
+def test_eval_yaml_task_ids_are_the_inspect_tasks() -> None:
+    pytest.importorskip("inspect_ai")
+    from inspect_ai._util.registry import registry_info
+
+    from medqade.runners import inspect_tasks
+
+    names = {registry_info(inspect_tasks.judge).name, registry_info(inspect_tasks.answer).name}
+    tasks = yaml.safe_load(hub_eval.eval_yaml(synthetic=False))["tasks"]
+    assert {f"medqade/{t['id']}" for t in tasks} == names
 
 
 def test_eval_results_without_core_value_refused(records: dict[str, dict[str, Any]]) -> None:
@@ -184,7 +203,7 @@ def test_main_score_writes_eval_results(
     record = json.loads(out.read_text(encoding="utf-8"))
     (entry,) = _parsed(path.read_text(encoding="utf-8"))
     assert entry.value == pytest.approx(record["accuracy_core"]["anchored"], abs=5e-5)
-    assert entry.notes is not None and "flags: partial_coverage" in entry.notes
+    assert entry.notes is not None and "partial coverage" in entry.notes
     assert f"wrote {path}: put it in your model repo's .eval_results/ folder" in (
         capsys.readouterr().out
     )

@@ -8,17 +8,31 @@ https://huggingface.co/docs/hub/eval-results, source ``docs/hub/eval-results.md`
 
 ``eval.yaml`` (written by the build)::
 
-    name, description, evaluation_framework
-    tasks: [{id, name, config, split}]          one task per track, both on the core split
+    name, description, evaluation_framework: inspect-ai
+    tasks: [{id, config, split}]          one task per Inspect task, both on the core split
+
+``evaluation_framework`` is ``inspect-ai``, an id on the Hub's list of frameworks (the Hub's
+``packages/tasks/src/eval.ts`` in ``huggingface/huggingface.js``) and the one whose runs the Hub
+can verify; each task's ``id`` is the Inspect task's name (``inspect eval medqade/judge``,
+``medqade/answer``), and a task has only the keys the specification defines.
 
 ``.eval_results/<file>.yaml`` (offered by ``medqade score`` and the Space): a list with one
-entry ``{dataset: {id, task_id[, revision]}, value, date[, source: {url, name}], notes}``,
-where ``value`` is the track's headline value (a judge's core kappa, a model's anchored core
-accuracy, as proportions) and ``notes`` holds that value with its 95% CI, the verdict, the
-record id and whether the release is synthetic. ``huggingface_hub.parse_eval_result_entries``
-reads it back (tested). The file starts with :data:`HEADER`, by which
-:func:`write_eval_results` recognises a file it wrote and may replace; any other file is left
-alone.
+entry ``{dataset: {id, task_id, revision}, value, date, source: {url, name}, notes}``, where
+``value`` is the track's headline value (a judge's core kappa, a model's anchored core
+accuracy, as proportions), ``revision`` the dataset commit scored (``--hub-revision``, else the
+snapshot the release was loaded from), ``date`` the run's date when an Inspect log gives it
+(else the scoring time), ``source.url`` the record's own address in the Space and ``notes`` a
+short note (the 95% CI and, for a judge, the verdict; everything else is in the record behind
+``source.url``). ``huggingface_hub.parse_eval_result_entries`` reads it back (tested). The file
+starts with :data:`HEADER`, by which :func:`write_eval_results` recognises a file it wrote and
+may replace; any other file is left alone.
+
+What the Hub's leaderboard can and cannot show: one value per model repo and task (the
+headline value), sorted; no confidence interval, rank uncertainty or verdict (those are in the
+Space, behind ``source.url``); a judge that is not a model repo on the Hub (a prompt, an
+ensemble, a closed API) has nowhere to put its ``.eval_results`` file and appears only in the
+Space; and the leaderboard's ``base_model`` filter groups fine-tunes with their base model only
+when the model card declares ``base_model``.
 """
 
 from __future__ import annotations
@@ -27,14 +41,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlencode
 
 import yaml
 
 from medqade import atomic
 
 EVAL_YAML: Final = "eval.yaml"
-EVALUATION_FRAMEWORK: Final = "medqade"
-"""Our own harness (``medqade judge`` / ``answer`` / ``score``): the docs allow one's own id."""
+EVALUATION_FRAMEWORK: Final = "inspect-ai"
+"""The Hub's id of Inspect, which runs the tasks (``inspect eval medqade/judge``)."""
+TASK_KEYS: Final = ("id", "config", "split")
+"""The keys of an ``eval.yaml`` task in the Hub's specification (only these are written)."""
 HEADER: Final = "# MedQADE result for the Hub"
 SPACE_URL: Final = "https://huggingface.co/spaces/{space_id}"
 VALUE_DIGITS: Final = 4
@@ -52,14 +69,14 @@ class Task:
 
 
 JUDGE_TASK: Final = Task(
-    "judge_kappa_core",
+    "judge",
     "Judge: Cohen's kappa with the physician consensus (core)",
     "judge",
     "answers",
     "core",
 )
 ANSWER_TASK: Final = Task(
-    "answer_accuracy_core",
+    "answer",
     "Model answers: anchored accuracy against physician labels (core, proportion)",
     "answers",
     "questions",
@@ -70,6 +87,21 @@ TASKS: Final = (JUDGE_TASK, ANSWER_TASK)
 
 def space_url(space_id: str) -> str:
     return SPACE_URL.format(space_id=space_id)
+
+
+def record_url(space_id: str, record_id: str) -> str:
+    """The record's own address in the Space (``?record=<id>``)."""
+    return f"{space_url(space_id)}?{urlencode({'record': record_id})}"
+
+
+def run_date(record: Mapping[str, Any]) -> str | None:
+    """The date of the run: an Inspect log's (``meta.inspect.run_date``), else the scoring
+    time's (the record's ``timestamp``)."""
+    run = (record.get("meta") or {}).get("inspect") or {}
+    if isinstance(run, Mapping) and run.get("run_date"):
+        return str(run["run_date"])
+    stamp = record.get("timestamp")
+    return str(stamp)[:10] if stamp else None
 
 
 def _dump(data: object) -> str:
@@ -86,8 +118,10 @@ def eval_yaml(*, synthetic: bool, space_id: str | None = None) -> str:
     description = (
         "MedQADE: German medical question answering with physician-labelled answers, for "
         "evaluating LLM judges (agreement with the physician consensus) and the models that "
-        "answer. Scores come from `medqade score`; the judge track reports Cohen's kappa on "
-        "the core items, the answer track anchored accuracy on the core items. " + where
+        "answer. Run it with Inspect (`inspect eval medqade/judge`, `inspect eval "
+        "medqade/answer`) and score the log with `medqade score`; task `judge` reports Cohen's "
+        "kappa with the physician consensus on the core items, task `answer` anchored accuracy "
+        "on the core items. " + where
     )
     if synthetic:
         description = "SYNTHETIC release (simulated, not physician data). " + description
@@ -95,9 +129,7 @@ def eval_yaml(*, synthetic: bool, space_id: str | None = None) -> str:
         "name": "MedQADE" + (" (synthetic)" if synthetic else ""),
         "description": description,
         "evaluation_framework": EVALUATION_FRAMEWORK,
-        "tasks": [
-            {"id": t.id, "name": t.name, "config": t.config, "split": t.split} for t in TASKS
-        ],
+        "tasks": [{"id": t.id, "config": t.config, "split": t.split} for t in TASKS],
     }
     return _dump(data)
 
@@ -142,36 +174,27 @@ def eval_results_entry(
     """The one ``.eval_results`` entry for ``record`` as a YAML-ready dict."""
     task = _task(str(record.get("kind")))
     value, ci, what = headline(record)
-    settings = record.get("settings") or {}
     r = VALUE_DIGITS
-    parts = [f"{what}: {value:.{r}f}"]
+    note = what
     if ci is not None:
-        parts[0] += f" [{ci[0]:.{r}f}, {ci[1]:.{r}f}]"
-    if record.get("kind") == "judge":
-        parts.append(
-            f"{settings.get('resamples')} resamples, seed {settings.get('seed')}; "
-            f"verdict vs physicians: {record.get('verdict') or 'n/a'}"
-        )
-    meta = record.get("meta") or {}
-    dataset = record.get("dataset") or {}
-    parts.append(
-        f"MedQADE record {str(record.get('id', ''))[:16]}, scorer "
-        f"{record.get('scorer_version')}, release {str(dataset.get('hash', ''))[:16]}"
-    )
-    parts.append("verified by the maintainers" if meta.get("verified") else "self-reported")
-    if record.get("flags"):
-        parts.append("flags: " + ", ".join(str(f) for f in record["flags"]))
-    if dataset.get("synthetic"):
-        parts.insert(0, "SYNTHETIC release (not physician data)")
+        note += f" [{ci[0]:.{r}f}, {ci[1]:.{r}f}]"
+    if record.get("kind") == "judge" and record.get("verdict"):
+        note += f"; verdict vs physicians: {record['verdict']}"
+    if "partial_coverage" in (record.get("flags") or ()):
+        note += "; partial coverage, not ranked"
+    if (record.get("dataset") or {}).get("synthetic"):
+        note = "SYNTHETIC release; " + note
     ds: dict[str, Any] = {"id": dataset_id, "task_id": task.id}
     if revision:
         ds["revision"] = revision
     entry: dict[str, Any] = {"dataset": ds, "value": round(value, r)}
-    if record.get("timestamp"):
-        entry["date"] = str(record["timestamp"])
+    date = run_date(record)
+    if date:
+        entry["date"] = date
     if space_id:
-        entry["source"] = {"url": space_url(space_id), "name": "MedQADE leaderboard"}
-    entry["notes"] = "; ".join(parts)
+        url = record_url(space_id, str(record.get("id", ""))) if record.get("id") else None
+        entry["source"] = {"url": url or space_url(space_id), "name": "MedQADE leaderboard"}
+    entry["notes"] = note
     return entry
 
 
@@ -236,6 +259,7 @@ __all__ = [
     "HEADER",
     "JUDGE_TASK",
     "TASKS",
+    "TASK_KEYS",
     "Task",
     "check_eval_results_target",
     "eval_results_entry",
@@ -245,6 +269,8 @@ __all__ = [
     "eval_yaml",
     "headline",
     "is_eval_results",
+    "record_url",
+    "run_date",
     "space_url",
     "write_eval_results",
 ]

@@ -39,6 +39,8 @@ from medqade.schema import answer_id
 
 Codes = npt.NDArray[np.int8]
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+HUB_REVISION = "hub_revision"
+"""The key, in a Hub release's in-memory ``meta``, of the dataset commit it was read at."""
 SYNTHETIC_SEED = 6
 """Seed of the embedded synthetic release (the simulated data; bootstraps use
 :data:`medqade.measures.seeds.BOOTSTRAP_SEED`)."""
@@ -65,6 +67,12 @@ class Release:
     @property
     def synthetic(self) -> bool:
         return bool(self.meta.get("synthetic", False))
+
+    @property
+    def hub_revision(self) -> str | None:
+        """The dataset commit a release loaded from the Hub was read at (``None`` otherwise)."""
+        value = self.meta.get(HUB_REVISION)
+        return str(value) if value else None
 
     @property
     def data_hash(self) -> str:
@@ -250,6 +258,9 @@ def load_hub_release(repo_id: str) -> Release:
 
     meta_file = hf_hub_download(repo_id=repo_id, filename=RELEASE_JSON, repo_type="dataset")
     meta = _read_meta_file(Path(meta_file))
+    snapshot = Path(meta_file).parent.name  # the Hub cache keeps files under snapshots/<commit>
+    if re.fullmatch(r"[0-9a-f]{40}", snapshot):
+        meta = {**meta, HUB_REVISION: snapshot}
 
     def read(config: str) -> pd.DataFrame:
         dd = load_dataset(repo_id, config)

@@ -53,7 +53,8 @@ def test_submit_tab_offers_eval_results_for_a_hub_dataset(
     (entry,) = parse_eval_result_entries(yaml.safe_load(text))
     assert (entry.dataset_id, entry.task_id) == (DATASET, hub_eval.JUDGE_TASK.id)
     assert entry.value == round(record["core"]["kappa"], hub_eval.VALUE_DIGITS)
-    assert entry.source_url == f"https://huggingface.co/spaces/{SPACE}"
+    assert entry.source_url == hub_eval.record_url(SPACE, record["id"])  # the record itself
+    assert entry.dataset_revision == sample_release.hub_revision  # None: a local build
 
 
 def test_submit_tab_local_release_offers_no_eval_results(

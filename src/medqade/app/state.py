@@ -391,7 +391,8 @@ class SpaceState:
             files.append((content, upload_suffix(os.fspath(p)), shown))
         for content, file_suffix, shown in files:
             lines = content.count(b"\n") + (0 if content.endswith(b"\n") else 1)
-            if file_suffix != ".parquet" and lines > self.limits.max_rows + 2:
+            binary = file_suffix in (".parquet", ".eval")  # an Inspect log is a ZIP
+            if not binary and lines > self.limits.max_rows + 2:
                 return Outcome(
                     False,
                     f"{shown}: the file has {lines:,} lines, more than the limit of "

@@ -38,11 +38,11 @@ log = logging.getLogger(__name__)
 RECORDS: Final = "records"
 UPLOADS: Final = "uploads"
 SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-UPLOAD_SUFFIXES: Final = (".csv", ".jsonl", ".json", ".parquet", ".tsv")
+UPLOAD_SUFFIXES: Final = (".csv", ".jsonl", ".json", ".parquet", ".tsv", ".eval")
 REFERENCE: Final = "reference"
 MIRROR_PATTERNS: Final = (f"{RECORDS}/*.json", f"{UPLOADS}/*", f"{REFERENCE}/*.json")
 MIRROR_IGNORE: Final = ("**/.*", ".*")
-UPLOAD_NAME: Final = re.compile(r"^[0-9a-f]{16,128}\.(csv|jsonl|json|parquet|tsv|bin)$")
+UPLOAD_NAME: Final = re.compile(r"^[0-9a-f]{16,128}\.(csv|jsonl|json|parquet|tsv|eval|bin)$")
 
 
 class SubmissionRefused(Exception):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from medqade.app.tab_browse import BrowseTab
     from medqade.app.tab_leaderboard import LeaderboardTab
 
-UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet"]
+UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet", ".eval"]
 KIND_CHOICES: Final = [("judge labels", "judge"), ("model answers", "answers")]
 PROMPT_CHOICES: Final = [("not stated", ""), ("the official prompt", "official"), ("own", "own")]
 SUBMIT_CONCURRENCY: Final = 4
@@ -134,7 +134,7 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
 
     def _eval_results_file(record: dict[str, Any]) -> Any:
         """The record as a Hub ``.eval_results`` file, when the Space shows a Hub dataset."""
-        text = eval_results_text(record, config.hub_dataset, config.space_id)
+        text = eval_results_text(record, config.hub_dataset, config.space_id, release.hub_revision)
         if text is None:
             return gr.update(value=None, visible=False)
         path = exports.write(hub_eval.eval_results_name(record), text)
@@ -311,14 +311,17 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
 
 
 def eval_results_text(
-    record: dict[str, Any], dataset_id: str | None, space_id: str | None
+    record: dict[str, Any],
+    dataset_id: str | None,
+    space_id: str | None,
+    revision: str | None = None,
 ) -> str | None:
     """The ``.eval_results`` YAML offered with a result; ``None`` when the Space shows a local
     release (no Hub dataset to name) or the result has no headline value (no core items)."""
     if dataset_id is None:
         return None
     try:
-        return hub_eval.eval_results_yaml(record, dataset_id, space_id=space_id)
+        return hub_eval.eval_results_yaml(record, dataset_id, revision=revision, space_id=space_id)
     except ValueError:
         return None
 

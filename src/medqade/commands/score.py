@@ -42,9 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "file",
         type=Path,
         nargs="+",
-        help="submission file (.csv, .jsonl or .parquet); judge labels: further files are more "
-        "runs of the same judge (reshuffled orders), compared with the first for "
-        "self-consistency",
+        help="submission file (.csv, .jsonl, .parquet or an Inspect .eval log); judge labels: "
+        "further files are more runs of the same judge (reshuffled orders), compared with the "
+        "first for self-consistency",
     )
     add_data_argument(p)
     p.add_argument("--kind", choices=("judge", "answers"), default=None, help="default: detect")
@@ -65,7 +65,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="ORG/NAME",
         help="the benchmark dataset on the Hub (default: --data, when it is a Hub repo id)",
     )
-    hub.add_argument("--hub-revision", default=None, help="the dataset revision scored (git SHA)")
+    hub.add_argument(
+        "--hub-revision",
+        default=None,
+        help="the dataset revision scored (git SHA; default: the commit --data was read at)",
+    )
     hub.add_argument(
         "--space-id", default=None, metavar="ORG/NAME", help="leaderboard Space named as source"
     )
@@ -397,8 +401,9 @@ def run(args: argparse.Namespace) -> int:
     text = json.dumps(record, ensure_ascii=False, indent=2)
     hub_text = None
     if dataset_id is not None:
+        revision = args.hub_revision or release.hub_revision
         hub_text = hub_eval.eval_results_yaml(
-            record, dataset_id, revision=args.hub_revision, space_id=args.space_id
+            record, dataset_id, revision=revision, space_id=args.space_id
         )
     planned = []
     if args.out is not None:

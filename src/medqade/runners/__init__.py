@@ -12,6 +12,11 @@ resumable response cache), :mod:`~medqade.runners.jobs` (job, outcome and summar
 :mod:`~medqade.runners.stub_server` (an OpenAI-compatible server for tests and benchmarks),
 :mod:`~medqade.runners.llama_server` (a real one, llama-cpp-python, started for the
 integration test and the throughput figures).
+
+The same tasks as Inspect tasks (``inspect eval medqade/judge``, ``medqade/answer``; needs
+``medqade[inspect]``, not imported here): :mod:`~medqade.runners.inspect_tasks` (dataset,
+solvers, scorers; the extension's entry point) and :mod:`~medqade.runners.inspect_metrics`
+(MedQADE's metrics through :mod:`medqade.scoring`).
 """
 
 from typing import TYPE_CHECKING, Any

@@ -14,6 +14,8 @@ prompt     ``official`` (the paper's prompt), ``own`` (another prompt)
 prompt_sha256  SHA-256 of the prompt file used
 decoding   decoding settings: an object of scalars (``{"temperature": 0}``) or a short text
 notes      free text
+inspect    an Inspect log's run: an object of scalars (Inspect version, provider, model, task,
+           run date, sample, error and epoch counts, token counts), set from the log
 judge      answers only: the judge that labelled unmatched answers, an object with ``name``,
            ``model_id``, ``family`` and ``core_kappa`` (its own core kappa, if known)
 usage      token use of the run (all its runs together): an object with ``input_tokens`` and
@@ -46,7 +48,7 @@ TEXT_KEYS: Final = (
     "prompt_sha256",
     "notes",
 )
-META_KEYS: Final = (*TEXT_KEYS, "decoding", "judge", "usage")
+META_KEYS: Final = (*TEXT_KEYS, "decoding", "inspect", "judge", "usage")
 USAGE_KEYS: Final = ("input_tokens", "output_tokens", "price_in", "price_out")
 TRUSTED_KEYS: Final = ("source", "verified")
 SOURCES: Final = ("submission", "paper", "baseline", "physicians")
@@ -140,6 +142,17 @@ def clean_meta(
                 )
                 continue
             out[key] = decoding
+        elif key == "inspect":
+            run = _decoding(value) if isinstance(value, Mapping) else None
+            if run is None:
+                bad(
+                    key,
+                    "expected an object of scalars (as read from an Inspect log)",
+                    value,
+                    "leave it as the log gives it, or remove it",
+                )
+                continue
+            out[key] = run
         elif key == "judge":
             judge, judge_problems = _judge(value, file, line, families)
             problems.extend(judge_problems)

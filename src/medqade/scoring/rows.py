@@ -22,10 +22,21 @@ if TYPE_CHECKING:
     from medqade.release import Release
 
 IGNORED_COLUMNS: Final = frozenset(
-    {"evaluator", "error", "raw", "canary", "split", "position", "run"}
+    {
+        "evaluator",
+        "error",
+        "raw",
+        "canary",
+        "split",
+        "position",
+        "run",
+        "input_tokens",
+        "output_tokens",
+    }
 )
 """Columns a walker never warns about: ``run`` is split off before the walk
-(:mod:`~medqade.scoring.submission`), ``position`` is read by the judge row format."""
+(:mod:`~medqade.scoring.submission`), ``position`` is read by the judge row format;
+``input_tokens`` / ``output_tokens`` are per-sample token counts of an Inspect log's rows."""
 
 
 class Walker:

@@ -81,6 +81,7 @@ from medqade.scoring.coverage import (
     judge_content_hash,
     scope_of,
 )
+from medqade.scoring.inspect_log import grader_labels_text, is_eval_log
 from medqade.scoring.judge_rows import judge_per_question, judge_rows
 from medqade.scoring.kinds import ANSWERS, JUDGE, KINDS, PER_QUESTION, RESP, ROWS, detect_kind
 from medqade.scoring.meta import clean_meta
@@ -120,6 +121,9 @@ class Limits:
     max_bytes: int = 20_000_000
     max_rows: int = 100_000
     max_answer_chars: int = 300
+    max_log_bytes: int = 200_000_000
+    """An Inspect log (``.eval``) holds every message of the run (about 4.5 kB per judged
+    question set, compressed), so it may be larger than a label file."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -202,7 +206,7 @@ def parse_submission(
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)} or None, got {kind!r}")
     name = filename or "submission"
-    table = _read_upload(data, name, limits.max_bytes)
+    table = _read_upload(data, name, limits.max_bytes, limits.max_log_bytes)
     log = ProblemLog()
     for note in table.notes:
         log.warn(note)
@@ -282,7 +286,7 @@ def parse_submission(
     if scope == "partial":
         log.warn(coverage_note(name, ANSWERS, coverage))
     content = answers_content_hash(release, answers, present_items)
-    return Submission(
+    submission = Submission(
         kind=ANSWERS,
         format=ANSWERS,
         filename=name,
@@ -295,6 +299,10 @@ def parse_submission(
         meta=MappingProxyType(header),
         warnings=tuple(log.warnings),
     )
+    graded = grader_labels_text(data, name) if is_eval_log(data, name) else None
+    if graded is None:  # an Inspect log of medqade/answer brings its grader's labels along
+        return submission
+    return attach_labels(submission, graded.encode("utf-8"), f"{name} (grader)", release, limits)
 
 
 RUN_COLUMN: Final = "run"
@@ -405,7 +413,7 @@ def attach_labels(
     if submission.kind != ANSWERS or submission.answers is None:
         raise ValueError("labels can only be attached to a model-answer submission")
     name = filename or "labels"
-    table = _read_upload(data, name, limits.max_bytes)
+    table = _read_upload(data, name, limits.max_bytes, limits.max_log_bytes)
     log = ProblemLog()
     for note in table.notes:
         log.warn(note)

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from medqade.problems import InputError, Problem
+from medqade.scoring.inspect_log import is_eval_log, log_table_text
 from medqade.tables import read_csv_text, read_jsonl_text
 
 LINE: Final = "_line"
@@ -103,7 +104,7 @@ COMPRESSED: Final = (
 ZIP_MAGIC: Final = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
 OLE2_MAGIC: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 SPREADSHEET_SUFFIXES: Final = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
-_UPLOAD_FORMATS: Final = ".csv, .jsonl or .parquet file"
+_UPLOAD_FORMATS: Final = ".csv, .jsonl or .parquet file (or an Inspect .eval log)"
 
 
 def _zip_kind(data: bytes) -> str:
@@ -200,14 +201,24 @@ def detect_format(data: bytes, name: str) -> str:
     return "jsonl" if head in (b"{", b"[") else "csv"
 
 
-def read_upload(data: bytes, name: str, max_bytes: int) -> RawTable:
-    """Parse an upload into a :class:`RawTable` or raise :class:`InputError`."""
+def read_upload(
+    data: bytes, name: str, max_bytes: int, max_log_bytes: int | None = None
+) -> RawTable:
+    """Parse an upload into a :class:`RawTable` or raise :class:`InputError`; an Inspect log
+    may have up to ``max_log_bytes`` (default ``max_bytes``)."""
+    log_limit = max_bytes if max_log_bytes is None else max_log_bytes
+    if is_eval_log(data, name) and len(data) <= log_limit:
+        max_bytes = log_limit
     if len(data) > max_bytes:
         raise _problem(
             name,
             f"the file has {len(data):,} bytes, more than the limit of {max_bytes:,}",
             "remove extra columns (such as raw model output) or compress it as Parquet",
         )
+    if is_eval_log(data, name):  # an Inspect log: its rows as JSON Lines (scoring.inspect_log)
+        text, log_notes = log_table_text(data, name)
+        frame, meta, meta_line = _read_jsonl(text, name)
+        return RawTable(name, "jsonl", frame, meta, meta_line, log_notes)
     check_not_packed(data, name)
     fmt = detect_format(data, name)
     if fmt == "parquet":

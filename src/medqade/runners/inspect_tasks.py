@@ -1,0 +1,410 @@
+"""MedQADE as Inspect tasks: ``inspect eval medqade/judge`` and ``inspect eval medqade/answer``.
+
+Registered as an Inspect extension (``[project.entry-points.inspect_ai] medqade = ...`` in
+``pyproject.toml``), so after ``pip install 'medqade[inspect]'``::
+
+    inspect eval medqade/judge --model openai-api/local/smollm2 -T split=core -T seed=0
+    inspect eval medqade/answer --model ollama/qwen3:4b --model-role grader=openai/gpt-5.4-mini
+
+Task arguments (``-T``): ``data`` (a ``--data`` source: build folder, raw release or Hub repo
+id; default the synthetic release), ``split`` (``core``, ``extension``, ``all`` or ``pool``),
+``seed`` (the presentation order, as ``medqade judge --seed``), ``prompt_file`` (a UTF-8 system
+prompt), ``response_format`` (judge: ``json_schema``, ``json_object`` or ``none``) and
+``max_tokens``.
+
+The judge task has one sample per question set, the five answers in the order
+:func:`~medqade.runners.judge.answer_order` draws from ``seed`` (epoch 1; a later epoch draws
+its own order from ``seed`` and the epoch, so repeated runs show each set in a new order). Its
+scorer parses the reply with :func:`~medqade.runners.parsing.parse_judge_output`: an unusable
+reply is invalid (no labels), never a label, and the raw reply stays in the score's metadata.
+Its metric (:mod:`~medqade.runners.inspect_metrics`) scores the labels exactly as
+``medqade score`` does. The answer task has one sample per question; its metric is the
+anchored accuracy with its bounds, and the judged estimate when a ``grader`` model role labels
+the answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from inspect_ai import Epochs, Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ResponseSchema,
+    get_model,
+    model_roles,
+)
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import JSONSchema
+
+from medqade.release import open_release
+from medqade.runners.inspect_metrics import answer_accuracy, judge_agreement, valid_share
+from medqade.runners.judge import RESPONSE_FORMATS, answer_order, judge_items
+from medqade.runners.options import ANSWER_MAX_TOKENS, JUDGE_MAX_TOKENS, ORDER_SEED
+from medqade.runners.parsing import InvalidOutput, parse_judge_output, parse_student_output
+from medqade.runners.pool_source import pool_inputs
+from medqade.runners.prompts import (
+    JUDGE_SYSTEM_PROMPT,
+    STUDENT_SYSTEM_PROMPT,
+    judge_schema,
+    judge_user_message,
+    load_prompt,
+    student_user_message,
+)
+from medqade.runners.student import select_questions
+from medqade.schema import POOL_SPLIT
+
+SPLITS: Final = ("core", "extension", "all", POOL_SPLIT)
+GRADER_ROLE: Final = "grader"
+"""The model role (``--model-role grader=PROVIDER/MODEL``) that labels a student's answers."""
+_FORMAT_WORDS: Final = ("response_format", "json_schema", "json_object", "schema")
+
+
+def epoch_seed(seed: int, epoch: int) -> int:
+    """The order seed of ``epoch``: ``seed`` itself in epoch 1 (the order ``medqade judge``
+    uses), a seed drawn from ``seed`` and the epoch after it."""
+    if epoch < 1:
+        raise ValueError(f"epoch must be at least 1, got {epoch}")
+    if epoch == 1:
+        return seed
+    digest = hashlib.sha256(f"medqade-epoch:{seed}:{epoch}".encode()).hexdigest()
+    return int(digest[:12], 16)
+
+
+def _check_split(split: str) -> None:
+    if split not in SPLITS:
+        raise ValueError(f"-T split must be one of {', '.join(SPLITS)}, got {split!r}")
+
+
+def _system(prompt_file: str | None, default: str) -> str:
+    return load_prompt(Path(prompt_file)) if prompt_file else default
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One structured-output request shape: its name and the generate settings it adds."""
+
+    name: str
+    config: Mapping[str, Any]
+
+
+def format_ladder(kind: str, n: int) -> tuple[Rung, ...]:
+    """The structured-output shapes to try, best first, starting at ``kind``:
+    ``json_schema`` (Inspect's ``response_schema``, strict) -> ``json_object`` with the schema
+    (llama.cpp's form) -> ``json_object`` -> none (the user message states the format and the
+    parser checks it)."""
+    if kind not in RESPONSE_FORMATS:
+        raise ValueError(
+            f"-T response_format must be one of {', '.join(RESPONSE_FORMATS)}, got {kind!r}"
+        )
+    schema = judge_schema(n)["json_schema"]
+    rungs = (
+        Rung(
+            "json_schema",
+            {
+                "response_schema": ResponseSchema(
+                    name=schema["name"],
+                    json_schema=JSONSchema.model_validate(schema["schema"]),
+                    strict=True,
+                )
+            },
+        ),
+        Rung(
+            "json_object with schema",
+            {
+                "extra_body": {
+                    "response_format": {"type": "json_object", "schema": schema["schema"]}
+                }
+            },
+        ),
+        Rung("json_object", {"extra_body": {"response_format": {"type": "json_object"}}}),
+        Rung("none", {}),
+    )
+    start = {"json_schema": 0, "json_object": 2, "none": 3}[kind]
+    return rungs[start:]
+
+
+class _Ladder:
+    """The run's current rung: a server that refuses a shape makes every later request of
+    the run start one rung lower (shared by the samples of one task)."""
+
+    def __init__(self, rungs: Sequence[Rung]) -> None:
+        self.rungs = tuple(rungs)
+        self.level = 0
+        self.confirmed = False
+
+    def step_down(self, level: int) -> bool:
+        if level + 1 >= len(self.rungs):
+            return False
+        self.level = max(self.level, level + 1)
+        return True
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what it wraps: its cause and context, and a retry wrapper's last error."""
+    seen: list[BaseException] = []
+    todo: list[BaseException | None] = [exc]
+    while todo and len(seen) < 10:
+        one = todo.pop()
+        if one is None or any(one is s for s in seen):
+            continue
+        seen.append(one)
+        attempt = getattr(one, "last_attempt", None)  # tenacity's RetryError
+        if attempt is not None and hasattr(attempt, "exception"):
+            todo.append(attempt.exception())
+        todo += [one.__cause__, one.__context__]
+    return seen
+
+
+def _refused_format(exc: BaseException) -> bool:
+    """Whether an error is a server refusing the requested ``response_format``."""
+    text = " ".join(str(e) for e in _causes(exc)).lower()
+    return any(word in text for word in _FORMAT_WORDS)
+
+
+@solver
+def judge_solver(
+    system: str, students: Sequence[str], seed: int, response_format: str = "json_schema"
+) -> Solver:
+    """Build the item in this epoch's order and ask for the labels, stepping down the
+    structured-output ladder once for the run when the server refuses a shape."""
+    ladder = _Ladder(format_ladder(response_format, len(students)))
+    roster = tuple(students)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        meta = state.metadata
+        order = answer_order(str(meta["question_id"]), roster, epoch_seed(seed, state.epoch))
+        texts: Mapping[str, str | None] = meta["answers"]
+        user = judge_user_message(meta["question"], meta["reference"], [texts[s] for s in order])
+        messages: list[ChatMessage] = [
+            ChatMessageSystem(content=system),
+            ChatMessageUser(content=user),
+        ]
+        state.messages = messages
+        state.metadata["order"] = list(order)
+        while True:
+            level = ladder.level
+            rung = ladder.rungs[level]
+            probe = {} if ladder.confirmed or rung.name == "none" else {"max_retries": 0}
+            try:
+                state = await generate(state, **{**rung.config, **probe})
+            except Exception as exc:
+                if level < ladder.level:  # another sample stepped down meanwhile
+                    state.messages = messages
+                    continue
+                if ladder.confirmed or not _refused_format(exc) or not ladder.step_down(level):
+                    raise
+                state.messages = messages
+                continue
+            ladder.confirmed = True
+            state.metadata["response_format"] = rung.name
+            return state
+
+    return solve
+
+
+@scorer(metrics=[])
+def judge_scorer(n: int) -> Scorer:
+    """Parse the reply: the labels in presentation order, or invalid with the reason."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        raw = state.output.completion
+        meta = {
+            "question_id": state.metadata["question_id"],
+            "order": state.metadata.get("order"),
+            "epoch": state.epoch,
+            "response_format": state.metadata.get("response_format"),
+        }
+        try:
+            verdict = parse_judge_output(raw, n)
+        except InvalidOutput as exc:
+            return Score(
+                value=0.0,
+                answer=None,
+                explanation=f"invalid: {exc}",
+                metadata={**meta, "labels": None, "difficulty": None, "raw": raw},
+            )
+        return Score(
+            value=1.0,
+            answer=", ".join(verdict.labels),
+            metadata={
+                **meta,
+                "labels": list(verdict.labels),
+                "difficulty": verdict.difficulty,
+                "raw": raw,
+            },
+        )
+
+    return score
+
+
+def judge_samples(data: str | None, split: str, seed: int) -> tuple[list[Sample], tuple[str, ...]]:
+    """One sample per question set of ``split``; its input is the epoch-1 item."""
+    _check_split(split)
+    if split == POOL_SPLIT:
+        questions, answers, students = pool_inputs(data)
+    else:
+        release = open_release(data)
+        questions = select_questions(release.questions, split)
+        answers, students = release.answers, tuple(release.roster.student_ids)
+    if questions.empty:
+        raise ValueError(f"no questions in split {split!r} of this release")
+    samples = []
+    for item in judge_items(questions, answers, students, seed):
+        by_student = dict(zip(item.order, item.answers, strict=True))
+        samples.append(
+            Sample(
+                id=item.question_id,
+                input=judge_user_message(item.question, item.reference, item.answers),
+                metadata={
+                    "question_id": item.question_id,
+                    "question": item.question,
+                    "reference": item.reference,
+                    "answers": by_student,
+                },
+            )
+        )
+    return samples, tuple(students)
+
+
+@task
+def judge(
+    data: str | None = None,
+    split: str = "all",
+    seed: int = ORDER_SEED,
+    prompt_file: str | None = None,
+    response_format: str = "json_schema",
+    max_tokens: int = JUDGE_MAX_TOKENS,
+    resamples: int = 1000,
+    epochs: int = 1,
+) -> Task:
+    """MedQADE judge: label the five answers of each question set (Richtig / Falsch /
+    Keine Angabe) against the physicians' consensus."""
+    system = _system(prompt_file, JUDGE_SYSTEM_PROMPT)
+    samples, students = judge_samples(data, split, seed)
+    metrics: list[Any] = [valid_share()]
+    if split != POOL_SPLIT:
+        metrics.append(judge_agreement(data=data, resamples=resamples))
+    return Task(
+        dataset=MemoryDataset(samples, name=f"medqade-{split}"),
+        solver=judge_solver(system, students, seed, response_format),
+        scorer=judge_scorer(len(students)),
+        metrics=metrics,
+        config=GenerateConfig(max_tokens=max_tokens, temperature=0.0),
+        epochs=Epochs(epochs),
+        name="judge",
+        metadata={"medqade": {"kind": "judge", "split": split, "seed": seed}},
+    )
+
+
+@solver
+def student_solver(system: str) -> Solver:
+    """Ask the cloze question with the student prompt."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.messages = [
+            ChatMessageSystem(content=system),
+            ChatMessageUser(content=student_user_message(state.input_text)),
+        ]
+        return await generate(state)
+
+    return solve
+
+
+@scorer(metrics=[])
+def answer_scorer(grader_system: str = JUDGE_SYSTEM_PROMPT) -> Scorer:
+    """The parsed answer (or invalid); with a ``grader`` model role, its label of the answer."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        raw = state.output.completion
+        meta: dict[str, Any] = {"question_id": state.metadata["question_id"], "raw": raw}
+        try:
+            answer = parse_student_output(raw)
+        except InvalidOutput as exc:
+            return Score(value=0.0, explanation=f"invalid: {exc}", metadata=meta)
+        meta["answer"] = answer
+        grader = _grader()
+        if grader is not None:
+            reply = await grader.generate(
+                [
+                    ChatMessageSystem(content=grader_system),
+                    ChatMessageUser(
+                        content=judge_user_message(state.input_text, target.text, [answer])
+                    ),
+                ]
+            )
+            meta["grader_raw"] = reply.completion
+            try:
+                meta["label"] = parse_judge_output(reply.completion, 1).labels[0]
+            except InvalidOutput as exc:
+                meta["label"] = None
+                meta["grader_error"] = str(exc)
+        return Score(value=1.0, answer=answer, metadata=meta)
+
+    return score
+
+
+def _grader() -> Model | None:
+    """The ``grader`` role's model, or ``None`` when the run names none."""
+    if model_roles().get(GRADER_ROLE) is None:
+        return None
+    return get_model(role=GRADER_ROLE)
+
+
+def answer_samples(data: str | None, split: str) -> list[Sample]:
+    """One sample per question of ``split``; the target is the reference answer."""
+    _check_split(split)
+    if split == POOL_SPLIT:
+        questions = pool_inputs(data)[0]
+    else:
+        questions = select_questions(open_release(data).questions, split)
+    if questions.empty:
+        raise ValueError(f"no questions in split {split!r} of this release")
+    return [
+        Sample(
+            id=str(qid),
+            input=str(question),
+            target=str(reference),
+            metadata={"question_id": str(qid)},
+        )
+        for qid, question, reference in zip(
+            questions["question_id"],
+            questions["question"],
+            questions["reference_answer"],
+            strict=True,
+        )
+    ]
+
+
+@task
+def answer(
+    data: str | None = None,
+    split: str = "all",
+    prompt_file: str | None = None,
+    max_tokens: int = ANSWER_MAX_TOKENS,
+    resamples: int = 1000,
+) -> Task:
+    """MedQADE student: answer each cloze question; scored by anchored accuracy."""
+    system = _system(prompt_file, STUDENT_SYSTEM_PROMPT)
+    metrics: list[Any] = [valid_share()]
+    if split != POOL_SPLIT:
+        metrics.append(answer_accuracy(data=data, resamples=resamples))
+    return Task(
+        dataset=MemoryDataset(answer_samples(data, split), name=f"medqade-{split}"),
+        solver=student_solver(system),
+        scorer=answer_scorer(),
+        metrics=metrics,
+        config=GenerateConfig(max_tokens=max_tokens, temperature=0.0),
+        name="answer",
+        metadata={"medqade": {"kind": "answers", "split": split}},
+    )

@@ -1,0 +1,67 @@
+"""The Space's Submit takes an Inspect log (``.eval``) as it is: scored like the label file it
+holds, stored under its own suffix and read back after a restart."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("inspect_ai")
+
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+from medqade import scoring
+from medqade.app.config import SpaceConfig
+from medqade.app.state import SpaceState
+from medqade.app.tab_submit import UPLOAD_TYPES
+from medqade.release import Release
+from medqade.runners.inspect_tasks import judge
+
+USER = "some-hf-user"
+REPLIES = ("Richtig", "Falsch", "Falsch", "Richtig", "Keine Angabe")
+
+
+def _log(built_sample: Path, tmp_path: Path) -> Path:
+    outputs = []
+    for k in range(6):
+        labels = {f"resp_{i + 1}": REPLIES[(i + k) % 5] for i in range(5)}
+        out = ModelOutput.from_content(
+            "mockllm/model", json.dumps({**labels, "difficulty": "Mittel"})
+        )
+        out.usage = ModelUsage(input_tokens=900, output_tokens=60, total_tokens=960)
+        outputs.append(out)
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    (log,) = inspect_eval(
+        judge(data=str(built_sample), split="all", resamples=0),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_connections=1,
+    )
+    assert log.status == "success"
+    return Path(log.location)
+
+
+def test_space_accepts_an_inspect_log_and_reads_it_back(
+    sample_release: Release, built_sample: Path, tmp_path: Path
+) -> None:
+    assert ".eval" in UPLOAD_TYPES
+    path = _log(built_sample, tmp_path)
+    config = replace(SpaceConfig(results_dir=tmp_path / "r", rate_limit=0, resamples=10))
+    state = SpaceState(sample_release, tmp_path / "r", config, background=False, analyses=False)
+    outcome = state.submit(path, None, {"name": "Mock judge"}, USER)
+    assert outcome.ok, outcome.message
+    record = outcome.record
+    assert record is not None and record["kind"] == "judge"
+    assert record["meta"]["model_id"] == "model" and record["meta"]["inspect"]["samples"] == 6
+    assert record["meta"]["inspect"]["output_tokens"] == 6 * 60
+    expected = scoring.parse_submission(path.read_bytes(), path.name, sample_release)
+    assert record["submission"]["content_hash"] == expected.content_hash
+    (stored,) = state.store.upload_paths(record)
+    assert stored.suffix == ".eval"  # kept as a log, so a restarted Space reads it again
+    again = scoring.parse_submission(stored.read_bytes(), f"stored{stored.suffix}", sample_release)
+    assert again.content_hash == expected.content_hash
