@@ -12,10 +12,10 @@ from typing import Any, Final
 from medqade import atomic
 from medqade.measures.paired import DEFAULT_MARGIN, check_margin
 from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.scoring.store import default_results_dir, on_space
 
 ENV_DATASET: Final = "MEDQADE_DATASET"
 ENV_RESULTS_REPO: Final = "MEDQADE_RESULTS_REPO"
-ENV_RESULTS_DIR: Final = "MEDQADE_RESULTS_DIR"
 ENV_RATE_LIMIT: Final = "MEDQADE_RATE_LIMIT"
 ENV_RATE_WINDOW_DAYS: Final = "MEDQADE_RATE_WINDOW_DAYS"
 ENV_MAX_UPLOAD_MB: Final = "MEDQADE_MAX_UPLOAD_MB"
@@ -30,23 +30,6 @@ DEFAULT_MAX_UPLOAD_MB: Final = 20.0
 MIN_ACCOUNT_KEY_CHARS: Final = 16
 DEFAULT_CACHE_HOURS: Final = 24.0
 REPO_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
-
-
-def on_space(env: Mapping[str, str] | None = None) -> bool:
-    """Whether this process runs inside a Hugging Face Space (``SPACE_ID`` is set there)."""
-    return bool((os.environ if env is None else env).get("SPACE_ID"))
-
-
-def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``./results`` in a Space; locally ``results`` under the MedQADE user cache folder."""
-    env = os.environ if env is None else env
-    if env.get(ENV_RESULTS_DIR):
-        return Path(env[ENV_RESULTS_DIR])
-    if on_space(env):
-        return Path("results")
-    from medqade.release import cache_dir
-
-    return cache_dir() / "results"
 
 
 @dataclass(frozen=True)

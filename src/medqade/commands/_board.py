@@ -23,6 +23,7 @@ from medqade.commands._args import (
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.release import Release, open_release
 from medqade.scoring import board
+from medqade.scoring.store import RateLimit, ResultsStore, default_results_dir
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +55,6 @@ class Board:
 
 
 def open_board(args: argparse.Namespace) -> Board:
-    from medqade.app.config import default_results_dir
-    from medqade.app.store import RateLimit, ResultsStore
-
     release = open_release(args.data)
     folder: Path = args.results if args.results is not None else default_results_dir()
     if args.results is not None and not folder.is_dir():

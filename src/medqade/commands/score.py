@@ -13,9 +13,10 @@ from medqade import atomic, hub_eval
 from medqade.commands._args import add_data_argument, add_margin_argument, non_negative_int
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.publish import REPO_ID
-from medqade.release import HUB_ID, open_release
-from medqade.scoring import Limits, attach_labels, parse_submission, score, validate_only
+from medqade.release import HUB_ID, Release, open_release
+from medqade.scoring import Limits, policy, validate_only
 from medqade.scoring.meta import PROMPTS
+from medqade.scoring.store import upload_suffix
 
 NAME = "score"
 HELP = "Score a judge-label or model-answer submission against the physician consensus."
@@ -310,6 +311,21 @@ def _check_outputs(args: argparse.Namespace) -> None:
         hub_eval.check_eval_results_target(args.eval_results, inputs)
 
 
+def _score(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
+    """The record of the submission (and ``--labels``), through the library's one submission
+    policy (:func:`medqade.scoring.policy.submit`; no results folder: nothing is stored, and
+    a copy of a reference row is scored and flagged); a refusal is raised for ``main``."""
+    files = [args.file] if args.labels is None else [args.file, args.labels]
+    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
+    settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
+    outcome = policy.submit(release, uploads, args.kind, meta_from_args(args), settings)
+    if outcome.record is None:
+        if isinstance(outcome.error, ValueError):  # InputError too: every problem listed
+            raise outcome.error
+        raise ValueError(outcome.message)
+    return outcome.record
+
+
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     if not path.is_file():
@@ -340,12 +356,7 @@ def run(args: argparse.Namespace) -> int:
             for p in report["problems"]:
                 print(f"  - {p}", file=sys.stderr)
         return 0 if report["ok"] else 2
-    sub = parse_submission(path.read_bytes(), path.name, release, args.kind, limits)
-    if args.labels is not None:
-        sub = attach_labels(sub, args.labels.read_bytes(), args.labels.name, release, limits)
-    record = score(
-        release, sub, meta_from_args(args), args.resamples, args.seed, margin=args.margin
-    )
+    record = _score(args, release, limits)
     text = json.dumps(record, ensure_ascii=False, indent=2)
     hub_text = None
     if dataset_id is not None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from medqade.app.store import RateLimit, ResultsStore, SubmissionRefused, upload_suffix
+from medqade.scoring.store import RateLimit, ResultsStore, SubmissionRefused, upload_suffix
 
 HASH = "ab" * 32
 

@@ -1,10 +1,13 @@
 """The results folder: one JSON record per accepted submission plus the uploaded file.
 
+The store the Space writes and ``medqade leaderboard`` / ``compare`` / ``score --results``
+read and write (:mod:`medqade.scoring.policy` decides what may be stored).
+
 Layout (the whole folder is what the Hub mirror uploads)::
 
     records/<record id>.json     the result record of :func:`medqade.scoring.score`, plus a
                                  ``space`` object: ``account`` (a keyed hash of the submitting
-                                 account, never the name; :mod:`medqade.app.accounts`),
+                                 account, never the name; the Space's accounts module),
                                  ``submitted_at``, ``key`` (the duplicate key) and ``uploads``
                                  (stored file names)
     uploads/<sha256><suffix>     the submitted file, named by its content hash
@@ -21,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -40,9 +44,28 @@ UPLOADS: Final = "uploads"
 SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 UPLOAD_SUFFIXES: Final = (".csv", ".jsonl", ".json", ".parquet", ".tsv")
 REFERENCE: Final = "reference"
+ENV_RESULTS_DIR: Final = "MEDQADE_RESULTS_DIR"
 MIRROR_PATTERNS: Final = (f"{RECORDS}/*.json", f"{UPLOADS}/*", f"{REFERENCE}/*.json")
 MIRROR_IGNORE: Final = ("**/.*", ".*")
 UPLOAD_NAME: Final = re.compile(r"^[0-9a-f]{16,128}\.(csv|jsonl|json|parquet|tsv|bin)$")
+
+
+def on_space(env: Mapping[str, str] | None = None) -> bool:
+    """Whether this process runs inside a Hugging Face Space (``SPACE_ID`` is set there)."""
+    return bool((os.environ if env is None else env).get("SPACE_ID"))
+
+
+def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``./results`` in a Space; locally ``results`` under the MedQADE user cache folder
+    (``MEDQADE_RESULTS_DIR`` overrides both): the folder the Space writes and the CLI reads."""
+    env = os.environ if env is None else env
+    if env.get(ENV_RESULTS_DIR):
+        return Path(env[ENV_RESULTS_DIR])
+    if on_space(env):
+        return Path("results")
+    from medqade.release import cache_dir
+
+    return cache_dir() / "results"
 
 
 class SubmissionRefused(Exception):
