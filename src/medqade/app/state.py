@@ -37,7 +37,8 @@ from medqade.problems import InputError
 from medqade.release import Release
 from medqade.scoring import board, policy
 from medqade.scoring import compare as compare_mod
-from medqade.scoring.leaderboard import on_board
+from medqade.scoring.leaderboard import VIEWS, on_board
+from medqade.scoring.meta import FORM_KEYS
 from medqade.scoring.policy import Outcome as Outcome  # the answer SpaceState.submit gives
 from medqade.scoring.store import RateLimit, ResultsStore, upload_suffix
 
@@ -73,9 +74,8 @@ class Boards:
 
 def form_meta(fields: Mapping[str, Any]) -> dict[str, Any]:
     """The submission form as :mod:`medqade.scoring.meta` keys (empty fields dropped)."""
-    keys = ("name", "model_id", "revision", "family", "organisation", "link", "prompt")
     meta: dict[str, Any] = {}
-    for key in (*keys, "prompt_sha256", "decoding", "notes"):
+    for key in (*FORM_KEYS, "prompt_sha256", "decoding", "notes"):
         value = fields.get(key)
         if isinstance(value, str):
             value = value.strip()
@@ -172,7 +172,7 @@ class SpaceState:
     def _warm_boards(self) -> None:
         """Rank both views once in the background, so the first visitor does not wait for
         the board (the :class:`~medqade.measures.Ranker` keeps the last ranks)."""
-        for view in ("core", "full"):
+        for view in VIEWS:
             self.boards(view)
 
     def _load_submitted_judges(self) -> None:

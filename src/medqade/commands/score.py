@@ -15,7 +15,8 @@ from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.publish import REPO_ID
 from medqade.release import HUB_ID, Release, open_release
 from medqade.scoring import Limits, policy, validate_only
-from medqade.scoring.meta import PROMPTS
+from medqade.scoring.leaderboard import VIEWS
+from medqade.scoring.meta import FORM_KEYS, PROMPTS
 from medqade.scoring.store import upload_suffix
 
 NAME = "score"
@@ -114,7 +115,7 @@ def _decoding(text: str) -> dict[str, Any] | str:
 def meta_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The metadata flags as a dict (unset flags left out)."""
     meta: dict[str, Any] = {}
-    for key in ("name", "model_id", "revision", "family", "organisation", "link", "prompt"):
+    for key in FORM_KEYS:
         value = getattr(args, key)
         if value:
             meta[key] = value
@@ -172,7 +173,7 @@ def summary(record: dict[str, Any]) -> str:
     if record["dataset"]["synthetic"]:
         lines.append("dataset: SYNTHETIC release (not physician data)")
     if record["kind"] == "judge":
-        for split in ("core", "full"):
+        for split in VIEWS:
             b = record.get(split)
             if b:
                 lines.append(
@@ -180,7 +181,7 @@ def summary(record: dict[str, Any]) -> str:
                     f"PA {_pct(b['pa'])}{_ci(b['pa_ci'], _pct)}  "
                     f"PABAK {_num(b['pabak'])}{_ci(b['pabak_ci'])}  n={b['n']}"
                 )
-        for split in ("core", "full"):
+        for split in VIEWS:
             b = record.get(split)
             if b and b.get("rated"):
                 r = b["rated"]

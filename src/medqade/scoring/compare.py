@@ -43,6 +43,7 @@ from medqade.schema import answer_id
 from medqade.scoring import context
 from medqade.scoring import judge as judge_scoring
 from medqade.scoring.baselines import BASELINES, baseline_labels
+from medqade.scoring.leaderboard import VIEWS
 from medqade.scoring.submission import (
     DEFAULT_LIMITS,
     JUDGE,
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
 
 Codes = npt.NDArray[np.int8]
 PHYSICIANS: Final = "physicians"
-VIEWS: Final = ("core", "full")
 MIN_PREFIX: Final = 8
 MAX_TOKEN: Final = 200
 METRICS: Final = measured.METRICS

@@ -78,12 +78,12 @@ import pandas as pd
 
 from medqade.measures import paired, ranking
 from medqade.scoring import replicates
-from medqade.scoring.records import SCHEMA_VERSION
+from medqade.scoring.records import PHYSICIAN_FLAG, SCHEMA_VERSION
 
 VIEWS: Final = ("core", "full")
+"""The leaderboard's views (item sets), the one spelling every caller uses."""
 JUDGE_METRICS: Final = ("kappa", "pa", "pabak")
 MODEL_METRICS: Final = ("accuracy",)
-PHYSICIAN_FLAG: Final = "physician_reference"
 STALE: Final = "stale"
 JUDGE_COLUMNS: Final = (
     "rank",

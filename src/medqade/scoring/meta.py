@@ -43,6 +43,9 @@ TEXT_KEYS: Final = (
     "notes",
 )
 META_KEYS: Final = (*TEXT_KEYS, "decoding", "judge")
+FORM_KEYS: Final = ("name", "model_id", "revision", "family", "organisation", "link", "prompt")
+"""The one-line text fields the Space's form and ``medqade score``'s flags both give, in the
+order they enter a record's ``meta``."""
 TRUSTED_KEYS: Final = ("source", "verified")
 SOURCES: Final = ("submission", "paper", "baseline", "physicians")
 PROMPTS: Final = ("official", "own")
