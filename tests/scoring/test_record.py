@@ -138,3 +138,23 @@ def test_a_new_section_is_written_when_set() -> None:
 def test_a_malformed_section_is_refused() -> None:
     with pytest.raises(TypeError, match="Agreement: expected a JSON object, got list"):
         ScoreRecord.from_json({"id": "x", "core": [1, 2]})
+
+
+def test_leaderboard_and_summary_read_typed_and_json_records_alike(sample: Release) -> None:
+    """The library reads the typed record: a board of typed records is the board of their
+    JSON objects, and ``medqade score``'s summary is the same text."""
+    import pandas as pd
+
+    from medqade.commands.score import summary
+    from medqade.scoring import leaderboard
+
+    stored = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(STORED.glob("*.json"))]
+    records = [*reference_records(sample, resamples=10), *stored]
+    typed = [ScoreRecord.from_json(r) for r in records]
+    for view in ("core", "full"):
+        boards = zip(leaderboard(typed, view=view), leaderboard(records, view=view), strict=True)
+        for got, want in boards:
+            pd.testing.assert_frame_equal(got, want)
+    for record, rec in zip(stored, typed[-len(stored) :], strict=True):
+        assert summary(rec) == summary(record)
+        assert ("kappa" in summary(rec)) == (record["kind"] == "judge")

@@ -15,8 +15,14 @@ from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.publish import REPO_ID
 from medqade.release import HUB_ID, Release, open_release
 from medqade.scoring import Limits, policy, validate_only
-from medqade.scoring.leaderboard import VIEWS
 from medqade.scoring.meta import FORM_KEYS, PROMPTS
+from medqade.scoring.record import (
+    Agreement,
+    RecordMeta,
+    ScoreRecord,
+    SubmissionInfo,
+    read_record,
+)
 from medqade.scoring.store import upload_suffix
 
 NAME = "score"
@@ -162,90 +168,94 @@ def _ci(pair: Any, fmt: Any = _num) -> str:
     return f" [{fmt(pair[0])}, {fmt(pair[1])}]"
 
 
-def summary(record: dict[str, Any]) -> str:
+def summary(record: ScoreRecord | dict[str, Any]) -> str:
     """A readable multi-line summary of a result record."""
-    meta = record["meta"]
-    sub = record["submission"]
+    rec = read_record(record)
+    meta = rec.meta or RecordMeta()
+    sub = rec.submission or SubmissionInfo()
     lines = [
-        f"{meta.get('name') or meta.get('model_id') or 'submission'} ({record['kind']}), "
-        f"scope {sub['scope']}, {sub['rows']} rows; record {record['id'][:16]}",
+        f"{meta.name or meta.model_id or 'submission'} ({rec.kind}), "
+        f"scope {sub.scope}, {sub.rows} rows; record {str(rec.id)[:16]}",
     ]
-    if record["dataset"]["synthetic"]:
+    if rec.dataset is not None and rec.dataset.synthetic:
         lines.append("dataset: SYNTHETIC release (not physician data)")
-    if record["kind"] == "judge":
-        for split in VIEWS:
-            b = record.get(split)
-            if b:
-                lines.append(
-                    f"{split:>5}: kappa {_num(b['kappa'])}{_ci(b['kappa_ci'])}  "
-                    f"PA {_pct(b['pa'])}{_ci(b['pa_ci'], _pct)}  "
-                    f"PABAK {_num(b['pabak'])}{_ci(b['pabak_ci'])}  n={b['n']}"
-                )
-        for split in VIEWS:
-            b = record.get(split)
-            if b and b.get("rated"):
-                r = b["rated"]
-                lines.append(
-                    f"{split:>5} when rated (abstentions dropped, the paper's): kappa "
-                    f"{_num(r['kappa'])}  PA {_pct(r['pa'])}  coverage {_pct(b['coverage'])}  "
-                    f"abstention {_pct(b.get('abstention'))}"
-                )
-        ref = record["physician_reference"]
-        lines.append(
-            f"physicians (leave-one-out): kappa {_num(ref['kappa'])}{_ci(ref['kappa_ci'])} "
-            "(abstentions count as disagreements)"
-        )
-        for key, label in (
-            ("physician_difference", "core, judge in each physician's place"),
-            ("extension_difference", "extension, judge in each primary physician's place"),
-        ):
-            diff = record.get(key)
-            if not diff:
-                continue
-            primary = diff.get("primary", "kappa")
-            margin = (diff.get("margins") or {}).get(primary, diff.get("margin"))
-            verdict = record.get("verdict") if key == "physician_difference" else diff["verdict"]
-            lines.append(
-                f"judge - physicians ({label}): {primary} {_signed(diff[primary])}"
-                f"{_ci(diff[f'{primary}_ci'], _signed)}; verdict (margin {margin:g}): "
-                f"{verdict or 'n/a'}"
-            )
-        alt = record.get("alt_test")
-        if alt:
-            lines.append(
-                f"alt-test (epsilon {alt['epsilon']:g}): winning rate "
-                f"{_num(alt['winning_rate'])}, {'passed' if alt['passed'] else 'failed'}"
-            )
-        a = record["abstention"]
-        tiers = ", ".join(_pct(x) for x in a["by_tier"])
-        lines.append(f"abstention: {_pct(a['global'])} (tiers 1-4: {tiers})")
-        for t in (record.get("bias") or {}).get("targets", []):
-            lines.append(
-                f"{t['kind']} bias on {t['student']}: {100 * t['bias']:+.1f} points"
-                f"{_ci([100 * x if x is not None else None for x in t['bias_ci']], _points)}"
-                if t["bias"] is not None
-                else f"{t['kind']} bias on {t['student']}: n/a"
-            )
-        d = record["disagreements"]
-        lines.append(f"disagrees with a unanimous physician panel on {d['n']} answers")
+    if rec.kind == "judge":
+        lines += _judge_lines(rec)
     else:
-        for key, label in (("accuracy_core", "core"), ("accuracy", "all")):
-            b = record.get(key)
-            if not b:
+        for block, label in ((rec.accuracy_core, "core"), (rec.accuracy, "all")):
+            if block is None or not block.json_keys:
                 continue
             line = (
-                f"{label:>4}: anchored accuracy {_pct(b['anchored'])}{_ci(b['ci'], _pct)}, "
-                f"bounds {_pct(b['lower'])}-{_pct(b['upper'])}, coverage {_pct(b['coverage'])}, "
-                f"{b['pooled_anchors']} pooled anchors"
+                f"{label:>4}: anchored accuracy {_pct(block.anchored)}{_ci(block.ci, _pct)}, "
+                f"bounds {_pct(block.lower)}-{_pct(block.upper)}, coverage "
+                f"{_pct(block.coverage)}, {block.pooled_anchors} pooled anchors"
             )
-            if b.get("judged"):
-                j = b["judged"]
-                line += f"; judged {_pct(j['estimate'])}{_ci(j['ci'], _pct)}"
+            if block.judged is not None and block.judged.json_keys:
+                j = block.judged
+                line += f"; judged {_pct(j.estimate)}{_ci(j.ci, _pct)}"
             lines.append(line)
-    if record["flags"]:
-        lines.append("flags: " + ", ".join(record["flags"]))
-    lines.extend(f"note: {w}" for w in record["warnings"][:20])
+    if rec.flags:
+        lines.append("flags: " + ", ".join(rec.flags))
+    lines.extend(f"note: {w}" for w in (rec.warnings or ())[:20])
     return "\n".join(lines)
+
+
+def _judge_lines(rec: ScoreRecord) -> list[str]:
+    lines = []
+    blocks = {"core": rec.core, "full": rec.full}
+    for split, b in blocks.items():
+        if b is not None and b.json_keys:
+            lines.append(
+                f"{split:>5}: kappa {_num(b.kappa)}{_ci(b.kappa_ci)}  "
+                f"PA {_pct(b.pa)}{_ci(b.pa_ci, _pct)}  "
+                f"PABAK {_num(b.pabak)}{_ci(b.pabak_ci)}  n={b.n}"
+            )
+    for split, b in blocks.items():
+        if b is not None and b.json_keys and b.rated is not None and b.rated.json_keys:
+            r = b.rated
+            lines.append(
+                f"{split:>5} when rated (abstentions dropped, the paper's): kappa "
+                f"{_num(r.kappa)}  PA {_pct(r.pa)}  coverage {_pct(b.coverage)}  "
+                f"abstention {_pct(b.abstention)}"
+            )
+    ref = rec.physician_reference or Agreement()
+    lines.append(
+        f"physicians (leave-one-out): kappa {_num(ref.kappa)}{_ci(ref.kappa_ci)} "
+        "(abstentions count as disagreements)"
+    )
+    for diff, label in (
+        (rec.physician_difference, "core, judge in each physician's place"),
+        (rec.extension_difference, "extension, judge in each primary physician's place"),
+    ):
+        if diff is None or not diff.json_keys:
+            continue
+        primary = diff.primary or "kappa"
+        margin = (diff.margins or {}).get(primary, diff.margin)
+        verdict = rec.verdict if diff is rec.physician_difference else diff.verdict
+        lines.append(
+            f"judge - physicians ({label}): {primary} {_signed(diff.value(primary))}"
+            f"{_ci(diff.ci(primary), _signed)}; verdict (margin {margin:g}): "
+            f"{verdict or 'n/a'}"
+        )
+    alt = rec.alt_test
+    if alt is not None and alt.json_keys:
+        lines.append(
+            f"alt-test (epsilon {alt.epsilon:g}): winning rate "
+            f"{_num(alt.winning_rate)}, {'passed' if alt.passed else 'failed'}"
+        )
+    a = rec.abstention or {}
+    tiers = ", ".join(_pct(x) for x in a["by_tier"])
+    lines.append(f"abstention: {_pct(a['global'])} (tiers 1-4: {tiers})")
+    for t in (rec.bias or {}).get("targets", []):
+        lines.append(
+            f"{t['kind']} bias on {t['student']}: {100 * t['bias']:+.1f} points"
+            f"{_ci([100 * x if x is not None else None for x in t['bias_ci']], _points)}"
+            if t["bias"] is not None
+            else f"{t['kind']} bias on {t['student']}: n/a"
+        )
+    d = rec.disagreements or {}
+    lines.append(f"disagrees with a unanimous physician panel on {d['n']} answers")
+    return lines
 
 
 def hub_dataset(args: argparse.Namespace) -> str:

@@ -55,6 +55,8 @@ def _list(value: Any) -> list[Any]:
     return list(value)
 
 
+METRICS: Final = ("kappa", "pa", "pabak")
+"""The agreement metrics a judge block and a difference hold."""
 TUPLE: Final = MappingProxyType(convert(_tuple, _list))
 """A JSON array read as a tuple (a list, a CI pair, ...), written back as an array."""
 PAIR: Final = TUPLE
@@ -199,8 +201,21 @@ class SpaceEntry(JsonObject):
 # --- judge sections ----------------------------------------------------------------------
 
 
+class ByMetric:
+    """Read a section's ``kappa`` / ``pa`` / ``pabak`` and their CIs by the metric's name."""
+
+    def value(self, metric: str) -> Any:
+        """The point estimate of ``metric`` (one of :data:`METRICS`)."""
+        return getattr(self, _metric(metric))
+
+    def ci(self, metric: str) -> tuple[Any, ...] | None:
+        """The 95% CI of ``metric`` as ``(low, high)`` (``None`` when not kept)."""
+        ci: tuple[Any, ...] | None = getattr(self, f"{_metric(metric)}_ci")
+        return ci
+
+
 @dataclass(frozen=True, kw_only=True)
-class Agreement(JsonObject):
+class Agreement(JsonObject, ByMetric):
     """``core`` / ``full`` (and ``rated`` inside them, ``physician_reference``): agreement
     with the physician consensus, each with its 95% CI (``None`` without the bootstrap)."""
 
@@ -220,7 +235,7 @@ class Agreement(JsonObject):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Difference(JsonObject):
+class Difference(JsonObject, ByMetric):
     """``physician_difference`` / ``extension_difference``: the judge minus the physicians it
     replaces, on the ``primary`` metric and the others, with the verdict's margin."""
 
@@ -229,6 +244,12 @@ class Difference(JsonObject):
     margins: Mapping[str, float] | None = None
     kappa: float | None = None
     kappa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    pa: float | None = None
+    pa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    pabak: float | None = None
+    pabak_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    physicians: Agreement | None = field(default=None, metadata=nested(Agreement))
+    """The physicians' own agreement the margins are scaled by."""
     verdict: str | None = None
 
 
@@ -245,6 +266,25 @@ class AltTest(JsonObject):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Judged(JsonObject):
+    """``judged`` inside an accuracy block: the accuracy with a judge's labels of the answers
+    no physician labelled."""
+
+    estimate: float | None = None
+    ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeRef(JsonObject):
+    """``judge`` of an answers record: the judge that labelled unmatched answers."""
+
+    name: str | None = None
+    model_id: str | None = None
+    family: str | None = None
+    core_kappa: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Accuracy(JsonObject):
     """``accuracy`` / ``accuracy_core``: a model's anchored accuracy with its CI and bounds."""
 
@@ -254,7 +294,10 @@ class Accuracy(JsonObject):
     upper: float | None = None
     coverage: float | None = None
     pooled_anchors: int | None = None
-    judged: Mapping[str, Any] | None = None
+    n_anchored: int | None = None
+    lower_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    upper_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    judged: Judged | None = field(default=None, metadata=nested(Judged))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -280,9 +323,15 @@ class ScoreRecord(JsonObject):
     extension_difference: Difference | None = field(default=None, metadata=nested(Difference))
     verdict: str | None = None
     alt_test: AltTest | None = field(default=None, metadata=nested(AltTest))
+    abstention: Mapping[str, Any] | None = None
+    bias: Mapping[str, Any] | None = None
+    disagreements: Mapping[str, Any] | None = None
+    replicates: Mapping[str, Any] | None = None
+    """Bootstrap replicates (:mod:`medqade.scoring.replicates`), kept as their JSON."""
     # answers
     accuracy: Accuracy | None = field(default=None, metadata=nested(Accuracy))
     accuracy_core: Accuracy | None = field(default=None, metadata=nested(Accuracy))
+    judge: JudgeRef | None = field(default=None, metadata=nested(JudgeRef))
     # stored by a results folder
     space: SpaceEntry | None = field(default=None, metadata=nested(SpaceEntry))
     behaviour: Any = None
@@ -300,6 +349,12 @@ class ScoreRecord(JsonObject):
     def scored_on(self, data_hash: str) -> bool:
         """Whether the record was scored on the release with ``data_hash``."""
         return self.dataset is not None and self.dataset.hash == data_hash
+
+
+def _metric(metric: str) -> str:
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
+    return metric
 
 
 def read_record(obj: Mapping[str, Any] | ScoreRecord) -> ScoreRecord:
