@@ -154,3 +154,46 @@ def test_no_command_but_the_space_command_imports_the_space() -> None:
             if any(n == "medqade.app" or n.startswith("medqade.app.") for n in names):
                 offenders.append(path.name)
     assert offenders == []
+
+
+def _move_to_another_release(store: ResultsStore, record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` rewritten in the store as if scored on another release (same content)."""
+    from medqade.scoring import record_id
+
+    path = store.records_dir / f"{record['id']}.json"
+    other = json.loads(path.read_text(encoding="utf-8"))
+    other["dataset"]["hash"] = "0" * 64
+    space = other.pop("space")
+    other.pop("id")
+    other["id"] = record_id(other)
+    other["space"] = space
+    path.unlink()
+    (store.records_dir / f"{other['id']}.json").write_text(json.dumps(other), encoding="utf-8")
+    store.reload()
+    return other
+
+
+def test_duplicates_count_on_this_release_and_rescore_stores_the_twin(
+    sample: Release, tmp_path: Path
+) -> None:
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    own = [_upload(_csv(sample, 0))]
+    first = policy.submit(sample, own, "judge", {"name": "M"}, SETTINGS, store=store, submitter=ME)
+    assert first.ok and first.record is not None
+    here = policy.rescore(sample, store, first.record, SETTINGS)
+    assert not here.ok and "scored on this release already" in here.message
+    other = _move_to_another_release(store, first.record)
+    # the same content, stored only for another release, may be scored on this one ...
+    dry = policy.submit(
+        sample, own, "judge", {}, SETTINGS, store=store, submitter=ME, validate_only=True
+    )
+    assert dry.ok
+    # ... and rescore does so from the stored upload, keeping kind, metadata and account
+    again = policy.rescore(sample, store, other, SETTINGS)
+    assert again.ok and again.record is not None
+    assert again.record["id"] == first.record["id"]  # the same content on the same release
+    assert again.record["meta"] == first.record["meta"]
+    assert again.record["space"]["account"] == "acct"
+    assert len(store.records()) == 2
+    twice = policy.rescore(sample, store, other, SETTINGS)
+    assert not twice.ok and "submitted before" in twice.message

@@ -105,7 +105,8 @@ class BoardRecords:
         return (
             f"{n} stored record{'s were' if n != 1 else ' was'} scored on another release "
             "(another data hash) and left out of this board; score the submission again on "
-            "this release to show it"
+            "this release to show it (medqade rescore --results FOLDER --data RELEASE scores "
+            "every stored upload again)"
         )
 
 

@@ -6,7 +6,9 @@
    upload) and the lines (:func:`line_refusal`) of every file against :class:`Limits`;
 2. **parse**: :func:`medqade.scoring.parse_submission` (plus
    :func:`~medqade.scoring.attach_labels` for a judge's labels of model answers);
-3. **duplicate**: the same content (its duplicate key, :func:`duplicate_key`) stored before;
+3. **duplicate**: the same content (its duplicate key, :func:`duplicate_key`) stored before
+   and scored on this release (scored on another release it is not on this board: it may be
+   scored again, as :func:`rescore` does from the stored upload);
 4. **copy of a reference row** (:func:`medqade.scoring.duplicates.reference_match`);
 5. **rate limit** of the submitting account (a dry run stores nothing, so it is never
    limited; it is told when a scored submission would be);
@@ -35,6 +37,7 @@ from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.problems import InputError, Problem
 from medqade.scoring.duplicates import reference_match
+from medqade.scoring.record import read_record
 from medqade.scoring.records import score
 from medqade.scoring.store import ResultsStore, SubmissionRefused
 from medqade.scoring.submission import Limits, Submission, attach_labels, parse_submission
@@ -203,7 +206,7 @@ def submit(
     limited = None
     if store is not None and submitter is not None:
         try:
-            store.check_duplicate(key)
+            store.check_duplicate(key, release.data_hash)
         except SubmissionRefused as exc:
             return refused(f"{shown}: {exc}", exc)
         copy = reference_match(release, sub)
@@ -291,3 +294,42 @@ def _store(
 
 def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+def rescore(
+    release: Release,
+    store: ResultsStore,
+    record: Mapping[str, Any],
+    settings: Settings,
+    *,
+    clock: Callable[[], float] = time.time,
+) -> Outcome:
+    """Score a stored ``record`` of another release again on ``release``, from its stored
+    upload, with its kind, metadata and account, and store the new record (through
+    :func:`submit`: every rule applies). The old record stays as it was: it belongs on its
+    own release's board (:func:`medqade.scoring.board.board_records`)."""
+    rec = read_record(record)
+    rid = str(rec.id or "")[:16]
+    if rec.scored_on(release.data_hash):
+        return _refused(f"record {rid} was scored on this release already")
+    space = rec.space
+    sub = rec.submission
+    if space is None or not space.account or sub is None or not sub.content_hash:
+        return _refused(f"record {rid} was not stored by a results folder; score its file")
+    by_name = {p.name: p for p in store.upload_paths(dict(record))}
+    first = [n for n in by_name if n.startswith(sub.content_hash)]
+    if not first:
+        return _refused(f"record {rid}: its stored upload is missing; score its file again")
+    names = first + [n for n in by_name if n not in first]  # the submission, then its labels
+    try:
+        uploads = [
+            Upload(by_name[n].read_bytes(), f"stored upload {n[:16]}", by_name[n].suffix)
+            for n in names
+        ]
+    except OSError as exc:
+        return _refused(f"record {rid}: its stored upload cannot be read ({type(exc).__name__})")
+    meta = {} if rec.meta is None else rec.meta.to_json()
+    submitter = Submitter(space.account, (), space.account_scheme)
+    return submit(
+        release, uploads, rec.kind, meta, settings, store=store, submitter=submitter, clock=clock
+    )

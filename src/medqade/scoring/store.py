@@ -90,6 +90,13 @@ def upload_suffix(filename: str) -> str:
     return suffix if suffix in UPLOAD_SUFFIXES else ".bin"
 
 
+def _data_hash(record: Mapping[str, Any]) -> str | None:
+    """The data hash of the release ``record`` was scored on (``None``: not given)."""
+    dataset = record.get("dataset")
+    value = dataset.get("hash") if isinstance(dataset, Mapping) else None
+    return value if isinstance(value, str) else None
+
+
 def _timestamp(value: object) -> float | None:
     try:
         return datetime.fromisoformat(str(value)).timestamp()
@@ -114,7 +121,7 @@ class ResultsStore:
         self._lock = threading.RLock()
         self._write_lock: AbstractContextManager[Any] = write_lock or contextlib.nullcontext()
         self._records: dict[str, dict[str, Any]] = {}
-        self._by_hash: dict[str, str] = {}
+        self._by_hash: dict[str, list[str]] = {}
         self.version = 0
         self.reload()
 
@@ -146,9 +153,10 @@ class ResultsStore:
             records[path.stem] = record
         with self._lock:
             self._records = records
-            self._by_hash = {
-                str(r["space"]["key"]): rid for rid, r in records.items() if r["space"].get("key")
-            }
+            self._by_hash = {}
+            for rid, r in records.items():
+                if r["space"].get("key"):
+                    self._by_hash.setdefault(str(r["space"]["key"]), []).append(rid)
             self.version += 1
 
     def records(self) -> list[dict[str, Any]]:
@@ -167,22 +175,35 @@ class ResultsStore:
         paths = [self.uploads_dir / str(n) for n in names if UPLOAD_NAME.match(str(n))]
         return [p for p in paths if p.is_file()]
 
-    def check(self, account: str, key: str, aliases: Collection[str] = ()) -> None:
-        """Raise :class:`SubmissionRefused` if ``key`` is known or ``account`` is at its limit.
+    def check(
+        self,
+        account: str,
+        key: str,
+        aliases: Collection[str] = (),
+        data_hash: str | None = None,
+    ) -> None:
+        """Raise :class:`SubmissionRefused` if ``key`` is known (on the release ``data_hash``,
+        when given) or ``account`` is at its limit.
 
         ``aliases`` are earlier stored forms of the same account (counted by the limit)."""
         with self._lock:
-            self.check_duplicate(key)
+            self.check_duplicate(key, data_hash)
             refusal = self.rate_refusal(account, aliases)
             if refusal is not None:
                 raise SubmissionRefused(refusal)
 
-    def check_duplicate(self, key: str) -> None:
-        """Raise :class:`SubmissionRefused` if content with ``key`` was stored before."""
+    def check_duplicate(self, key: str, data_hash: str | None = None) -> None:
+        """Raise :class:`SubmissionRefused` if content with ``key`` was stored before: scored
+        on the release with ``data_hash`` when given (the same content scored on another
+        release is not on this release's board, so it may be scored again), else on any."""
         with self._lock:
-            known = self._by_hash.get(key)
-        if known is not None:
-            raise SubmissionRefused(self.duplicate_message(known))
+            known = [
+                rid
+                for rid in self._by_hash.get(key, ())
+                if data_hash is None or _data_hash(self._records[rid]) == data_hash
+            ]
+        if known:
+            raise SubmissionRefused(self.duplicate_message(known[0]))
 
     @staticmethod
     def duplicate_message(record_id: str) -> str:
@@ -237,7 +258,7 @@ class ResultsStore:
         if not SAFE_ID.match(record_id):
             raise ValueError(f"record id {record_id!r} cannot be a file name")
         with self._lock:
-            self.check(str(space["account"]), str(space["key"]), aliases)
+            self.check(str(space["account"]), str(space["key"]), aliases, _data_hash(record))
             path = self.records_dir / f"{record_id}.json"
             if record_id in self._records or path.exists():
                 raise SubmissionRefused(f"a record with id {record_id[:16]} exists already")
@@ -248,6 +269,6 @@ class ResultsStore:
                     atomic.write_bytes(self.uploads_dir / name, data)
                 atomic.write_text(path, body + "\n")
             self._records[record_id] = record
-            self._by_hash[str(space["key"])] = record_id
+            self._by_hash.setdefault(str(space["key"]), []).append(record_id)
             self.version += 1
         return record_id
