@@ -197,3 +197,28 @@ def test_duplicates_count_on_this_release_and_rescore_stores_the_twin(
     assert len(store.records()) == 2
     twice = policy.rescore(sample, store, other, SETTINGS)
     assert not twice.ok and "submitted before" in twice.message
+
+
+def test_score_results_stores_under_the_same_rules(
+    sample: Release, sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``medqade score --results DIR``: stored like a Space submission (account ``cli``);
+    the same file again and a copy of a reference row are refused, as in the Space."""
+    own, copy = tmp_path / "own.csv", tmp_path / "copy.csv"
+    own.write_bytes(_csv(sample, 0))
+    copy.write_bytes(_csv(sample))
+    results = tmp_path / "results"
+    base = ["--data", str(sample_dir), "--resamples", "0", "--results", str(results)]
+    assert main(["score", str(own), *base, "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    stored = ResultsStore(results, RateLimit(0, 1.0)).records()
+    assert [r["id"] for r in stored] == [record["id"]] and "space" not in record
+    assert stored[0]["space"]["account"] == "cli" and stored[0]["space"]["uploads"]
+    assert main(["score", str(own), *base]) == 2
+    assert "own.csv: the same content was submitted before" in capsys.readouterr().err
+    assert main(["score", str(copy), *base]) == 2
+    assert "a reference row of the leaderboard" in capsys.readouterr().err
+    assert len(ResultsStore(results, RateLimit(0, 1.0)).records()) == 1
+    inside = ["--data", str(sample_dir), "--results", str(sample_dir / "results")]
+    assert main(["score", str(own), *inside, "--resamples", "0"]) == 2
+    assert "medqade score never stores submissions there" in capsys.readouterr().err

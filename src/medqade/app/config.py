@@ -9,10 +9,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from medqade import atomic
 from medqade.measures.paired import DEFAULT_MARGIN, check_margin
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring.store import default_results_dir, on_space
+from medqade.scoring.store import check_results_folder, default_results_dir, on_space
 
 ENV_DATASET: Final = "MEDQADE_DATASET"
 ENV_RESULTS_REPO: Final = "MEDQADE_RESULTS_REPO"
@@ -89,13 +88,7 @@ class SpaceConfig:
                 '"import secrets; print(secrets.token_hex(32))"'
             )
         results = Path(os.path.abspath(self.results_dir))
-        inside = atomic.guarded_within(results)
-        if inside is not None:
-            raise ValueError(
-                f"the results folder {self.results_dir} is or lies inside {inside[1]} "
-                f"({inside[0]}); the Space never stores submissions there: choose another "
-                "--results"
-            )
+        check_results_folder(self.results_dir, "the Space")
         key_file = Path(os.path.abspath(self.key_file))
         if key_file == results or results in key_file.parents:
             raise ValueError(

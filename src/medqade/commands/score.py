@@ -23,9 +23,12 @@ from medqade.scoring.record import (
     SubmissionInfo,
     read_record,
 )
-from medqade.scoring.store import upload_suffix
+from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder, upload_suffix
 
 NAME = "score"
+CLI_ACCOUNT = "cli"
+"""The account a record stored by ``medqade score --results`` is kept under (a maintainer's
+run; the Space stores keyed hashes of user names instead)."""
 HELP = "Score a judge-label or model-answer submission against the physician consensus."
 
 EPILOG = """\
@@ -76,6 +79,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     meta.add_argument("--notes", help="free text")
     meta.add_argument("--verified", action="store_true", help="maintainers: mark as verified")
+    meta.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="maintainers: also store the record in this results folder (a Space's), under "
+        "the Space's rules: duplicates and copies of reference rows are refused",
+    )
     judge = p.add_argument_group("labels for model answers")
     judge.add_argument("--labels", type=Path, help="a judge's labels of the submitted answers")
     judge.add_argument("--judge-name", help="the judge's display name")
@@ -324,17 +335,31 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 def _score(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
     """The record of the submission (and ``--labels``), through the library's one submission
-    policy (:func:`medqade.scoring.policy.submit`; no results folder: nothing is stored, and
-    a copy of a reference row is scored and flagged); a refusal is raised for ``main``."""
+    policy (:func:`medqade.scoring.policy.submit`). Without ``--results`` nothing is stored
+    and a copy of a reference row is scored and flagged; with it the record is stored there
+    (as the account :data:`CLI_ACCOUNT`, no rate limit). A refusal is raised for ``main``."""
     files = [args.file] if args.labels is None else [args.file, args.labels]
     uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
     settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
-    outcome = policy.submit(release, uploads, args.kind, meta_from_args(args), settings)
+    store = None
+    if args.results is not None:
+        check_results_folder(args.results, "medqade score")
+        store = ResultsStore(args.results, RateLimit(0, 1.0))
+    outcome = policy.submit(
+        release,
+        uploads,
+        args.kind,
+        meta_from_args(args),
+        settings,
+        store=store,
+        submitter=policy.Submitter(CLI_ACCOUNT),
+    )
     if outcome.record is None:
         if isinstance(outcome.error, ValueError):  # InputError too: every problem listed
             raise outcome.error
         raise ValueError(outcome.message)
-    return outcome.record
+    # what the results folder added stays there: --out and --json are the scored record
+    return {k: v for k, v in outcome.record.items() if k != "space"}
 
 
 def run(args: argparse.Namespace) -> int:

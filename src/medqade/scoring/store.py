@@ -68,6 +68,17 @@ def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
     return cache_dir() / "results"
 
 
+def check_results_folder(folder: Path, who: str) -> None:
+    """Raise ``ValueError`` when ``folder`` is or lies inside a build or a raw release (also
+    through a link): ``who`` (the Space, ``medqade score``) never stores submissions there."""
+    inside = atomic.guarded_within(Path(os.path.abspath(folder)))
+    if inside is not None:
+        raise ValueError(
+            f"the results folder {folder} is or lies inside {inside[1]} ({inside[0]}); {who} "
+            "never stores submissions there: choose another --results"
+        )
+
+
 class SubmissionRefused(Exception):
     """A submission breaks a rule of the store (duplicate, rate limit); the message says which."""
 
