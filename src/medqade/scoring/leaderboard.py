@@ -72,12 +72,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import pandas as pd
 
 from medqade.measures import paired, ranking
 from medqade.scoring import replicates
+from medqade.scoring.board_rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
 from medqade.scoring.record import (
     Agreement,
     JsonObject,
@@ -95,74 +97,6 @@ VIEWS: Final = ("core", "full")
 JUDGE_METRICS: Final = ("kappa", "pa", "pabak")
 MODEL_METRICS: Final = ("accuracy",)
 STALE: Final = "stale"
-JUDGE_COLUMNS: Final = (
-    "rank",
-    "rank_worst",
-    "name",
-    "model_id",
-    "family",
-    "source",
-    "status",
-    "scope",
-    "kappa",
-    "kappa_low",
-    "kappa_high",
-    "pa",
-    "pa_low",
-    "pa_high",
-    "pabak",
-    "pabak_low",
-    "pabak_high",
-    "n",
-    "coverage",
-    "abstention",
-    "kappa_rated",
-    "pa_rated",
-    "pabak_rated",
-    "d_physicians",
-    "d_physicians_low",
-    "d_physicians_high",
-    "margin",
-    "verdict",
-    "d_extension",
-    "d_extension_low",
-    "d_extension_high",
-    "verdict_extension",
-    "alt_test_winning_rate",
-    "alt_test_passed",
-    "self_bias",
-    "self_bias_low",
-    "self_bias_high",
-    "self_bias_significant",
-    "flags",
-    "id",
-)
-MODEL_COLUMNS: Final = (
-    "rank",
-    "rank_worst",
-    "name",
-    "model_id",
-    "family",
-    "source",
-    "status",
-    "scope",
-    "accuracy",
-    "accuracy_low",
-    "accuracy_high",
-    "lower",
-    "lower_low",
-    "upper",
-    "upper_high",
-    "coverage",
-    "judged",
-    "judged_low",
-    "judged_high",
-    "judge",
-    "n",
-    "verdict",
-    "flags",
-    "id",
-)
 
 
 def _num(x: Any) -> float:
@@ -207,6 +141,16 @@ def settings_of(record: Record) -> tuple[int, int] | None:
     if not isinstance(resamples, int) or not isinstance(seed, int) or resamples < 1:
         return None
     return resamples, seed
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """A row with what ranking it needs: the sort key, the replicates and their settings."""
+
+    row: JudgeRow | ModelRow
+    key: float
+    reps: replicates.FloatArray | None
+    settings: tuple[int, int] | None
 
 
 def _common(record: ScoreRecord, view: str) -> dict[str, Any]:
@@ -260,11 +204,11 @@ def on_board(record: Record) -> bool:
     return rec.kind == "judge" and any(_has(_judge_block(rec, v)[0]) for v in VIEWS)
 
 
-def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> dict[str, Any] | None:
+def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _Ranked | None:
     block, scope = _judge_block(record, view)
     if block is None or not _has(block):
         return None
-    row = _common(record, scope)
+    row: dict[str, Any] = _common(record, scope)
     for m in JUDGE_METRICS:
         row[m] = _num(block.value(m))
         row[f"{m}_low"], row[f"{m}_high"] = _bounds(block.ci(m))
@@ -299,16 +243,13 @@ def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> di
             "alt_test_winning_rate": _num(None if alt is None else alt.winning_rate),
             "alt_test_passed": None if alt is None else alt.passed,
             **_self_bias(record),
-            "_key": row[metric],
-            "_reps": replicates.of_block(
-                record.replicates, scope, "pa" if metric == "pabak" else metric
-            ),
         }
     )
-    return row
+    reps = replicates.of_block(record.replicates, scope, "pa" if metric == "pabak" else metric)
+    return _Ranked(JudgeRow(**row), row[metric], reps, settings_of(record))
 
 
-def _model_row(record: ScoreRecord, view: str) -> dict[str, Any] | None:
+def _model_row(record: ScoreRecord, view: str) -> _Ranked | None:
     if view == "core":
         block = record.accuracy_core
     else:
@@ -316,7 +257,7 @@ def _model_row(record: ScoreRecord, view: str) -> dict[str, Any] | None:
         block = record.accuracy if (coverage.get("extension") or 0) > 0 else None
     if block is None or not _has(block):
         return None
-    row = _common(record, view)
+    row: dict[str, Any] = _common(record, view)
     low, high = _bounds(block.ci)
     judged = block.judged or Judged()
     j_low, j_high = _bounds(judged.ci)
@@ -339,13 +280,12 @@ def _model_row(record: ScoreRecord, view: str) -> dict[str, Any] | None:
             "verdict": None,
         }
     )
-    row["_key"] = row["accuracy"]
-    row["_reps"] = replicates.of_block(record.replicates, view, "accuracy")
-    return row
+    reps = replicates.of_block(record.replicates, view, "accuracy")
+    return _Ranked(ModelRow(**row), row["accuracy"], reps, settings_of(record))
 
 
 def _frame(
-    rows: list[dict[str, Any]],
+    rows: list[_Ranked],
     columns: tuple[str, ...],
     ranker: ranking.Ranker,
     tag: tuple[str, str],
@@ -356,22 +296,33 @@ def _frame(
     ranked = [
         i
         for i, r in enumerate(rows)
-        if r["status"] == "verified"
-        and not math.isnan(r["_key"])
-        and r["_reps"] is not None
+        if r.row.status == "verified"
+        and not math.isnan(r.key)
+        and r.reps is not None
         and settings is not None
-        and r["_settings"] == settings
-        and r["_reps"].shape == (settings[0],)
+        and r.settings == settings
+        and r.reps.shape == (settings[0],)
     ]
     # the point estimate on the replicates' scale (PABAK is ranked through PA = (PABAK + 1) / 2)
     scale = "pa" if tag[1] == "pabak" else tag[1]
-    ranks = ranker.rank([((rows[i]["id"], *tag), rows[i][scale], rows[i]["_reps"]) for i in ranked])
+    ranks = ranker.rank(
+        [
+            ((r.row.id, *tag), getattr(r.row, scale), r.reps)
+            for r in (rows[i] for i in ranked)
+            if r.reps is not None
+        ]
+    )
     rank_of = dict(zip(ranked, ranks, strict=True))
+    plain = []
     for i, r in enumerate(rows):
         interval = rank_of.get(i)
-        r["rank"] = None if interval is None else interval.best
-        r["rank_worst"] = None if interval is None else interval.worst
-    frame = pd.DataFrame(rows)
+        row = replace(
+            r.row,
+            rank=None if interval is None else interval.best,
+            rank_worst=None if interval is None else interval.worst,
+        )
+        plain.append({**row.to_json(), "_key": r.key})
+    frame = pd.DataFrame(plain)
     frame = frame.sort_values(
         ["_key", "name"], ascending=[False, True], na_position="last", kind="mergesort"
     ).reset_index(drop=True)
@@ -418,8 +369,8 @@ def leaderboard(
         seen.add(rid)
         unique.append(rec)
     settings = board_settings(unique)
-    judges: list[dict[str, Any]] = []
-    models: list[dict[str, Any]] = []
+    judges: list[_Ranked] = []
+    models: list[_Ranked] = []
     for rec in unique:
         row = None
         if rec.kind == "judge":
@@ -429,7 +380,6 @@ def leaderboard(
             row = _model_row(rec, view)
             target = models
         if row is not None:
-            row["_settings"] = settings_of(rec)
             target.append(row)
     return (
         _frame(judges, JUDGE_COLUMNS, ranker, (view, metric), settings),
