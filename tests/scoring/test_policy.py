@@ -222,3 +222,21 @@ def test_score_results_stores_under_the_same_rules(
     inside = ["--data", str(sample_dir), "--results", str(sample_dir / "results")]
     assert main(["score", str(own), *inside, "--resamples", "0"]) == 2
     assert "medqade score never stores submissions there" in capsys.readouterr().err
+
+
+def test_the_board_and_score_commands_load_nothing_of_the_space() -> None:
+    """Imported, ``medqade score``, ``leaderboard``, ``compare`` and ``rescore`` pull in no
+    module of :mod:`medqade.app` (and no gradio), also not through the library."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import medqade.commands.score, medqade.commands.leaderboard\n"
+        "import medqade.commands.compare, medqade.commands.rescore\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('medqade.app', 'gradio'))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert out.stdout.strip() == "[]"
