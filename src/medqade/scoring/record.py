@@ -79,7 +79,10 @@ class JsonObject:
     def from_json(cls, obj: Mapping[str, Any]) -> Self:
         """Read ``obj`` (a JSON object); a key of another type or shape raises ``TypeError``."""
         if not isinstance(obj, Mapping):
-            raise TypeError(f"{cls.__name__}: expected a JSON object, got {type(obj).__name__}")
+            raise TypeError(
+                f"{cls.__name__}: expected a JSON object, got {type(obj).__name__}; score the "
+                "submission again"
+            )
         known = cls._fields()
         values: dict[str, Any] = {}
         extra: dict[str, Any] = {}

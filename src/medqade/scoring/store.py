@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from medqade import atomic
+from medqade.scoring.record import ScoreRecord
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +161,11 @@ class ResultsStore:
                 continue
             if not isinstance(record, dict) or not isinstance(record.get("space"), dict):
                 log.warning("skipping result record %s: not a MedQADE Space result", path.name)
+                continue
+            try:  # every section the library reads has its shape (a board never trips on it)
+                ScoreRecord.from_json(record)
+            except TypeError as exc:
+                log.warning("skipping result record %s: %s", path.name, exc)
                 continue
             records[path.stem] = record
         with self._lock:
