@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from medqade.commands.leaderboard import markdown
-from medqade.scoring.leaderboard import JUDGE_COLUMNS, MODEL_COLUMNS
+from medqade.scoring import JUDGE_COLUMNS, MODEL_COLUMNS
 
 
 def _frame(columns: tuple[str, ...], rows: list[dict[str, object]]) -> pd.DataFrame:

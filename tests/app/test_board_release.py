@@ -134,3 +134,34 @@ def test_board_records_keeps_stale_records_of_this_release(sample_release: Relea
     assert chosen.other_release == 2
     assert chosen.note.startswith("2 stored records were scored on another release")
     assert board.board_records(sample_release, [ref], [here]).note == ""
+
+
+def test_a_record_of_another_release_is_rescored_from_its_stored_upload(
+    sample_release: Release,
+    built_sample: Path,
+    mixed_results: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``medqade rescore`` scores the stored upload of a record of another release again on
+    this one (the library's policy.rescore); then the Space and the CLI both show it."""
+    results, own, foreign = mixed_results
+    (results / "records" / f"{own}.json").unlink()  # only the other release's record is left
+    base = ["--data", str(built_sample), "--results", str(results)]
+    assert main(["rescore", *base, "--dry-run"]) == 0
+    assert f"{foreign[:16]}: would be scored again" in capsys.readouterr().out
+    assert main(["rescore", *base, "--resamples", str(RESAMPLES)]) == 0
+    out = capsys.readouterr().out
+    assert f"{foreign[:16]}: scored again as record" in out
+    state = _space(sample_release, results)
+    new = [str(r["id"]) for r in state.board_records().stored]
+    assert len(new) == 1 and new[0] != foreign and state.board_records().other_release == 1
+    rescored = state.store.get(new[0])
+    assert rescored is not None and rescored["meta"]["name"] == "Judge of another release"
+    assert rescored["dataset"]["hash"] == sample_release.data_hash
+    assert [str(i) for i in state.boards("core").judges["id"]] == _cli_judge_ids(
+        capsys, built_sample, results, "core"
+    )
+    assert new[0] in _cli_judge_ids(capsys, built_sample, results, "core")
+    # once more: every record of the other release now has its twin here (a duplicate)
+    assert main(["rescore", *base, "--resamples", str(RESAMPLES)]) == 2
+    assert "submitted before" in capsys.readouterr().err

@@ -84,3 +84,25 @@ def test_pool_estimates_rejects_mismatched_shapes() -> None:
         pool_estimates(
             STUDENTS, d["truth"][:10], d["judge"][:9], d["lexical"][:10], d["judge"], d["lexical"]
         )
+
+
+def test_estimate_pool_is_pool_estimates_on_the_labelled_subset() -> None:
+    """The one assembly the CLI, S5 and the Space call: the labelled rows of the judge's and
+    the stratum's pool arrays, beside the consensus (the physicians' rows only)."""
+    from dataclasses import dataclass
+
+    from medqade.measures.pool import estimate_pool
+
+    d = _design(7)
+
+    @dataclass(frozen=True)
+    class Sample:
+        students: tuple[str, ...]
+        judge_pool: np.ndarray
+        lexical_pool: np.ndarray
+        labelled: np.ndarray
+        consensus: np.ndarray
+
+    sample = Sample(STUDENTS, d["judge"], d["lexical"], d["lab"], d["truth"][d["lab"]])
+    assert estimate_pool(sample) == _estimate(d)
+    assert estimate_pool(sample, alpha=0.1)["a"].ppi.low > _estimate(d)["a"].ppi.low

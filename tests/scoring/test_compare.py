@@ -276,3 +276,19 @@ def test_compare_breakdowns_are_the_scored_breakdown_differences(full: Release) 
     )
     physicians = compare(full, resolve(full, A), resolve(full, "physicians"), resamples=RESAMPLES)
     assert physicians.breakdowns is None
+
+
+def test_a_stored_record_resolves_by_its_typed_fields(sample: Release) -> None:
+    """A stored record named by its id: an answers record is refused by name, a judge
+    record without its upload says so, a physicians row is the physicians."""
+    stored = Path(__file__).resolve().parents[1] / "fixtures" / "records"
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(stored.glob("*.json"))]
+    by_kind = {r["kind"]: r for r in records}
+    answers, judge = by_kind["answers"], by_kind["judge"]
+    with pytest.raises(CompareError, match=r"\(Fixture model\) is a model's answers, not a judge"):
+        resolve(sample, answers["id"][:10], records)
+    with pytest.raises(CompareError, match=r"\(Fixture judge\) has no stored upload"):
+        resolve(sample, judge["id"], records, {})
+    physicians = {**judge, "id": "ab" * 32, "meta": {"source": "physicians"}}
+    side = resolve(sample, physicians["id"], [physicians])
+    assert side.source == "physicians" and side.name == ("ab" * 32)[:12]

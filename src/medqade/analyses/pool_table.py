@@ -17,7 +17,7 @@ from typing import Any
 
 from medqade import vocab
 from medqade.analyses.report import Cell, Table
-from medqade.measures.pool import StudentPoolEstimate, pool_estimates
+from medqade.measures.pool import StudentPoolEstimate, estimate_pool
 from medqade.pool_data import load_pool_labels, pool_evaluators
 
 NAME = "table_s5_pool"
@@ -49,14 +49,7 @@ def pool_report(folder: Path, roster: vocab.Roster) -> PoolReport | None:
         return None
     pl = load_pool_labels(folder, judge)
     lab = pl.labelled
-    est = pool_estimates(
-        pl.students,
-        pl.consensus,
-        pl.judge_pool[lab],
-        pl.lexical_pool[lab],
-        pl.judge_pool,
-        pl.lexical_pool,
-    )
+    est = estimate_pool(pl)
     return PoolReport(judge, len(pl.judge_pool), int(lab.sum()), est)
 
 

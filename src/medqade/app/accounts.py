@@ -22,7 +22,8 @@ import secrets
 from pathlib import Path
 from typing import Final
 
-from medqade.app.config import ENV_ACCOUNT_KEY, SpaceConfig, on_space
+from medqade.app.config import ENV_ACCOUNT_KEY, SpaceConfig
+from medqade.scoring.store import on_space
 
 log = logging.getLogger(__name__)
 

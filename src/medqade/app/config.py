@@ -9,13 +9,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from medqade import atomic
 from medqade.measures.paired import DEFAULT_MARGIN, check_margin
 from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.scoring.store import check_results_folder, default_results_dir, on_space
 
 ENV_DATASET: Final = "MEDQADE_DATASET"
 ENV_RESULTS_REPO: Final = "MEDQADE_RESULTS_REPO"
-ENV_RESULTS_DIR: Final = "MEDQADE_RESULTS_DIR"
 ENV_RATE_LIMIT: Final = "MEDQADE_RATE_LIMIT"
 ENV_RATE_WINDOW_DAYS: Final = "MEDQADE_RATE_WINDOW_DAYS"
 ENV_MAX_UPLOAD_MB: Final = "MEDQADE_MAX_UPLOAD_MB"
@@ -30,23 +29,6 @@ DEFAULT_MAX_UPLOAD_MB: Final = 20.0
 MIN_ACCOUNT_KEY_CHARS: Final = 16
 DEFAULT_CACHE_HOURS: Final = 24.0
 REPO_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
-
-
-def on_space(env: Mapping[str, str] | None = None) -> bool:
-    """Whether this process runs inside a Hugging Face Space (``SPACE_ID`` is set there)."""
-    return bool((os.environ if env is None else env).get("SPACE_ID"))
-
-
-def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``./results`` in a Space; locally ``results`` under the MedQADE user cache folder."""
-    env = os.environ if env is None else env
-    if env.get(ENV_RESULTS_DIR):
-        return Path(env[ENV_RESULTS_DIR])
-    if on_space(env):
-        return Path("results")
-    from medqade.release import cache_dir
-
-    return cache_dir() / "results"
 
 
 @dataclass(frozen=True)
@@ -106,13 +88,7 @@ class SpaceConfig:
                 '"import secrets; print(secrets.token_hex(32))"'
             )
         results = Path(os.path.abspath(self.results_dir))
-        inside = atomic.guarded_within(results)
-        if inside is not None:
-            raise ValueError(
-                f"the results folder {self.results_dir} is or lies inside {inside[1]} "
-                f"({inside[0]}); the Space never stores submissions there: choose another "
-                "--results"
-            )
+        check_results_folder(self.results_dir, "the Space")
         key_file = Path(os.path.abspath(self.key_file))
         if key_file == results or results in key_file.parents:
             raise ValueError(

@@ -17,7 +17,7 @@ import gradio as gr
 import pandas as pd
 
 from medqade.app.context import HIDDEN
-from medqade.measures.pool import pool_estimates
+from medqade.measures.pool import estimate_pool
 from medqade.pool_data import load_pool_labels, pool_evaluators
 from medqade.release import Release, resolve_data
 
@@ -48,14 +48,7 @@ class PoolView:
     def _table(self, judge: str) -> tuple[str, pd.DataFrame]:
         pl = load_pool_labels(self.folder, judge)
         lab = pl.labelled
-        est = pool_estimates(
-            pl.students,
-            pl.consensus,
-            pl.judge_pool[lab],
-            pl.lexical_pool[lab],
-            pl.judge_pool,
-            pl.lexical_pool,
-        )
+        est = estimate_pool(pl)
         rows = []
         for model, e in est.items():
             rows.append(

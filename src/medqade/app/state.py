@@ -5,9 +5,10 @@ evaluators, physicians, baselines, students; cached on disk by data hash, resamp
 scorer version), the Browse index and the paper's analyses (:func:`medqade.analyses.reproduce`,
 computed in a background thread so start-up does not wait for it). The leaderboard tables are
 rebuilt from records only when the store changed, under a lock. Submissions go through
-:meth:`SpaceState.submit`: size check, :func:`medqade.scoring.parse_submission`, duplicate
-checks (the same content stored before, or a copy of a reference row), the rate limit (not for
-a dry run, which stores nothing), :func:`medqade.scoring.score`, then one atomic store write.
+:meth:`SpaceState.submit`, which reads the upload and maps the form onto the library's one
+submission policy (:func:`medqade.scoring.policy.submit`: limits, duplicate and reference-copy
+checks, the rate limit, metadata, scoring, one atomic store write), the one ``medqade score``
+calls too.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -33,13 +33,14 @@ from medqade.app.accounts import SCHEME as ACCOUNT_SCHEME
 from medqade.app.accounts import AccountHasher
 from medqade.app.browse import BrowseIndex
 from medqade.app.config import SpaceConfig
-from medqade.app.store import RateLimit, ResultsStore, SubmissionRefused, upload_suffix
-from medqade.problems import InputError, Problem
+from medqade.problems import InputError
 from medqade.release import Release
-from medqade.scoring import board
+from medqade.scoring import board, policy
 from medqade.scoring import compare as compare_mod
-from medqade.scoring.duplicates import reference_match
-from medqade.scoring.leaderboard import on_board
+from medqade.scoring.leaderboard import VIEWS, on_board
+from medqade.scoring.meta import FORM_KEYS
+from medqade.scoring.policy import Outcome as Outcome  # the answer SpaceState.submit gives
+from medqade.scoring.store import RateLimit, ResultsStore, upload_suffix
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -61,18 +62,6 @@ def display_name(path: str | os.PathLike[str], role: str = "submission") -> str:
     return name or f"{role}{upload_suffix(os.fspath(path))}"
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """The answer to one submission: a message, and a record, a summary or problems."""
-
-    ok: bool
-    message: str
-    record: dict[str, Any] | None = None
-    summary: dict[str, Any] | None = None
-    problems: tuple[Problem, ...] = ()
-    warnings: tuple[str, ...] = field(default=())
-
-
 @dataclass
 class Boards:
     """The leaderboard of one view: library frames (for export) and display frames."""
@@ -85,9 +74,8 @@ class Boards:
 
 def form_meta(fields: Mapping[str, Any]) -> dict[str, Any]:
     """The submission form as :mod:`medqade.scoring.meta` keys (empty fields dropped)."""
-    keys = ("name", "model_id", "revision", "family", "organisation", "link", "prompt")
     meta: dict[str, Any] = {}
-    for key in (*keys, "prompt_sha256", "decoding", "notes"):
+    for key in (*FORM_KEYS, "prompt_sha256", "decoding", "notes"):
         value = fields.get(key)
         if isinstance(value, str):
             value = value.strip()
@@ -126,6 +114,9 @@ class SpaceState:
         )
         self.limits = scoring.Limits(
             max_bytes=self.config.max_upload_bytes, max_rows=self.config.max_rows
+        )
+        self.settings = policy.Settings(
+            self.config.resamples, self.config.seed, self.config.margin, self.limits
         )
         self.browse = BrowseIndex(release)
         self._lock = threading.Lock()
@@ -181,7 +172,7 @@ class SpaceState:
     def _warm_boards(self) -> None:
         """Rank both views once in the background, so the first visitor does not wait for
         the board (the :class:`~medqade.measures.Ranker` keeps the last ranks)."""
-        for view in ("core", "full"):
+        for view in VIEWS:
             self.boards(view)
 
     def _load_submitted_judges(self) -> None:
@@ -356,138 +347,58 @@ class SpaceState:
             username = LOCAL_ACCOUNT
         if path is None:
             return Outcome(False, "Choose a file to upload.")
-        account = self.account(username)
-        aliases = self.account.aliases(username)
-        files: list[tuple[bytes, str, str]] = []  # (content, stored suffix, name shown)
+        submitter = policy.Submitter(
+            self.account(username), tuple(self.account.aliases(username)), ACCOUNT_SCHEME
+        )
+        uploads: list[policy.Upload] = []
         for p, role in ((path, "submission"), (labels_path, "labels")):
             if p is None:
                 continue
-            shown = display_name(p, role)
-            try:
-                size = os.path.getsize(p)
-                if size > self.limits.max_bytes:
-                    return Outcome(
-                        False,
-                        f"{shown}: the file has {size:,} bytes, more than the limit of "
-                        f"{self.limits.max_bytes:,} bytes; remove extra columns or save it as "
-                        "Parquet.",
-                    )
-                content = Path(p).read_bytes()
-            except FileNotFoundError:
-                with self._uploads_lock:
-                    stored = self._stored_uploads.get(os.fspath(p))
-                if stored is not None:  # the same file, read and stored by a request just now
-                    return Outcome(False, f"{shown}: {self.store.duplicate_message(stored)}")
-                return Outcome(
-                    False,
-                    f"{shown}: the uploaded file is no longer on the server (uploads are removed "
-                    "once they have been checked); upload it again.",
-                )
-            except OSError as exc:
-                return Outcome(
-                    False,
-                    f"{shown}: the upload cannot be read ({type(exc).__name__}); upload it again.",
-                )
-            files.append((content, upload_suffix(os.fspath(p)), shown))
-        for content, file_suffix, shown in files:
-            lines = content.count(b"\n") + (0 if content.endswith(b"\n") else 1)
-            binary = file_suffix in (".parquet", ".eval")  # an Inspect log is a ZIP
-            if not binary and lines > self.limits.max_rows + 2:
-                return Outcome(
-                    False,
-                    f"{shown}: the file has {lines:,} lines, more than the limit of "
-                    f"{self.limits.max_rows:,} rows; submit one judge or one model per file.",
-                )
-        data, suffix, shown = files[0]
+            read = self._read_upload(p, role)
+            if isinstance(read, Outcome):
+                return read
+            uploads.append(read)
+        outcome = policy.submit(
+            self.release,
+            uploads,
+            kind,
+            form_meta(fields),
+            self.settings,
+            store=self.store,
+            submitter=submitter,
+            validate_only=validate_only,
+            clock=self.clock,
+        )
+        if not outcome.ok or outcome.record is None:
+            return outcome
+        self._remember_upload(path, str(outcome.record["id"]))
+        sub = outcome.submission
+        self._register_judge(outcome.record, None if sub is None else sub.labels)
+        return replace(outcome, message=views.headline(outcome.record))
+
+    def _read_upload(self, path: str | os.PathLike[str], role: str) -> policy.Upload | Outcome:
+        """The bytes of one Gradio upload (its size checked before it is read), or why not."""
+        shown = display_name(path, role)
         try:
-            sub = scoring.parse_submission(data, shown, self.release, kind or None, self.limits)
-            if len(files) > 1:
-                sub = scoring.attach_labels(
-                    sub, files[1][0], files[1][2], self.release, self.limits
-                )
-        except InputError as exc:
-            return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))
-        except ValueError as exc:
-            return Outcome(False, f"{shown}: {exc}")
-        warnings = tuple(str(w) for w in sub.warnings)
-        key = sub.content_hash + (f"+{sub.answer_labels_hash}" if sub.answer_labels_hash else "")
-        try:
-            self.store.check_duplicate(key)
-        except SubmissionRefused as exc:
-            return Outcome(False, f"{shown}: {exc}", summary=sub.summary(), warnings=warnings)
-        copy = reference_match(self.release, sub)
-        if copy is not None and copy.exact:
+            refusal = policy.size_refusal(
+                shown, os.path.getsize(path), self.limits, upload_suffix(os.fspath(path))
+            )
+            if refusal is not None:
+                return Outcome(False, refusal)
+            content = Path(path).read_bytes()
+        except FileNotFoundError:
+            with self._uploads_lock:
+                stored = self._stored_uploads.get(os.fspath(path))
+            if stored is not None:  # the same file, read and stored by a request just now
+                return Outcome(False, f"{shown}: {self.store.duplicate_message(stored)}")
             return Outcome(
                 False,
-                f"{shown}: the same content as {copy.describe()}, a reference row of the "
-                f"leaderboard (all {copy.compared:,} {copy.unit} identical); copies of reference "
-                "rows are not scored again. Submit your own judge's labels or model's answers.",
-                summary=sub.summary(),
-                warnings=warnings,
+                f"{shown}: the uploaded file is no longer on the server (uploads are removed "
+                "once they have been checked); upload it again.",
             )
-        limited = self.store.rate_refusal(account, aliases)
-        if limited is not None and not validate_only:  # a dry run stores nothing: never limited
-            return Outcome(False, limited, summary=sub.summary(), warnings=warnings)
-        meta = form_meta(fields)
-        if validate_only:
-            try:  # check the form too, without the bootstrap
-                scoring.score(self.release, sub, meta, resamples=0, seed=self.config.seed)
-            except InputError as exc:
-                return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))
-            later = (
-                "" if limited is None else f" Note: a scored submission is refused now ({limited})."
-            )
-            return Outcome(
-                True,
-                f"Valid {sub.kind} file: {sub.n_rows:,} rows, scope {sub.scope}. "
-                f"Nothing was scored or stored (validate only).{later}",
-                summary=sub.summary(),
-                warnings=warnings,
-            )
-        try:
-            record = scoring.score(
-                self.release,
-                sub,
-                meta,
-                resamples=self.config.resamples,
-                seed=self.config.seed,
-                margin=self.config.margin,
-            )
-        except InputError as exc:
-            return Outcome(False, _problems_message(exc), problems=tuple(exc.problems))
-        record["space"] = {
-            "account": account,
-            "account_scheme": ACCOUNT_SCHEME,
-            "submitted_at": _iso(self.clock()),
-            "key": key,
-        }
-        uploads = {f"{sub.content_hash}{suffix}": data}
-        if len(files) > 1 and sub.answer_labels_hash:
-            uploads[f"{sub.answer_labels_hash}{files[1][1]}"] = files[1][0]
-        try:
-            self.store.add(record, uploads, aliases)
-        except SubmissionRefused as exc:
-            return Outcome(False, f"{shown}: {exc}", summary=sub.summary(), warnings=warnings)
-        except OSError as exc:  # a read-only or full results folder: nothing was written
-            log.error("the results folder cannot be written: %s", exc.strerror or exc)
+        except OSError as exc:
             return Outcome(
                 False,
-                f"{shown}: the file was checked and scored, but the Space cannot write its "
-                f"results folder now ({exc.strerror or type(exc).__name__}), so the submission "
-                "was not stored; nothing stored before was lost. Submit it again later, and if "
-                "this persists tell the Space's maintainers.",
-                summary=sub.summary(),
-                warnings=warnings,
+                f"{shown}: the upload cannot be read ({type(exc).__name__}); upload it again.",
             )
-        self._remember_upload(path, str(record["id"]))
-        self._register_judge(record, sub.labels)
-        return Outcome(True, views.headline(record), record=record, warnings=warnings)
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
-
-
-def _problems_message(exc: InputError) -> str:
-    n = len(exc.problems)
-    return f"{n} problem{'s' if n != 1 else ''} found in {exc.what}; nothing was scored."
+        return policy.Upload(content, shown, upload_suffix(os.fspath(path)))

@@ -23,6 +23,8 @@ from medqade.commands._args import (
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.release import Release, open_release
 from medqade.scoring import board
+from medqade.scoring.leaderboard import VIEWS
+from medqade.scoring.store import RateLimit, ResultsStore, default_results_dir
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,7 @@ def add_board_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="results folder of a Space (default: the local Space's, in the user cache)",
     )
-    p.add_argument("--view", choices=("core", "full"), default="core", help="default: core")
+    p.add_argument("--view", choices=VIEWS, default=VIEWS[0], help=f"default: {VIEWS[0]}")
     add_margin_argument(p)
     p.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples")
     p.add_argument("--seed", type=non_negative_int, default=BOOTSTRAP_SEED, help="bootstrap seed")
@@ -54,9 +56,6 @@ class Board:
 
 
 def open_board(args: argparse.Namespace) -> Board:
-    from medqade.app.config import default_results_dir
-    from medqade.app.store import RateLimit, ResultsStore
-
     release = open_release(args.data)
     folder: Path = args.results if args.results is not None else default_results_dir()
     if args.results is not None and not folder.is_dir():

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from medqade.commands._args import add_data_argument
-from medqade.measures.pool import StudentPoolEstimate, pool_estimates
+from medqade.measures.pool import StudentPoolEstimate, estimate_pool
 from medqade.pool_data import PoolLabels, load_pool_labels
 from medqade.release import resolve_data
 
@@ -89,14 +89,7 @@ def table(labels: PoolLabels, estimates: dict[str, StudentPoolEstimate]) -> str:
 def estimate(data: str | None, labels: str) -> tuple[PoolLabels, dict[str, StudentPoolEstimate]]:
     """Load the pool of ``--data`` with the judge ``labels`` and estimate (the command's core)."""
     pl = load_pool_labels(resolve_data(data), labels)
-    est = pool_estimates(
-        pl.students,
-        pl.consensus,
-        pl.judge_pool[pl.labelled],
-        pl.lexical_pool[pl.labelled],
-        pl.judge_pool,
-        pl.lexical_pool,
-    )
+    est = estimate_pool(pl)
     return pl, est
 
 

@@ -13,13 +13,23 @@ from medqade import atomic, hub_eval
 from medqade.commands._args import add_data_argument, add_margin_argument, non_negative_int
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.publish import REPO_ID
-from medqade.release import HUB_ID, open_release
-from medqade.scoring import Limits, attach_labels, parse_submission, score, validate_only
+from medqade.release import HUB_ID, Release, open_release
+from medqade.scoring import Limits, policy, validate_only
 from medqade.scoring.behaviour_text import summary_lines as behaviour_lines
-from medqade.scoring.meta import PROMPTS
-from medqade.scoring.submission import with_runs
+from medqade.scoring.meta import FORM_KEYS, PROMPTS
+from medqade.scoring.record import (
+    Agreement,
+    RecordMeta,
+    ScoreRecord,
+    SubmissionInfo,
+    read_record,
+)
+from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder, upload_suffix
 
 NAME = "score"
+CLI_ACCOUNT = "cli"
+"""The account a record stored by ``medqade score --results`` is kept under (a maintainer's
+run; the Space stores keyed hashes of user names instead)."""
 HELP = "Score a judge-label or model-answer submission against the physician consensus."
 
 EPILOG = """\
@@ -87,6 +97,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     meta.add_argument("--notes", help="free text")
     meta.add_argument("--verified", action="store_true", help="maintainers: mark as verified")
+    meta.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="maintainers: also store the record in this results folder (a Space's), under "
+        "the Space's rules: duplicates and copies of reference rows are refused",
+    )
     judge = p.add_argument_group("labels for model answers")
     judge.add_argument("--labels", type=Path, help="a judge's labels of the submitted answers")
     judge.add_argument("--judge-name", help="the judge's display name")
@@ -147,7 +165,7 @@ def _decoding(text: str) -> dict[str, Any] | str:
 def meta_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The metadata flags as a dict (unset flags left out)."""
     meta: dict[str, Any] = {}
-    for key in ("name", "model_id", "revision", "family", "organisation", "link", "prompt"):
+    for key in FORM_KEYS:
         value = getattr(args, key)
         if value:
             meta[key] = value
@@ -198,91 +216,95 @@ def _ci(pair: Any, fmt: Any = _num) -> str:
     return f" [{fmt(pair[0])}, {fmt(pair[1])}]"
 
 
-def summary(record: dict[str, Any]) -> str:
+def summary(record: ScoreRecord | dict[str, Any]) -> str:
     """A readable multi-line summary of a result record."""
-    meta = record["meta"]
-    sub = record["submission"]
+    rec = read_record(record)
+    meta = rec.meta or RecordMeta()
+    sub = rec.submission or SubmissionInfo()
     lines = [
-        f"{meta.get('name') or meta.get('model_id') or 'submission'} ({record['kind']}), "
-        f"scope {sub['scope']}, {sub['rows']} rows; record {record['id'][:16]}",
+        f"{meta.name or meta.model_id or 'submission'} ({rec.kind}), "
+        f"scope {sub.scope}, {sub.rows} rows; record {str(rec.id)[:16]}",
     ]
-    if record["dataset"]["synthetic"]:
+    if rec.dataset is not None and rec.dataset.synthetic:
         lines.append("dataset: SYNTHETIC release (not physician data)")
-    if record["kind"] == "judge":
-        for split in ("core", "full"):
-            b = record.get(split)
-            if b:
-                lines.append(
-                    f"{split:>5}: kappa {_num(b['kappa'])}{_ci(b['kappa_ci'])}  "
-                    f"PA {_pct(b['pa'])}{_ci(b['pa_ci'], _pct)}  "
-                    f"PABAK {_num(b['pabak'])}{_ci(b['pabak_ci'])}  n={b['n']}"
-                )
-        for split in ("core", "full"):
-            b = record.get(split)
-            if b and b.get("rated"):
-                r = b["rated"]
-                lines.append(
-                    f"{split:>5} when rated (abstentions dropped, the paper's): kappa "
-                    f"{_num(r['kappa'])}  PA {_pct(r['pa'])}  coverage {_pct(b['coverage'])}  "
-                    f"abstention {_pct(b.get('abstention'))}"
-                )
-        ref = record["physician_reference"]
-        lines.append(
-            f"physicians (leave-one-out): kappa {_num(ref['kappa'])}{_ci(ref['kappa_ci'])} "
-            "(abstentions count as disagreements)"
-        )
-        for key, label in (
-            ("physician_difference", "core, judge in each physician's place"),
-            ("extension_difference", "extension, judge in each primary physician's place"),
-        ):
-            diff = record.get(key)
-            if not diff:
-                continue
-            primary = diff.get("primary", "kappa")
-            margin = (diff.get("margins") or {}).get(primary, diff.get("margin"))
-            verdict = record.get("verdict") if key == "physician_difference" else diff["verdict"]
-            lines.append(
-                f"judge - physicians ({label}): {primary} {_signed(diff[primary])}"
-                f"{_ci(diff[f'{primary}_ci'], _signed)}; verdict (margin {margin:g}): "
-                f"{verdict or 'n/a'}"
-            )
-        alt = record.get("alt_test")
-        if alt:
-            lines.append(
-                f"alt-test (epsilon {alt['epsilon']:g}): winning rate "
-                f"{_num(alt['winning_rate'])}, {'passed' if alt['passed'] else 'failed'}"
-            )
-        a = record["abstention"]
-        tiers = ", ".join(_pct(x) for x in a["by_tier"])
-        lines.append(f"abstention: {_pct(a['global'])} (tiers 1-4: {tiers})")
-        for t in (record.get("bias") or {}).get("targets", []):
-            lines.append(
-                f"{t['kind']} bias on {t['student']}: {100 * t['bias']:+.1f} points"
-                f"{_ci([100 * x if x is not None else None for x in t['bias_ci']], _points)}"
-                if t["bias"] is not None
-                else f"{t['kind']} bias on {t['student']}: n/a"
-            )
-        d = record["disagreements"]
-        lines.append(f"disagrees with a unanimous physician panel on {d['n']} answers")
-        lines.extend(behaviour_lines(record))
+    if rec.kind == "judge":
+        lines += _judge_lines(rec)
+        lines += behaviour_lines(rec.to_json())
     else:
-        for key, label in (("accuracy_core", "core"), ("accuracy", "all")):
-            b = record.get(key)
-            if not b:
+        for block, label in ((rec.accuracy_core, "core"), (rec.accuracy, "all")):
+            if block is None or not block.json_keys:
                 continue
             line = (
-                f"{label:>4}: anchored accuracy {_pct(b['anchored'])}{_ci(b['ci'], _pct)}, "
-                f"bounds {_pct(b['lower'])}-{_pct(b['upper'])}, coverage {_pct(b['coverage'])}, "
-                f"{b['pooled_anchors']} pooled anchors"
+                f"{label:>4}: anchored accuracy {_pct(block.anchored)}{_ci(block.ci, _pct)}, "
+                f"bounds {_pct(block.lower)}-{_pct(block.upper)}, coverage "
+                f"{_pct(block.coverage)}, {block.pooled_anchors} pooled anchors"
             )
-            if b.get("judged"):
-                j = b["judged"]
-                line += f"; judged {_pct(j['estimate'])}{_ci(j['ci'], _pct)}"
+            if block.judged is not None and block.judged.json_keys:
+                j = block.judged
+                line += f"; judged {_pct(j.estimate)}{_ci(j.ci, _pct)}"
             lines.append(line)
-    if record["flags"]:
-        lines.append("flags: " + ", ".join(record["flags"]))
-    lines.extend(f"note: {w}" for w in record["warnings"][:20])
+    if rec.flags:
+        lines.append("flags: " + ", ".join(rec.flags))
+    lines.extend(f"note: {w}" for w in (rec.warnings or ())[:20])
     return "\n".join(lines)
+
+
+def _judge_lines(rec: ScoreRecord) -> list[str]:
+    lines = []
+    blocks = {"core": rec.core, "full": rec.full}
+    for split, b in blocks.items():
+        if b is not None and b.json_keys:
+            lines.append(
+                f"{split:>5}: kappa {_num(b.kappa)}{_ci(b.kappa_ci)}  "
+                f"PA {_pct(b.pa)}{_ci(b.pa_ci, _pct)}  "
+                f"PABAK {_num(b.pabak)}{_ci(b.pabak_ci)}  n={b.n}"
+            )
+    for split, b in blocks.items():
+        if b is not None and b.json_keys and b.rated is not None and b.rated.json_keys:
+            r = b.rated
+            lines.append(
+                f"{split:>5} when rated (abstentions dropped, the paper's): kappa "
+                f"{_num(r.kappa)}  PA {_pct(r.pa)}  coverage {_pct(b.coverage)}  "
+                f"abstention {_pct(b.abstention)}"
+            )
+    ref = rec.physician_reference or Agreement()
+    lines.append(
+        f"physicians (leave-one-out): kappa {_num(ref.kappa)}{_ci(ref.kappa_ci)} "
+        "(abstentions count as disagreements)"
+    )
+    for diff, label in (
+        (rec.physician_difference, "core, judge in each physician's place"),
+        (rec.extension_difference, "extension, judge in each primary physician's place"),
+    ):
+        if diff is None or not diff.json_keys:
+            continue
+        primary = diff.primary or "kappa"
+        margin = (diff.margins or {}).get(primary, diff.margin)
+        verdict = rec.verdict if diff is rec.physician_difference else diff.verdict
+        lines.append(
+            f"judge - physicians ({label}): {primary} {_signed(diff.value(primary))}"
+            f"{_ci(diff.ci(primary), _signed)}; verdict (margin {margin:g}): "
+            f"{verdict or 'n/a'}"
+        )
+    alt = rec.alt_test
+    if alt is not None and alt.json_keys:
+        lines.append(
+            f"alt-test (epsilon {alt.epsilon:g}): winning rate "
+            f"{_num(alt.winning_rate)}, {'passed' if alt.passed else 'failed'}"
+        )
+    a = rec.abstention or {}
+    tiers = ", ".join(_pct(x) for x in a["by_tier"])
+    lines.append(f"abstention: {_pct(a['global'])} (tiers 1-4: {tiers})")
+    for t in (rec.bias or {}).get("targets", []):
+        lines.append(
+            f"{t['kind']} bias on {t['student']}: {100 * t['bias']:+.1f} points"
+            f"{_ci([100 * x if x is not None else None for x in t['bias_ci']], _points)}"
+            if t["bias"] is not None
+            else f"{t['kind']} bias on {t['student']}: n/a"
+        )
+    d = rec.disagreements or {}
+    lines.append(f"disagrees with a unanimous physician panel on {d['n']} answers")
+    return lines
 
 
 def hub_dataset(args: argparse.Namespace) -> str:
@@ -349,6 +371,37 @@ def _check_outputs(args: argparse.Namespace) -> None:
         hub_eval.check_eval_results_target(args.eval_results, inputs)
 
 
+def _score(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
+    """The record of the submission (and ``--labels``), through the library's one submission
+    policy (:func:`medqade.scoring.policy.submit`). Without ``--results`` nothing is stored
+    and a copy of a reference row is scored and flagged; with it the record is stored there
+    (as the account :data:`CLI_ACCOUNT`, no rate limit). A refusal is raised for ``main``."""
+    files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
+    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
+    runs = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in args.file[1:]]
+    settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
+    store = None
+    if args.results is not None:
+        check_results_folder(args.results, "medqade score")
+        store = ResultsStore(args.results, RateLimit(0, 1.0))
+    outcome = policy.submit(
+        release,
+        uploads,
+        args.kind,
+        meta_from_args(args),
+        settings,
+        store=store,
+        submitter=policy.Submitter(CLI_ACCOUNT),
+        runs=runs,
+    )
+    if outcome.record is None:
+        if isinstance(outcome.error, ValueError):  # InputError too: every problem listed
+            raise outcome.error
+        raise ValueError(outcome.message)
+    # what the results folder added stays there: --out and --json are the scored record
+    return {k: v for k, v in outcome.record.items() if k != "space"}
+
+
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file[0]
     for given in args.file:
@@ -357,6 +410,12 @@ def run(args: argparse.Namespace) -> int:
     if len(args.file) > 1 and (args.validate_only or args.labels is not None):
         raise ValueError(
             "several files are runs of one judge: give one file with --validate-only or --labels"
+        )
+    if len(args.file) > 1 and args.results is not None:
+        raise ValueError(
+            "several files are runs of one judge, and a results folder stores one file per "
+            "record: give one file with --results (an Inspect log with --epochs holds all its "
+            "runs in one file)"
         )
     dataset_id = None
     if not args.validate_only:
@@ -384,20 +443,7 @@ def run(args: argparse.Namespace) -> int:
             for p in report["problems"]:
                 print(f"  - {p}", file=sys.stderr)
         return 0 if report["ok"] else 2
-    sub = parse_submission(path.read_bytes(), path.name, release, args.kind, limits)
-    if len(args.file) > 1:
-        more = tuple(
-            parse_submission(f.read_bytes(), f.name, release, "judge", limits)
-            for f in args.file[1:]
-        )
-        if sub.kind != "judge":
-            raise ValueError(f"{path.name}: several files are runs of one judge, not model answers")
-        sub = with_runs(sub, more)
-    if args.labels is not None:
-        sub = attach_labels(sub, args.labels.read_bytes(), args.labels.name, release, limits)
-    record = score(
-        release, sub, meta_from_args(args), args.resamples, args.seed, margin=args.margin
-    )
+    record = _score(args, release, limits)
     text = json.dumps(record, ensure_ascii=False, indent=2)
     hub_text = None
     if dataset_id is not None:

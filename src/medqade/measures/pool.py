@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -143,3 +144,40 @@ def pool_estimates(
             n_pool=len(judge_pool),
         )
     return out
+
+
+class PoolSample(Protocol):
+    """One judge on the pool, aligned with the physician consensus (what
+    :func:`medqade.pool_data.load_pool_labels` returns): ``judge_pool`` (N, 5) and
+    ``lexical_pool`` (N,) over every pool item, ``labelled`` (N,) the benchmark items,
+    ``consensus`` (n, 5) their physician consensus in pool order."""
+
+    @property
+    def students(self) -> Sequence[str]: ...
+
+    @property
+    def judge_pool(self) -> Codes: ...
+
+    @property
+    def lexical_pool(self) -> npt.NDArray[np.bool_]: ...
+
+    @property
+    def labelled(self) -> npt.NDArray[np.bool_]: ...
+
+    @property
+    def consensus(self) -> Codes: ...
+
+
+def estimate_pool(sample: PoolSample, *, alpha: float = 0.05) -> dict[str, StudentPoolEstimate]:
+    """Per student, the three pool estimates of one judge's pool labels: the one assembly
+    behind ``medqade pool-estimate``, supplementary table S5 and the Space's pool panel."""
+    lab = np.asarray(sample.labelled, dtype=bool)
+    return pool_estimates(
+        sample.students,
+        sample.consensus,
+        np.asarray(sample.judge_pool)[lab],
+        np.asarray(sample.lexical_pool)[lab],
+        sample.judge_pool,
+        sample.lexical_pool,
+        alpha=alpha,
+    )

@@ -16,8 +16,9 @@ Modules: :mod:`~medqade.scoring.submission` (formats, checks; helped by :mod:`~.
 """
 
 from medqade.scoring.baselines import BASELINES, Baseline, baseline_labels
+from medqade.scoring.board_rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
 from medqade.scoring.context import prepare
-from medqade.scoring.leaderboard import JUDGE_COLUMNS, MODEL_COLUMNS, leaderboard
+from medqade.scoring.leaderboard import leaderboard
 from medqade.scoring.meta import META_KEYS
 from medqade.scoring.normalize import normalise
 from medqade.scoring.records import (
@@ -47,7 +48,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "SCORER_VERSION",
     "Baseline",
+    "JudgeRow",
     "Limits",
+    "ModelRow",
     "Submission",
     "attach_labels",
     "baseline_labels",

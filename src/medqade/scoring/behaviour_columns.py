@@ -53,9 +53,10 @@ def _get(block: Any, key: str) -> Any:
     return block.get(key) if isinstance(block, Mapping) else None
 
 
-def behaviour_columns(record: Mapping[str, Any]) -> dict[str, float]:
-    """The :data:`BEHAVIOUR_COLUMNS` of one judge record."""
-    b = record.get("behaviour")
+def behaviour_columns(record: Any) -> dict[str, float]:
+    """The :data:`BEHAVIOUR_COLUMNS` of one judge record (its JSON object or a typed
+    :class:`~medqade.scoring.record.ScoreRecord`)."""
+    b = record.get("behaviour") if isinstance(record, Mapping) else record.behaviour
     caution = _get(b, "caution")
     cons = _get(b, "consistency")
     cost = _get(b, "cost")

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from medqade import atomic
+from medqade.scoring.record import DatasetRef, ScoreRecord
 from medqade.scoring.records import SCORER_VERSION, reference_records
 
 if TYPE_CHECKING:
@@ -77,11 +78,13 @@ def cached_reference_records(
     return refs
 
 
-def scored_on(record: Mapping[str, Any], release: Release) -> bool:
+def scored_on(record: ScoreRecord | Mapping[str, Any], release: Release) -> bool:
     """Whether ``record`` was scored on ``release`` (the same data hash; a record without
     one is not comparable)."""
-    dataset = record.get("dataset")
-    return isinstance(dataset, Mapping) and dataset.get("hash") == release.data_hash
+    if isinstance(record, ScoreRecord):
+        return record.scored_on(release.data_hash)
+    dataset = record.get("dataset")  # only this section is read: the rest may be any shape
+    return isinstance(dataset, Mapping) and DatasetRef.from_json(dataset).hash == release.data_hash
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,8 @@ class BoardRecords:
         return (
             f"{n} stored record{'s were' if n != 1 else ' was'} scored on another release "
             "(another data hash) and left out of this board; score the submission again on "
-            "this release to show it"
+            "this release to show it (medqade rescore --results FOLDER --data RELEASE scores "
+            "every stored upload again)"
         )
 
 

@@ -44,6 +44,8 @@ from medqade.schema import answer_id
 from medqade.scoring import context
 from medqade.scoring import judge as judge_scoring
 from medqade.scoring.baselines import BASELINES, baseline_labels
+from medqade.scoring.leaderboard import VIEWS
+from medqade.scoring.record import RecordMeta, read_record
 from medqade.scoring.submission import (
     DEFAULT_LIMITS,
     JUDGE,
@@ -57,7 +59,6 @@ if TYPE_CHECKING:
 
 Codes = npt.NDArray[np.int8]
 PHYSICIANS: Final = "physicians"
-VIEWS: Final = ("core", "full")
 MIN_PREFIX: Final = 8
 MAX_TOKEN: Final = 200
 METRICS: Final = measured.METRICS
@@ -114,16 +115,16 @@ def _record_side(
         raise CompareError(f"{token!r} is the prefix of {len(ids)} records; give more characters")
     if not found:
         return None
-    record = found[0]
-    rid = str(record.get("id"))
-    meta = record.get("meta") or {}
-    name = str(meta.get("name") or meta.get("model_id") or rid[:12])
-    if record.get("kind") != JUDGE:
+    record = read_record(found[0])
+    rid = str(record.id)
+    meta = record.meta or RecordMeta()
+    name = str(record.name)
+    if record.kind != JUDGE:
         raise CompareError(f"record {rid[:16]} ({name}) is a model's answers, not a judge")
-    source = str(meta.get("source") or "submission")
+    source = str(meta.source or "submission")
     if source == PHYSICIANS:
         return Side(token, name, PHYSICIANS, None)
-    model_id = meta.get("model_id")
+    model_id = meta.model_id
     if source == "paper" and model_id in release.roster.evaluator_ids:
         return _evaluator_side(release, token, str(model_id))
     if source == "baseline":

@@ -41,6 +41,7 @@ questions and recomputing it in the subgroup, so its CI is paired with the headl
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Final
 
@@ -372,6 +373,112 @@ def ensembles(
 # --- the whole judge block ---------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Views:
+    """A judge's agreement with the consensus on the core and on all items (``None`` without
+    labels there): abstentions as disagreements, when rated, and their record blocks."""
+
+    core: Any = None
+    full: Any = None
+    rated_core: Any = None
+    rated_full: Any = None
+    core_block: dict[str, Any] | None = None
+    full_block: dict[str, Any] | None = None
+
+
+def _views(
+    release: Release,
+    labels: Codes,
+    present: npt.NDArray[np.bool_],
+    shown: Codes,
+    w_core: Any,
+    w_all: Any,
+    has_core: bool,
+    has_ext: bool,
+) -> _Views:
+    """The ``core`` and ``full`` blocks of :func:`judge_metrics` and the agreements behind."""
+    students = release.roster.student_ids
+    core = context.mask(release, context.CORE)
+    consensus = release.consensus
+    out: dict[str, Any] = {}
+    if has_core:
+        out["core"] = measured.agreement(
+            shown[core], consensus[core], students, w_core, abstain_disagrees=True
+        )
+        out["rated_core"] = measured.agreement(labels[core], consensus[core], students, w_core)
+        out["core_block"] = _block(out["core"], out["rated_core"], labels[core], present[core])
+    if has_ext:
+        out["full"] = measured.agreement(shown, consensus, students, w_all, abstain_disagrees=True)
+        out["rated_full"] = measured.agreement(labels, consensus, students, w_all)
+        out["full_block"] = _block(out["full"], out["rated_full"], labels, present)
+    return _Views(**out)
+
+
+def _against_physicians(
+    release: Release,
+    labels: Codes,
+    shown: Codes,
+    core_agr: Any,
+    w_core: Any,
+    resamples: int,
+    seed: int,
+    margin: float,
+) -> tuple[dict[str, Any] | None, dict[str, str | None], dict[str, Any] | None]:
+    """``(physician_difference, verdicts, alt_test)`` of the judge in each physician's place
+    on the core (``None`` and no verdicts without core labels); the difference carries the
+    same comparison with the judge's abstentions dropped (``rated``)."""
+    verdicts: dict[str, str | None] = {m: None for m in _METRICS}
+    if core_agr is None:
+        return None, verdicts, None
+    students = release.roster.student_ids
+    core = context.mask(release, context.CORE)
+    physicians = release.physician_labels[:, core]
+    place = measured.judge_in_place(
+        shown[core],
+        physicians,
+        students,
+        w_core,
+        physicians=context.physicians_in_place(release, resamples, seed),
+    )
+    difference, verdicts = physician_difference(place, margin)
+    when_rated = measured.judge_in_place(
+        labels[core],
+        physicians,
+        students,
+        w_core,
+        physicians=context.physicians_in_place(release, resamples, seed),
+        abstain_disagrees=False,
+    ).difference(paired.PRIMARY)
+    difference["rated"] = when_rated.to_dict(paired.PRIMARY)
+    alt = aat.alt_test(shown[core], physicians).to_dict()
+    return difference, verdicts, alt
+
+
+def _breakdowns(
+    release: Release,
+    labels: Codes,
+    present: npt.NDArray[np.bool_],
+    items: npt.NDArray[np.bool_],
+    w_items: Any,
+    rated_scope: Any,
+    split: str,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(abstention, strata)`` on ``items`` (the ``split``): abstention by tier with the
+    agreement when rated, and the agreement per tier and per lexical stratum."""
+    lab = labels[items]
+    tiers = release.tier[items]
+    lexical = release.lexical[items]
+    abst = abstention(lab, present[items], tiers)
+    groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
+    groups |= {"exact_match": lexical, "no_match": ~lexical}
+    strata = measured.grouped_agreement(
+        lab, release.consensus[items], groups, release.roster.student_ids, w_items
+    )
+    abst["split"] = split
+    abst["agreement_non_abstained"] = None if rated_scope is None else rated_block(rated_scope)
+    return abst, strata
+
+
 def judge_metrics(
     release: Release,
     labels: Codes,
@@ -400,83 +507,38 @@ def judge_metrics(
     ``replicates``, ``flags`` and ``behaviour`` (values may be ``None`` or NaN).
     """
     margin = paired.check_margin(margin)
-    students = release.roster.student_ids
     core = context.mask(release, context.CORE)
     consensus = release.consensus
     has_core = bool(present[core].any())
     has_ext = bool(present[~core].any())
     w_core = context.float_weights(release, context.CORE, resamples, seed)
     w_all = context.float_weights(release, context.ALL, resamples, seed) if has_ext else None
-    flags: list[str] = []
+    flags: list[str] = [] if has_core else [NO_CORE]
 
     reference = context.physician_reference(release, resamples, seed)
     shown = np.where(present, labels, vocab.MISSING_CODE).astype(np.int8)
-    core_agr = full_agr = None
-    core_block = full_block = None
-    rated_core = rated_full = None
-    if has_core:
-        core_agr = measured.agreement(
-            shown[core], consensus[core], students, w_core, abstain_disagrees=True
-        )
-        rated_core = measured.agreement(labels[core], consensus[core], students, w_core)
-        core_block = _block(core_agr, rated_core, labels[core], present[core])
-    else:
-        flags.append(NO_CORE)
-    if has_ext:
-        full_agr = measured.agreement(shown, consensus, students, w_all, abstain_disagrees=True)
-        rated_full = measured.agreement(labels, consensus, students, w_all)
-        full_block = _block(full_agr, rated_full, labels, present)
-
-    difference: dict[str, Any] | None = None
-    verdicts: dict[str, str | None] = {m: None for m in _METRICS}
-    alt: dict[str, Any] | None = None
-    if core_agr is not None:
-        place = measured.judge_in_place(
-            shown[core],
-            release.physician_labels[:, core],
-            students,
-            w_core,
-            physicians=context.physicians_in_place(release, resamples, seed),
-        )
-        difference, verdicts = physician_difference(place, margin)
-        # secondary: the same difference with the judge's abstentions dropped (when rated)
-        when_rated = measured.judge_in_place(
-            labels[core],
-            release.physician_labels[:, core],
-            students,
-            w_core,
-            physicians=context.physicians_in_place(release, resamples, seed),
-            abstain_disagrees=False,
-        ).difference(paired.PRIMARY)
-        difference["rated"] = when_rated.to_dict(paired.PRIMARY)
-        if verdicts[paired.PRIMARY] == paired.ABOVE:
-            flags.append(ABOVE_CEILING)
-        alt = aat.alt_test(shown[core], release.physician_labels[:, core]).to_dict()
+    views = _views(release, labels, present, shown, w_core, w_all, has_core, has_ext)
+    difference, verdicts, alt = _against_physicians(
+        release, labels, shown, views.core, w_core, resamples, seed, margin
+    )
+    if verdicts[paired.PRIMARY] == paired.ABOVE:
+        flags.append(ABOVE_CEILING)
     items = context.mask(release, context.ALL if has_ext else context.CORE)
     w_items = w_all if has_ext else w_core
-    lab = labels[items]
-    pres = present[items]
-    cons = consensus[items]
-    tiers = release.tier[items]
-    lexical = release.lexical[items]
-    rated_scope = rated_full if has_ext else rated_core
-    abst = abstention(lab, pres, tiers)
-    groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
-    groups |= {"exact_match": lexical, "no_match": ~lexical}
-    strata = measured.grouped_agreement(lab, cons, groups, students, w_items)
-    abst["split"] = "all" if has_ext else "core"
-    abst["agreement_non_abstained"] = None if rated_scope is None else rated_block(rated_scope)
+    rated_scope = views.rated_full if has_ext else views.rated_core
+    split = "all" if has_ext else "core"
+    abst, strata = _breakdowns(release, labels, present, items, w_items, rated_scope, split)
     conf = {"core": confusion(labels[core], present[core], consensus[core]) if has_core else None}
     conf["all"] = confusion(labels, present, consensus) if has_ext else None
     kept = {
         view: None if agr is None else {m: agr.metric(m) for m in RANKED_METRICS}
-        for view, agr in (("core", core_agr), ("full", full_agr))
+        for view, agr in (("core", views.core), ("full", views.full))
     }
     phys_ref = context.physicians_in_place(release, resamples, seed)[0].to_dict()
     phys_ref["rated"] = rated_block(reference)
     return {
-        "core": core_block,
-        "full": full_block,
+        "core": views.core_block,
+        "full": views.full_block,
         "physician_reference": phys_ref,
         "physician_difference": difference,
         "verdict": verdicts[paired.PRIMARY],

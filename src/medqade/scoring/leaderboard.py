@@ -76,89 +76,32 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import pandas as pd
 
 from medqade.measures import paired, ranking
 from medqade.scoring import replicates
-from medqade.scoring.behaviour_columns import BEHAVIOUR_COLUMNS, behaviour_columns
-from medqade.scoring.records import SCHEMA_VERSION
+from medqade.scoring.behaviour_columns import behaviour_columns
+from medqade.scoring.board_rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
+from medqade.scoring.record import (
+    Agreement,
+    JsonObject,
+    Judged,
+    JudgeRef,
+    RecordMeta,
+    RecordSettings,
+    ScoreRecord,
+    read_record,
+)
+from medqade.scoring.records import PHYSICIAN_FLAG, SCHEMA_VERSION
 
 VIEWS: Final = ("core", "full")
+"""The leaderboard's views (item sets), the one spelling every caller uses."""
 JUDGE_METRICS: Final = ("kappa", "pa", "pabak")
 MODEL_METRICS: Final = ("accuracy",)
-PHYSICIAN_FLAG: Final = "physician_reference"
 STALE: Final = "stale"
-JUDGE_COLUMNS: Final = (
-    "rank",
-    "rank_worst",
-    "name",
-    "model_id",
-    "family",
-    "source",
-    "status",
-    "scope",
-    "kappa",
-    "kappa_low",
-    "kappa_high",
-    "pa",
-    "pa_low",
-    "pa_high",
-    "pabak",
-    "pabak_low",
-    "pabak_high",
-    "n",
-    "coverage",
-    "abstention",
-    "kappa_rated",
-    "pa_rated",
-    "pabak_rated",
-    "d_physicians",
-    "d_physicians_low",
-    "d_physicians_high",
-    "margin",
-    "verdict",
-    "d_extension",
-    "d_extension_low",
-    "d_extension_high",
-    "verdict_extension",
-    "alt_test_winning_rate",
-    "alt_test_passed",
-    "self_bias",
-    "self_bias_low",
-    "self_bias_high",
-    "self_bias_significant",
-    *BEHAVIOUR_COLUMNS,
-    "flags",
-    "id",
-)
-MODEL_COLUMNS: Final = (
-    "rank",
-    "rank_worst",
-    "name",
-    "model_id",
-    "family",
-    "source",
-    "status",
-    "scope",
-    "accuracy",
-    "accuracy_low",
-    "accuracy_high",
-    "lower",
-    "lower_low",
-    "upper",
-    "upper_high",
-    "coverage",
-    "judged",
-    "judged_low",
-    "judged_high",
-    "judge",
-    "n",
-    "verdict",
-    "flags",
-    "id",
-)
 
 
 def _num(x: Any) -> float:
@@ -176,47 +119,61 @@ def _bounds(value: Any) -> tuple[float, float]:
     return math.nan, math.nan
 
 
-def status(record: Mapping[str, Any]) -> str:
+Record = ScoreRecord | Mapping[str, Any]
+"""A result record, typed or as its JSON object (read with :func:`read_record`)."""
+
+
+def status(record: Record) -> str:
     """``stale`` (scored by an older schema: abstentions were not counted as disagreements
     then; score it again), ``reference``, ``above_physician_ceiling``, ``partial``,
     ``unverified`` or ``verified``."""
-    flags = set(record.get("flags", ()))
-    if record.get("schema_version") != SCHEMA_VERSION:
+    rec = read_record(record)
+    if rec.schema_version != SCHEMA_VERSION:
         return STALE
-    if PHYSICIAN_FLAG in flags:
+    if rec.has_flag(PHYSICIAN_FLAG):
         return "reference"
-    if "above_physician_ceiling" in flags:
+    if rec.has_flag("above_physician_ceiling"):
         return "above_physician_ceiling"
-    if "partial_coverage" in flags:
+    if rec.has_flag("partial_coverage"):
         return "partial"
-    return "verified" if record.get("meta", {}).get("verified") is True else "unverified"
+    return "verified" if rec.meta is not None and rec.meta.verified is True else "unverified"
 
 
-def settings_of(record: Mapping[str, Any]) -> tuple[int, int] | None:
+def settings_of(record: Record) -> tuple[int, int] | None:
     """``(resamples, seed)`` of the record's bootstrap, ``None`` without one."""
-    s = record.get("settings") or {}
-    resamples, seed = s.get("resamples"), s.get("seed")
+    s = read_record(record).settings or RecordSettings()
+    resamples, seed = s.resamples, s.seed
     if not isinstance(resamples, int) or not isinstance(seed, int) or resamples < 1:
         return None
     return resamples, seed
 
 
-def _common(record: Mapping[str, Any], view: str) -> dict[str, Any]:
-    meta = record.get("meta", {})
+@dataclass(frozen=True)
+class _Ranked:
+    """A row with what ranking it needs: the sort key, the replicates and their settings."""
+
+    row: JudgeRow | ModelRow
+    key: float
+    reps: replicates.FloatArray | None
+    settings: tuple[int, int] | None
+
+
+def _common(record: ScoreRecord, view: str) -> dict[str, Any]:
+    meta = record.meta or RecordMeta()
     return {
-        "name": meta.get("name") or meta.get("model_id") or str(record.get("id", ""))[:12],
-        "model_id": meta.get("model_id"),
-        "family": meta.get("family"),
-        "source": meta.get("source", "submission"),
+        "name": record.name,
+        "model_id": meta.model_id,
+        "family": meta.family,
+        "source": meta.source if "source" in meta.json_keys else "submission",
         "status": status(record),
         "scope": view,
-        "flags": ";".join(record.get("flags", ())),
-        "id": record.get("id"),
+        "flags": ";".join(record.flags or ()),
+        "id": record.id,
     }
 
 
-def _self_bias(record: Mapping[str, Any]) -> dict[str, Any]:
-    for t in (record.get("bias") or {}).get("targets") or ():
+def _self_bias(record: ScoreRecord) -> dict[str, Any]:
+    for t in (record.bias or {}).get("targets") or ():
         if t.get("kind") == "self":
             low, high = _bounds(t.get("bias_ci"))
             return {
@@ -233,106 +190,108 @@ def _self_bias(record: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _judge_block(record: Mapping[str, Any], view: str) -> tuple[Any, str]:
+def _judge_block(record: ScoreRecord, view: str) -> tuple[Agreement | None, str]:
     """The block of numbers a judge row of ``view`` shows, and its scope."""
-    block = record.get(view)
-    if not block and view == "full" and PHYSICIAN_FLAG in set(record.get("flags", ())):
-        return record.get("core"), "core"  # the ceiling exists only on the core
+    block: Agreement | None = record.core if view == "core" else record.full
+    if not _has(block) and view == "full" and record.has_flag(PHYSICIAN_FLAG):
+        return record.core, "core"  # the ceiling exists only on the core
     return block, view
 
 
-def on_board(record: Mapping[str, Any]) -> bool:
+def _has(section: JsonObject | None) -> bool:
+    """Whether a section holds anything (an empty object counts as none, as before)."""
+    return section is not None and bool(section.json_keys or section.to_json())
+
+
+def on_board(record: Record) -> bool:
     """Whether :func:`leaderboard` shows ``record`` as a judge row in either view."""
-    return record.get("kind") == "judge" and any(_judge_block(record, v)[0] for v in VIEWS)
+    rec = read_record(record)
+    return rec.kind == "judge" and any(_has(_judge_block(rec, v)[0]) for v in VIEWS)
 
 
-def _judge_row(
-    record: Mapping[str, Any], view: str, metric: str, margin: float
-) -> dict[str, Any] | None:
+def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _Ranked | None:
     block, scope = _judge_block(record, view)
-    if not block:
+    if block is None or not _has(block):
         return None
-    row = _common(record, scope)
+    row: dict[str, Any] = _common(record, scope)
     for m in JUDGE_METRICS:
-        row[m] = _num(block.get(m))
-        row[f"{m}_low"], row[f"{m}_high"] = _bounds(block.get(f"{m}_ci"))
+        row[m] = _num(block.value(m))
+        row[f"{m}_low"], row[f"{m}_high"] = _bounds(block.ci(m))
     fresh = row["status"] != STALE
-    diff = (record.get("physician_difference") or {}) if fresh else {}
-    d_low, d_high = _bounds(diff.get(f"{metric}_ci"))
-    ref = diff.get("physicians") or {}
-    m_metric = paired.margins(margin, _num(ref.get("pa")), _num(ref.get("kappa")))[metric]
-    ext = (record.get("extension_difference") or {}) if fresh else {}
-    e_low, e_high = _bounds(ext.get(f"{metric}_ci"))
-    e_ref = ext.get("physicians") or {}
-    e_m = paired.margins(margin, _num(e_ref.get("pa")), _num(e_ref.get("kappa")))[metric]
-    alt = (record.get("alt_test") or {}) if fresh else {}
-    rated = block.get("rated") or {}
+    diff = record.physician_difference if fresh and _has(record.physician_difference) else None
+    d_low, d_high = _bounds(None if diff is None else diff.ci(metric))
+    ref = (None if diff is None else diff.physicians) or Agreement()
+    m_metric = paired.margins(margin, _num(ref.pa), _num(ref.kappa))[metric]
+    ext = record.extension_difference if fresh and _has(record.extension_difference) else None
+    e_low, e_high = _bounds(None if ext is None else ext.ci(metric))
+    e_ref = (None if ext is None else ext.physicians) or Agreement()
+    e_m = paired.margins(margin, _num(e_ref.pa), _num(e_ref.kappa))[metric]
+    alt = record.alt_test if fresh and _has(record.alt_test) else None
+    rated = block.rated or Agreement()
     row.update(
         {
-            "n": block.get("n"),
-            "coverage": _num(block.get("coverage")),
-            "abstention": _num(block.get("abstention")),
-            "kappa_rated": _num(rated.get("kappa")),
-            "pa_rated": _num(rated.get("pa")),
-            "pabak_rated": _num(rated.get("pabak")),
-            "d_physicians": _num(diff.get(metric)),
+            "n": block.n,
+            "coverage": _num(block.coverage),
+            "abstention": _num(block.abstention),
+            "kappa_rated": _num(rated.kappa),
+            "pa_rated": _num(rated.pa),
+            "pabak_rated": _num(rated.pabak),
+            "d_physicians": _num(None if diff is None else diff.value(metric)),
             "d_physicians_low": d_low,
             "d_physicians_high": d_high,
-            "margin": m_metric if diff else math.nan,
+            "margin": m_metric if diff is not None else math.nan,
             "verdict": paired.derived_verdict(d_low, d_high, m_metric) if diff else None,
-            "d_extension": _num(ext.get(metric)),
+            "d_extension": _num(None if ext is None else ext.value(metric)),
             "d_extension_low": e_low,
             "d_extension_high": e_high,
             "verdict_extension": paired.derived_verdict(e_low, e_high, e_m) if ext else None,
-            "alt_test_winning_rate": _num(alt.get("winning_rate")),
-            "alt_test_passed": alt.get("passed") if alt else None,
+            "alt_test_winning_rate": _num(None if alt is None else alt.winning_rate),
+            "alt_test_passed": None if alt is None else alt.passed,
             **_self_bias(record),
             **behaviour_columns(record),
-            "_key": row[metric],
-            "_reps": replicates.of_record(record, scope, "pa" if metric == "pabak" else metric),
         }
     )
-    return row
+    reps = replicates.of_block(record.replicates, scope, "pa" if metric == "pabak" else metric)
+    return _Ranked(JudgeRow(**row), row[metric], reps, settings_of(record))
 
 
-def _model_row(record: Mapping[str, Any], view: str) -> dict[str, Any] | None:
+def _model_row(record: ScoreRecord, view: str) -> _Ranked | None:
     if view == "core":
-        block = record.get("accuracy_core")
+        block = record.accuracy_core
     else:
-        coverage = (record.get("submission") or {}).get("coverage") or {}
-        block = record.get("accuracy") if (coverage.get("extension") or 0) > 0 else None
-    if not block:
+        coverage = (record.submission.coverage if record.submission else None) or {}
+        block = record.accuracy if (coverage.get("extension") or 0) > 0 else None
+    if block is None or not _has(block):
         return None
-    row = _common(record, view)
-    low, high = _bounds(block.get("ci"))
-    judged = block.get("judged") or {}
-    j_low, j_high = _bounds(judged.get("ci"))
-    judge = record.get("judge") or {}
+    row: dict[str, Any] = _common(record, view)
+    low, high = _bounds(block.ci)
+    judged = block.judged or Judged()
+    j_low, j_high = _bounds(judged.ci)
+    judge = record.judge or JudgeRef()
     row.update(
         {
-            "accuracy": _num(block.get("anchored")),
+            "accuracy": _num(block.anchored),
             "accuracy_low": low,
             "accuracy_high": high,
-            "lower": _num(block.get("lower")),
-            "lower_low": _bounds(block.get("lower_ci"))[0],
-            "upper": _num(block.get("upper")),
-            "upper_high": _bounds(block.get("upper_ci"))[1],
-            "coverage": _num(block.get("coverage")),
-            "judged": _num(judged.get("estimate")),
+            "lower": _num(block.lower),
+            "lower_low": _bounds(block.lower_ci)[0],
+            "upper": _num(block.upper),
+            "upper_high": _bounds(block.upper_ci)[1],
+            "coverage": _num(block.coverage),
+            "judged": _num(judged.estimate),
             "judged_low": j_low,
             "judged_high": j_high,
-            "judge": judge.get("name") or judge.get("model_id"),
-            "n": block.get("n_anchored"),
+            "judge": judge.name or judge.model_id,
+            "n": block.n_anchored,
             "verdict": None,
         }
     )
-    row["_key"] = row["accuracy"]
-    row["_reps"] = replicates.of_record(record, view, "accuracy")
-    return row
+    reps = replicates.of_block(record.replicates, view, "accuracy")
+    return _Ranked(ModelRow(**row), row["accuracy"], reps, settings_of(record))
 
 
 def _frame(
-    rows: list[dict[str, Any]],
+    rows: list[_Ranked],
     columns: tuple[str, ...],
     ranker: ranking.Ranker,
     tag: tuple[str, str],
@@ -343,22 +302,33 @@ def _frame(
     ranked = [
         i
         for i, r in enumerate(rows)
-        if r["status"] == "verified"
-        and not math.isnan(r["_key"])
-        and r["_reps"] is not None
+        if r.row.status == "verified"
+        and not math.isnan(r.key)
+        and r.reps is not None
         and settings is not None
-        and r["_settings"] == settings
-        and r["_reps"].shape == (settings[0],)
+        and r.settings == settings
+        and r.reps.shape == (settings[0],)
     ]
     # the point estimate on the replicates' scale (PABAK is ranked through PA = (PABAK + 1) / 2)
     scale = "pa" if tag[1] == "pabak" else tag[1]
-    ranks = ranker.rank([((rows[i]["id"], *tag), rows[i][scale], rows[i]["_reps"]) for i in ranked])
+    ranks = ranker.rank(
+        [
+            ((r.row.id, *tag), getattr(r.row, scale), r.reps)
+            for r in (rows[i] for i in ranked)
+            if r.reps is not None
+        ]
+    )
     rank_of = dict(zip(ranked, ranks, strict=True))
+    plain = []
     for i, r in enumerate(rows):
         interval = rank_of.get(i)
-        r["rank"] = None if interval is None else interval.best
-        r["rank_worst"] = None if interval is None else interval.worst
-    frame = pd.DataFrame(rows)
+        row = replace(
+            r.row,
+            rank=None if interval is None else interval.best,
+            rank_worst=None if interval is None else interval.worst,
+        )
+        plain.append({**row.to_json(), "_key": r.key})
+    frame = pd.DataFrame(plain)
     frame = frame.sort_values(
         ["_key", "name"], ascending=[False, True], na_position="last", kind="mergesort"
     ).reset_index(drop=True)
@@ -367,10 +337,11 @@ def _frame(
     return frame.loc[:, list(columns)]
 
 
-def board_settings(records: Iterable[Mapping[str, Any]]) -> tuple[int, int] | None:
+def board_settings(records: Iterable[Record]) -> tuple[int, int] | None:
     """The ``(resamples, seed)`` a board ranks with: the physician reference's when present,
     else the most common among the records (rows scored otherwise cannot be paired)."""
-    found = [(settings_of(r), PHYSICIAN_FLAG in set(r.get("flags", ()))) for r in records]
+    typed = [read_record(r) for r in records]
+    found = [(settings_of(r), r.has_flag(PHYSICIAN_FLAG)) for r in typed]
     for s, is_reference in found:
         if is_reference and s is not None:
             return s
@@ -379,7 +350,7 @@ def board_settings(records: Iterable[Mapping[str, Any]]) -> tuple[int, int] | No
 
 
 def leaderboard(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     view: str = "core",
     metric: str = "kappa",
     margin: float = paired.DEFAULT_MARGIN,
@@ -397,25 +368,24 @@ def leaderboard(
     ranker = ranker if ranker is not None else ranking.Ranker()
     seen: set[Any] = set()
     unique = []
-    for rec in records:
-        rid = rec.get("id")
+    for rec in map(read_record, records):
+        rid = rec.id
         if rid is not None and rid in seen:
             continue
         seen.add(rid)
         unique.append(rec)
     settings = board_settings(unique)
-    judges: list[dict[str, Any]] = []
-    models: list[dict[str, Any]] = []
+    judges: list[_Ranked] = []
+    models: list[_Ranked] = []
     for rec in unique:
         row = None
-        if rec.get("kind") == "judge":
+        if rec.kind == "judge":
             row = _judge_row(rec, view, metric, margin)
             target = judges
-        elif rec.get("kind") == "answers":
+        elif rec.kind == "answers":
             row = _model_row(rec, view)
             target = models
         if row is not None:
-            row["_settings"] = settings_of(rec)
             target.append(row)
     return (
         _frame(judges, JUDGE_COLUMNS, ranker, (view, metric), settings),

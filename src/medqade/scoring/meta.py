@@ -50,6 +50,9 @@ TEXT_KEYS: Final = (
 )
 META_KEYS: Final = (*TEXT_KEYS, "decoding", "inspect", "judge", "usage")
 USAGE_KEYS: Final = ("input_tokens", "output_tokens", "price_in", "price_out")
+FORM_KEYS: Final = ("name", "model_id", "revision", "family", "organisation", "link", "prompt")
+"""The one-line text fields the Space's form and ``medqade score``'s flags both give, in the
+order they enter a record's ``meta``."""
 TRUSTED_KEYS: Final = ("source", "verified")
 SOURCES: Final = ("submission", "paper", "baseline", "physicians")
 PROMPTS: Final = ("official", "own")

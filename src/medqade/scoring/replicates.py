@@ -65,7 +65,11 @@ def section(estimates: Mapping[str, Any], resamples: int, seed: int) -> dict[str
 
 def of_record(record: Mapping[str, Any], view: str, metric: str) -> FloatArray | None:
     """The stored replicates of ``metric`` in ``view`` of ``record`` (``None``: none kept)."""
-    block = record.get("replicates")
+    return of_block(record.get("replicates"), view, metric)
+
+
+def of_block(block: object, view: str, metric: str) -> FloatArray | None:
+    """The replicates of ``metric`` in ``view`` of a record's ``replicates`` section."""
     if not isinstance(block, Mapping):
         return None
     metrics = block.get(view)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from medqade.app.store import RateLimit, ResultsStore, SubmissionRefused, upload_suffix
+from medqade.scoring.store import RateLimit, ResultsStore, SubmissionRefused, upload_suffix
 
 HASH = "ab" * 32
 
@@ -96,3 +96,16 @@ def test_reload_skips_malformed_files(tmp_path: Path) -> None:
 )
 def test_upload_suffix_known_formats_only(name: str, suffix: str) -> None:
     assert upload_suffix(name) == suffix
+
+
+def test_a_record_with_a_malformed_section_is_skipped_with_its_name(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    good = store.add(record(1), {})
+    bad = record(2) | {"core": [1, 2], "space": {"account": "a", "key": "k"}}
+    (tmp_path / "records" / f"{bad['id']}.json").write_text(json.dumps(bad), encoding="utf-8")
+    assert [r["id"] for r in ResultsStore(tmp_path, RateLimit(0, 1.0)).records()] == [good]
+    assert f"skipping result record {bad['id']}.json: Agreement: expected a JSON object" in (
+        caplog.text
+    )

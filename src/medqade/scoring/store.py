@@ -1,10 +1,13 @@
 """The results folder: one JSON record per accepted submission plus the uploaded file.
 
+The store the Space writes and ``medqade leaderboard`` / ``compare`` / ``score --results``
+read and write (:mod:`medqade.scoring.policy` decides what may be stored).
+
 Layout (the whole folder is what the Hub mirror uploads)::
 
     records/<record id>.json     the result record of :func:`medqade.scoring.score`, plus a
                                  ``space`` object: ``account`` (a keyed hash of the submitting
-                                 account, never the name; :mod:`medqade.app.accounts`),
+                                 account, never the name; the Space's accounts module),
                                  ``submitted_at``, ``key`` (the duplicate key) and ``uploads``
                                  (stored file names)
     uploads/<sha256><suffix>     the submitted file, named by its content hash
@@ -21,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -32,6 +36,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from medqade import atomic
+from medqade.scoring.record import ScoreRecord
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +45,39 @@ UPLOADS: Final = "uploads"
 SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 UPLOAD_SUFFIXES: Final = (".csv", ".jsonl", ".json", ".parquet", ".tsv", ".eval")
 REFERENCE: Final = "reference"
+ENV_RESULTS_DIR: Final = "MEDQADE_RESULTS_DIR"
 MIRROR_PATTERNS: Final = (f"{RECORDS}/*.json", f"{UPLOADS}/*", f"{REFERENCE}/*.json")
 MIRROR_IGNORE: Final = ("**/.*", ".*")
 UPLOAD_NAME: Final = re.compile(r"^[0-9a-f]{16,128}\.(csv|jsonl|json|parquet|tsv|eval|bin)$")
+
+
+def on_space(env: Mapping[str, str] | None = None) -> bool:
+    """Whether this process runs inside a Hugging Face Space (``SPACE_ID`` is set there)."""
+    return bool((os.environ if env is None else env).get("SPACE_ID"))
+
+
+def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``./results`` in a Space; locally ``results`` under the MedQADE user cache folder
+    (``MEDQADE_RESULTS_DIR`` overrides both): the folder the Space writes and the CLI reads."""
+    env = os.environ if env is None else env
+    if env.get(ENV_RESULTS_DIR):
+        return Path(env[ENV_RESULTS_DIR])
+    if on_space(env):
+        return Path("results")
+    from medqade.release import cache_dir
+
+    return cache_dir() / "results"
+
+
+def check_results_folder(folder: Path, who: str) -> None:
+    """Raise ``ValueError`` when ``folder`` is or lies inside a build or a raw release (also
+    through a link): ``who`` (the Space, ``medqade score``) never stores submissions there."""
+    inside = atomic.guarded_within(Path(os.path.abspath(folder)))
+    if inside is not None:
+        raise ValueError(
+            f"the results folder {folder} is or lies inside {inside[1]} ({inside[0]}); {who} "
+            "never stores submissions there: choose another --results"
+        )
 
 
 class SubmissionRefused(Exception):
@@ -65,6 +100,13 @@ def upload_suffix(filename: str) -> str:
     """The stored suffix for an upload: its own when it is a known table format, else ``.bin``."""
     suffix = Path(filename).suffix.casefold()
     return suffix if suffix in UPLOAD_SUFFIXES else ".bin"
+
+
+def _data_hash(record: Mapping[str, Any]) -> str | None:
+    """The data hash of the release ``record`` was scored on (``None``: not given)."""
+    dataset = record.get("dataset")
+    value = dataset.get("hash") if isinstance(dataset, Mapping) else None
+    return value if isinstance(value, str) else None
 
 
 def _timestamp(value: object) -> float | None:
@@ -91,7 +133,7 @@ class ResultsStore:
         self._lock = threading.RLock()
         self._write_lock: AbstractContextManager[Any] = write_lock or contextlib.nullcontext()
         self._records: dict[str, dict[str, Any]] = {}
-        self._by_hash: dict[str, str] = {}
+        self._by_hash: dict[str, list[str]] = {}
         self.version = 0
         self.reload()
 
@@ -120,12 +162,18 @@ class ResultsStore:
             if not isinstance(record, dict) or not isinstance(record.get("space"), dict):
                 log.warning("skipping result record %s: not a MedQADE Space result", path.name)
                 continue
+            try:  # every section the library reads has its shape (a board never trips on it)
+                ScoreRecord.from_json(record)
+            except TypeError as exc:
+                log.warning("skipping result record %s: %s", path.name, exc)
+                continue
             records[path.stem] = record
         with self._lock:
             self._records = records
-            self._by_hash = {
-                str(r["space"]["key"]): rid for rid, r in records.items() if r["space"].get("key")
-            }
+            self._by_hash = {}
+            for rid, r in records.items():
+                if r["space"].get("key"):
+                    self._by_hash.setdefault(str(r["space"]["key"]), []).append(rid)
             self.version += 1
 
     def records(self) -> list[dict[str, Any]]:
@@ -144,22 +192,35 @@ class ResultsStore:
         paths = [self.uploads_dir / str(n) for n in names if UPLOAD_NAME.match(str(n))]
         return [p for p in paths if p.is_file()]
 
-    def check(self, account: str, key: str, aliases: Collection[str] = ()) -> None:
-        """Raise :class:`SubmissionRefused` if ``key`` is known or ``account`` is at its limit.
+    def check(
+        self,
+        account: str,
+        key: str,
+        aliases: Collection[str] = (),
+        data_hash: str | None = None,
+    ) -> None:
+        """Raise :class:`SubmissionRefused` if ``key`` is known (on the release ``data_hash``,
+        when given) or ``account`` is at its limit.
 
         ``aliases`` are earlier stored forms of the same account (counted by the limit)."""
         with self._lock:
-            self.check_duplicate(key)
+            self.check_duplicate(key, data_hash)
             refusal = self.rate_refusal(account, aliases)
             if refusal is not None:
                 raise SubmissionRefused(refusal)
 
-    def check_duplicate(self, key: str) -> None:
-        """Raise :class:`SubmissionRefused` if content with ``key`` was stored before."""
+    def check_duplicate(self, key: str, data_hash: str | None = None) -> None:
+        """Raise :class:`SubmissionRefused` if content with ``key`` was stored before: scored
+        on the release with ``data_hash`` when given (the same content scored on another
+        release is not on this release's board, so it may be scored again), else on any."""
         with self._lock:
-            known = self._by_hash.get(key)
-        if known is not None:
-            raise SubmissionRefused(self.duplicate_message(known))
+            known = [
+                rid
+                for rid in self._by_hash.get(key, ())
+                if data_hash is None or _data_hash(self._records[rid]) == data_hash
+            ]
+        if known:
+            raise SubmissionRefused(self.duplicate_message(known[0]))
 
     @staticmethod
     def duplicate_message(record_id: str) -> str:
@@ -214,7 +275,7 @@ class ResultsStore:
         if not SAFE_ID.match(record_id):
             raise ValueError(f"record id {record_id!r} cannot be a file name")
         with self._lock:
-            self.check(str(space["account"]), str(space["key"]), aliases)
+            self.check(str(space["account"]), str(space["key"]), aliases, _data_hash(record))
             path = self.records_dir / f"{record_id}.json"
             if record_id in self._records or path.exists():
                 raise SubmissionRefused(f"a record with id {record_id[:16]} exists already")
@@ -225,6 +286,6 @@ class ResultsStore:
                     atomic.write_bytes(self.uploads_dir / name, data)
                 atomic.write_text(path, body + "\n")
             self._records[record_id] = record
-            self._by_hash[str(space["key"])] = record_id
+            self._by_hash.setdefault(str(space["key"]), []).append(record_id)
             self.version += 1
         return record_id

@@ -1,0 +1,369 @@
+"""One submission policy: what the Space and ``medqade score`` check, score and store.
+
+:func:`submit` is the one path from uploaded bytes to a result record. In order:
+
+1. **size**: the bytes (:func:`size_refusal`; the Space also asks before reading the
+   upload) and the lines (:func:`line_refusal`) of every file against :class:`Limits`;
+2. **parse**: :func:`medqade.scoring.parse_submission` (plus
+   :func:`~medqade.scoring.attach_labels` for a judge's labels of model answers);
+3. **duplicate**: the same content (its duplicate key, :func:`duplicate_key`) stored before
+   and scored on this release (scored on another release it is not on this board: it may be
+   scored again, as :func:`rescore` does from the stored upload);
+4. **copy of a reference row** (:func:`medqade.scoring.duplicates.reference_match`);
+5. **rate limit** of the submitting account (a dry run stores nothing, so it is never
+   limited; it is told when a scored submission would be);
+6. **metadata**: checked by scoring (a dry run scores without the bootstrap);
+7. **score and store**: :func:`medqade.scoring.score`, then one atomic write of the record
+   and its uploads (:meth:`~medqade.scoring.store.ResultsStore.add`, which applies 3 and 5
+   again under its lock).
+
+Steps 3, 4, 5 and 7 guard a results folder: without a store (``medqade score`` without
+``--results``) nothing is stored, and a copy of a reference row is scored and flagged
+``duplicate_of_reference`` in its record instead of refused. Every refusal is an
+:class:`Outcome` whose message names the file and says what to do; nothing here raises for a
+bad upload.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final
+
+from medqade.measures.paired import DEFAULT_MARGIN
+from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.problems import InputError, Problem
+from medqade.scoring.duplicates import reference_match
+from medqade.scoring.record import read_record
+from medqade.scoring.records import score
+from medqade.scoring.store import ResultsStore, SubmissionRefused
+from medqade.scoring.submission import (
+    Limits,
+    Submission,
+    attach_labels,
+    parse_submission,
+    with_runs,
+)
+
+if TYPE_CHECKING:
+    from medqade.release import Release
+
+log = logging.getLogger(__name__)
+
+PARQUET: Final = ".parquet"
+EVAL_LOG: Final = ".eval"
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One uploaded file: its bytes, the name messages show, and the suffix it is stored
+    with (:func:`medqade.scoring.store.upload_suffix` of its own name)."""
+
+    data: bytes
+    shown: str
+    suffix: str
+
+
+@dataclass(frozen=True)
+class Submitter:
+    """Who submits, as the store keeps it: the stored account form (never a user name),
+    earlier stored forms of the same account (counted by the rate limit) and the scheme."""
+
+    account: str
+    aliases: tuple[str, ...] = ()
+    scheme: str | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a submission is scored: bootstrap resamples and seed, the verdict's margin, and
+    the limits an upload must keep."""
+
+    resamples: int = 1000
+    seed: int = BOOTSTRAP_SEED
+    margin: float = DEFAULT_MARGIN
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer to one submission: a message, and a record, a summary or problems.
+
+    ``submission`` is the parsed upload (when it parsed); ``error`` the exception a refusal
+    came from, for a caller that reports it its own way (the CLI re-raises it)."""
+
+    ok: bool
+    message: str
+    record: dict[str, Any] | None = None
+    summary: dict[str, Any] | None = None
+    problems: tuple[Problem, ...] = ()
+    warnings: tuple[str, ...] = field(default=())
+    submission: Submission | None = field(default=None, compare=False, repr=False)
+    error: Exception | None = field(default=None, compare=False, repr=False)
+
+
+def size_refusal(shown: str, size: int, limits: Limits, suffix: str = "") -> str | None:
+    """Why a file of ``size`` bytes is refused before it is read, or ``None`` (an Inspect log,
+    ``suffix`` ``.eval``, may have up to ``limits.max_log_bytes``: it holds every message)."""
+    if suffix == EVAL_LOG:
+        if size <= limits.max_log_bytes:
+            return None
+        return (
+            f"{shown}: the Inspect log has {size:,} bytes, more than the limit of "
+            f"{limits.max_log_bytes:,} bytes; split the run (inspect eval --limit) or submit "
+            "the labels as JSON Lines."
+        )
+    if size <= limits.max_bytes:
+        return None
+    return (
+        f"{shown}: the file has {size:,} bytes, more than the limit of {limits.max_bytes:,} "
+        "bytes; remove extra columns or save it as Parquet."
+    )
+
+
+def line_refusal(upload: Upload, limits: Limits) -> str | None:
+    """Why a text file is refused for its number of lines before it is parsed, or ``None``
+    (a header and a trailing line are allowed beyond ``limits.max_rows``)."""
+    if upload.suffix in (PARQUET, EVAL_LOG):  # binary (an Inspect log is a ZIP archive)
+        return None
+    data = upload.data
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if lines <= limits.max_rows + 2:
+        return None
+    return (
+        f"{upload.shown}: the file has {lines:,} lines, more than the limit of "
+        f"{limits.max_rows:,} rows; submit one judge or one model per file."
+    )
+
+
+def duplicate_key(sub: Submission) -> str:
+    """The key two submissions share when they are the same content (the submission's
+    content hash, plus that of a judge's labels of model answers)."""
+    return sub.content_hash + (f"+{sub.answer_labels_hash}" if sub.answer_labels_hash else "")
+
+
+def problems_message(exc: InputError) -> str:
+    """One line for a submission that did not parse (the problems are listed beside it)."""
+    n = len(exc.problems)
+    return f"{n} problem{'s' if n != 1 else ''} found in {exc.what}; nothing was scored."
+
+
+def _refused(message: str, exc: Exception | None = None) -> Outcome:
+    if isinstance(exc, InputError):
+        return Outcome(False, problems_message(exc), problems=tuple(exc.problems), error=exc)
+    return Outcome(False, message, error=exc if exc is not None else ValueError(message))
+
+
+def parse(
+    release: Release,
+    uploads: Sequence[Upload],
+    kind: str | None,
+    limits: Limits,
+    runs: Sequence[Upload] = (),
+) -> Submission | Outcome:
+    """Steps 1 and 2: the parsed submission (the first upload; a second one holds a judge's
+    labels of the answers; ``runs``: further runs of the same judge, for self-consistency),
+    or the refusal."""
+    for upload in (*uploads, *runs):
+        refusal = size_refusal(
+            upload.shown, len(upload.data), limits, upload.suffix
+        ) or line_refusal(upload, limits)
+        if refusal is not None:
+            return _refused(refusal)
+    first = uploads[0]
+    try:
+        sub = parse_submission(first.data, first.shown, release, kind or None, limits)
+        if len(uploads) > 1:
+            sub = attach_labels(sub, uploads[1].data, uploads[1].shown, release, limits)
+        if runs:
+            if sub.kind != "judge":
+                return _refused(
+                    f"{first.shown}: further files are runs of one judge, and this file holds "
+                    "model answers; score each model's answers on their own"
+                )
+            more = tuple(parse_submission(r.data, r.shown, release, "judge", limits) for r in runs)
+            sub = with_runs(sub, more)
+    except InputError as exc:
+        return _refused("", exc)
+    except ValueError as exc:
+        return _refused(f"{first.shown}: {exc}", exc)
+    return sub
+
+
+def submit(
+    release: Release,
+    uploads: Sequence[Upload],
+    kind: str | None,
+    meta: Mapping[str, Any],
+    settings: Settings,
+    *,
+    store: ResultsStore | None = None,
+    submitter: Submitter | None = None,
+    validate_only: bool = False,
+    clock: Callable[[], float] = time.time,
+    runs: Sequence[Upload] = (),
+) -> Outcome:
+    """Check, score and (with a ``store``) store one submission (see the module docstring).
+
+    ``uploads``: the submission, optionally followed by a judge's labels of its answers.
+    ``runs``: further runs of the same judge (reshuffled orders), compared with the first for
+    self-consistency; only without a ``store`` (a stored record keeps one upload).
+    ``submitter`` is required with a ``store``. ``validate_only``: every check, nothing
+    scored or stored."""
+    if not uploads:
+        return _refused("Choose a file to upload.")
+    if store is not None and submitter is None:
+        raise ValueError("storing a submission needs its submitter")
+    if runs and store is not None:
+        raise ValueError("a stored record keeps one upload: runs cannot be stored")
+    parsed = parse(release, uploads, kind, settings.limits, runs)
+    if isinstance(parsed, Outcome):
+        return parsed
+    sub = parsed
+    shown = uploads[0].shown
+    warnings = tuple(str(w) for w in sub.warnings)
+
+    def refused(message: str, exc: Exception | None = None) -> Outcome:
+        return Outcome(
+            False,
+            message,
+            summary=sub.summary(),
+            warnings=warnings,
+            submission=sub,
+            error=exc if exc is not None else SubmissionRefused(message),
+        )
+
+    key = duplicate_key(sub)
+    limited = None
+    if store is not None and submitter is not None:
+        try:
+            store.check_duplicate(key, release.data_hash)
+        except SubmissionRefused as exc:
+            return refused(f"{shown}: {exc}", exc)
+        copy = reference_match(release, sub)
+        if copy is not None and copy.exact:
+            return refused(
+                f"{shown}: the same content as {copy.describe()}, a reference row of the "
+                f"leaderboard (all {copy.compared:,} {copy.unit} identical); copies of reference "
+                "rows are not scored again. Submit your own judge's labels or model's answers."
+            )
+        limited = store.rate_refusal(submitter.account, submitter.aliases)
+        if limited is not None and not validate_only:
+            return refused(limited)
+    if validate_only:
+        try:  # check the metadata too, without the bootstrap
+            score(release, sub, meta, resamples=0, seed=settings.seed)
+        except InputError as exc:
+            return _refused("", exc)
+        later = "" if limited is None else f" Note: a scored submission is refused now ({limited})."
+        return Outcome(
+            True,
+            f"Valid {sub.kind} file: {sub.n_rows:,} rows, scope {sub.scope}. "
+            f"Nothing was scored or stored (validate only).{later}",
+            summary=sub.summary(),
+            warnings=warnings,
+            submission=sub,
+        )
+    try:
+        record = score(
+            release,
+            sub,
+            meta,
+            resamples=settings.resamples,
+            seed=settings.seed,
+            margin=settings.margin,
+        )
+    except InputError as exc:
+        return _refused("", exc)
+    if store is None or submitter is None:
+        return Outcome(True, "scored", record=record, warnings=warnings, submission=sub)
+    return _store(store, submitter, record, sub, uploads, key, clock, refused)
+
+
+def _store(
+    store: ResultsStore,
+    submitter: Submitter,
+    record: dict[str, Any],
+    sub: Submission,
+    uploads: Sequence[Upload],
+    key: str,
+    clock: Callable[[], float],
+    refused: Callable[..., Outcome],
+) -> Outcome:
+    """Step 7: write the scored ``record`` and its uploads (one atomic store write)."""
+    space: dict[str, Any] = {"account": submitter.account}
+    if submitter.scheme is not None:
+        space["account_scheme"] = submitter.scheme
+    space["submitted_at"] = _iso(clock())
+    space["key"] = key
+    record["space"] = space
+    files = {f"{sub.content_hash}{uploads[0].suffix}": uploads[0].data}
+    if len(uploads) > 1 and sub.answer_labels_hash:
+        files[f"{sub.answer_labels_hash}{uploads[1].suffix}"] = uploads[1].data
+    shown = uploads[0].shown
+    try:
+        store.add(record, files, submitter.aliases)
+    except SubmissionRefused as exc:
+        return refused(f"{shown}: {exc}", exc)
+    except OSError as exc:  # a read-only or full results folder: nothing was written
+        log.error("the results folder cannot be written: %s", exc.strerror or exc)
+        return refused(
+            f"{shown}: the file was checked and scored, but the results folder cannot be "
+            f"written now ({exc.strerror or type(exc).__name__}), so the submission was not "
+            "stored; nothing stored before was lost. Submit it again later, and if this "
+            "persists tell the maintainers.",
+            exc,
+        )
+    return Outcome(
+        True,
+        f"stored as record {str(record['id'])[:16]}",
+        record=record,
+        warnings=tuple(str(w) for w in sub.warnings),
+        submission=sub,
+    )
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+def rescore(
+    release: Release,
+    store: ResultsStore,
+    record: Mapping[str, Any],
+    settings: Settings,
+    *,
+    clock: Callable[[], float] = time.time,
+) -> Outcome:
+    """Score a stored ``record`` of another release again on ``release``, from its stored
+    upload, with its kind, metadata and account, and store the new record (through
+    :func:`submit`: every rule applies). The old record stays as it was: it belongs on its
+    own release's board (:func:`medqade.scoring.board.board_records`)."""
+    rec = read_record(record)
+    rid = str(rec.id or "")[:16]
+    if rec.scored_on(release.data_hash):
+        return _refused(f"record {rid} was scored on this release already")
+    space = rec.space
+    sub = rec.submission
+    if space is None or not space.account or sub is None or not sub.content_hash:
+        return _refused(f"record {rid} was not stored by a results folder; score its file")
+    by_name = {p.name: p for p in store.upload_paths(dict(record))}
+    first = [n for n in by_name if n.startswith(sub.content_hash)]
+    if not first:
+        return _refused(f"record {rid}: its stored upload is missing; score its file again")
+    names = first + [n for n in by_name if n not in first]  # the submission, then its labels
+    try:
+        uploads = [
+            Upload(by_name[n].read_bytes(), f"stored upload {n[:16]}", by_name[n].suffix)
+            for n in names
+        ]
+    except OSError as exc:
+        return _refused(f"record {rid}: its stored upload cannot be read ({type(exc).__name__})")
+    meta = {} if rec.meta is None else rec.meta.to_json()
+    submitter = Submitter(space.account, (), space.account_scheme)
+    return submit(
+        release, uploads, rec.kind, meta, settings, store=store, submitter=submitter, clock=clock
+    )

@@ -1,0 +1,365 @@
+"""The result record as frozen dataclasses: :class:`ScoreRecord` and its sections.
+
+JSON only at the edges: :meth:`ScoreRecord.from_json` reads a stored or freshly scored record
+(the object of :func:`medqade.scoring.score`, or a file of the results folder), and
+:meth:`ScoreRecord.to_json` gives the object back for writing. Inside, code reads typed fields
+(``record.dataset.hash``, ``record.core.kappa``, ``record.meta.name``) instead of string keys.
+
+**Byte-identical.** A record read and written back is the same JSON, so its bytes and its id
+(:func:`medqade.scoring.records.record_id`, a hash of the canonical JSON) never change: every
+object remembers the keys it had, in their order (``json_keys``); a key this version does not
+know is kept unchanged (``extra``); a field that was absent stays absent (``None`` and not in
+``json_keys``), one that was ``null`` is written as ``null``. Values a section does not type
+(per-model slots, confusion tables, ...) are kept as the JSON values they are.
+
+**Adding a section.** A new optional part is one field,
+``name: Cls | None = field(default=None, metadata=nested(Cls))`` for a :class:`JsonObject`
+subclass (or :func:`convert` with a reader and a writer); records without it read it as
+``None`` and write it back without the key. ``behaviour`` is declared so, untyped (its JSON
+value) until its producer gives it a class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import Field, dataclass, field, fields
+from types import MappingProxyType
+from typing import Any, Final, Self
+
+Reader = Callable[[Any], Any]
+Writer = Callable[[Any], Any]
+SKIPPED: frozenset[str] = frozenset({"json_keys", "extra"})
+
+
+def convert(reader: Reader, writer: Writer) -> dict[str, Any]:
+    """The metadata of an optional field read with ``reader`` and written with ``writer``
+    (``field(default=None, metadata=convert(...))``; a JSON ``null`` stays ``None`` and is
+    never passed to either)."""
+    return {"read": reader, "write": writer}
+
+
+def nested(cls: type[JsonObject]) -> dict[str, Any]:
+    """The metadata of an optional field holding a :class:`JsonObject` of ``cls``."""
+    return convert(cls.from_json, lambda v: v.to_json())
+
+
+def _frozen_empty() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+
+def _tuple(value: Any) -> tuple[Any, ...]:
+    return tuple(value)
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value)
+
+
+METRICS: Final = ("kappa", "pa", "pabak")
+"""The agreement metrics a judge block and a difference hold."""
+TUPLE: Final = MappingProxyType(convert(_tuple, _list))
+"""A JSON array read as a tuple (a list, a CI pair, ...), written back as an array."""
+PAIR: Final = TUPLE
+
+
+@dataclass(frozen=True, kw_only=True)
+class JsonObject:
+    """A JSON object read into typed fields; see the module docstring for the round trip."""
+
+    json_keys: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """The object's keys as read, in their order (empty for an object built in code)."""
+    extra: Mapping[str, Any] = field(default_factory=_frozen_empty, repr=False)
+    """Keys this version does not type, with their JSON values."""
+
+    @classmethod
+    def _fields(cls) -> dict[str, Field[Any]]:
+        return _known_fields(cls)
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        """Read ``obj`` (a JSON object); a key of another type or shape raises ``TypeError``."""
+        if not isinstance(obj, Mapping):
+            raise TypeError(
+                f"{cls.__name__}: expected a JSON object, got {type(obj).__name__}; score the "
+                "submission again"
+            )
+        known = cls._fields()
+        values: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, value in obj.items():
+            f = known.get(key)
+            if f is None:
+                extra[key] = value
+                continue
+            reader = f.metadata.get("read")
+            values[key] = reader(value) if reader is not None and value is not None else value
+        return cls(json_keys=tuple(obj), extra=MappingProxyType(extra), **values)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object: the keys read, in their order, then fields set in code."""
+        known = self._fields()
+        out: dict[str, Any] = {}
+        for key in self.json_keys:
+            if key in known:
+                out[key] = self._write(key)
+            elif key in self.extra:
+                out[key] = self.extra[key]
+        for key in known:
+            if key not in out and getattr(self, key) is not None:
+                out[key] = self._write(key)
+        for key, value in self.extra.items():
+            out.setdefault(key, value)
+        return out
+
+    def _write(self, key: str) -> Any:
+        value = getattr(self, key)
+        if value is None:
+            return None
+        writer = self._fields()[key].metadata.get("write")
+        if writer is not None:
+            return writer(value)
+        if isinstance(value, JsonObject):
+            return value.to_json()
+        return value
+
+
+_KNOWN: dict[type[JsonObject], dict[str, Field[Any]]] = {}
+
+
+def _known_fields(cls: type[JsonObject]) -> dict[str, Field[Any]]:
+    known = _KNOWN.get(cls)
+    if known is None:
+        known = _KNOWN[cls] = {f.name: f for f in fields(cls) if f.name not in SKIPPED}
+    return known
+
+
+# --- the envelope every record has ---------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordMeta(JsonObject):
+    """``meta``: the submitter's fields (:mod:`medqade.scoring.meta`) and the project's
+    ``source`` and ``verified``."""
+
+    name: str | None = None
+    model_id: str | None = None
+    revision: str | None = None
+    family: str | None = None
+    organisation: str | None = None
+    link: str | None = None
+    prompt: str | None = None
+    prompt_sha256: str | None = None
+    decoding: Any = None
+    notes: str | None = None
+    judge: Mapping[str, Any] | None = None
+    source: str | None = None
+    verified: bool | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DatasetRef(JsonObject):
+    """``dataset``: the release a record was scored on (``hash``: its data hash)."""
+
+    hash: str | None = None
+    synthetic: bool | None = None
+    version: str | None = None
+    items: int | None = None
+    core_items: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordSettings(JsonObject):
+    """``settings``: how the record was scored."""
+
+    resamples: int | None = None
+    seed: int | None = None
+    confidence: float | None = None
+    margin: float | None = None
+    normalisation: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubmissionInfo(JsonObject):
+    """``submission``: what was submitted (content hash, format, rows, scope, coverage)."""
+
+    content_hash: str | None = None
+    format: str | None = None
+    rows: int | None = None
+    scope: str | None = None
+    coverage: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpaceEntry(JsonObject):
+    """``space``: how a results folder stored the record (a keyed account hash, never a
+    name; the duplicate key; the stored upload names)."""
+
+    account: str | None = None
+    account_scheme: str | None = None
+    submitted_at: str | None = None
+    key: str | None = None
+    uploads: tuple[str, ...] | None = field(default=None, metadata=TUPLE)
+
+
+# --- judge sections ----------------------------------------------------------------------
+
+
+class ByMetric:
+    """Read a section's ``kappa`` / ``pa`` / ``pabak`` and their CIs by the metric's name."""
+
+    def value(self, metric: str) -> Any:
+        """The point estimate of ``metric`` (one of :data:`METRICS`)."""
+        return getattr(self, _metric(metric))
+
+    def ci(self, metric: str) -> tuple[Any, ...] | None:
+        """The 95% CI of ``metric`` as ``(low, high)`` (``None`` when not kept)."""
+        ci: tuple[Any, ...] | None = getattr(self, f"{_metric(metric)}_ci")
+        return ci
+
+
+@dataclass(frozen=True, kw_only=True)
+class Agreement(JsonObject, ByMetric):
+    """``core`` / ``full`` (and ``rated`` inside them, ``physician_reference``): agreement
+    with the physician consensus, each with its 95% CI (``None`` without the bootstrap)."""
+
+    kappa: float | None = None
+    kappa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    pa: float | None = None
+    pa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    pabak: float | None = None
+    pabak_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    n: int | None = None
+    n_items: int | None = None
+    coverage: float | None = None
+    abstention: float | None = None
+    rated: Agreement | None = field(
+        default=None, metadata=convert(lambda v: Agreement.from_json(v), lambda v: v.to_json())
+    )  # the paper's agreement when rated (abstentions dropped), nested
+
+
+@dataclass(frozen=True, kw_only=True)
+class Difference(JsonObject, ByMetric):
+    """``physician_difference`` / ``extension_difference``: the judge minus the physicians it
+    replaces, on the ``primary`` metric and the others, with the verdict's margin."""
+
+    primary: str | None = None
+    margin: float | None = None
+    margins: Mapping[str, float] | None = None
+    kappa: float | None = None
+    kappa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    pa: float | None = None
+    pa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    pabak: float | None = None
+    pabak_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    physicians: Agreement | None = field(default=None, metadata=nested(Agreement))
+    """The physicians' own agreement the margins are scaled by."""
+    verdict: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AltTest(JsonObject):
+    """``alt_test``: the alternative annotator test."""
+
+    epsilon: float | None = None
+    winning_rate: float | None = None
+    passed: bool | None = None
+
+
+# --- answer sections ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Judged(JsonObject):
+    """``judged`` inside an accuracy block: the accuracy with a judge's labels of the answers
+    no physician labelled."""
+
+    estimate: float | None = None
+    ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeRef(JsonObject):
+    """``judge`` of an answers record: the judge that labelled unmatched answers."""
+
+    name: str | None = None
+    model_id: str | None = None
+    family: str | None = None
+    core_kappa: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Accuracy(JsonObject):
+    """``accuracy`` / ``accuracy_core``: a model's anchored accuracy with its CI and bounds."""
+
+    anchored: float | None = None
+    ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    lower: float | None = None
+    upper: float | None = None
+    coverage: float | None = None
+    pooled_anchors: int | None = None
+    n_anchored: int | None = None
+    lower_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    upper_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    judged: Judged | None = field(default=None, metadata=nested(Judged))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScoreRecord(JsonObject):
+    """One result record (:mod:`medqade.scoring.records` for the shape)."""
+
+    schema_version: int | None = None
+    id: str | None = None
+    timestamp: str | None = None
+    kind: str | None = None
+    scorer_version: str | None = None
+    meta: RecordMeta | None = field(default=None, metadata=nested(RecordMeta))
+    dataset: DatasetRef | None = field(default=None, metadata=nested(DatasetRef))
+    settings: RecordSettings | None = field(default=None, metadata=nested(RecordSettings))
+    flags: tuple[str, ...] | None = field(default=None, metadata=TUPLE)
+    warnings: tuple[str, ...] | None = field(default=None, metadata=TUPLE)
+    submission: SubmissionInfo | None = field(default=None, metadata=nested(SubmissionInfo))
+    # judge
+    core: Agreement | None = field(default=None, metadata=nested(Agreement))
+    full: Agreement | None = field(default=None, metadata=nested(Agreement))
+    physician_reference: Agreement | None = field(default=None, metadata=nested(Agreement))
+    physician_difference: Difference | None = field(default=None, metadata=nested(Difference))
+    extension_difference: Difference | None = field(default=None, metadata=nested(Difference))
+    verdict: str | None = None
+    alt_test: AltTest | None = field(default=None, metadata=nested(AltTest))
+    abstention: Mapping[str, Any] | None = None
+    bias: Mapping[str, Any] | None = None
+    disagreements: Mapping[str, Any] | None = None
+    replicates: Mapping[str, Any] | None = None
+    """Bootstrap replicates (:mod:`medqade.scoring.replicates`), kept as their JSON."""
+    # answers
+    accuracy: Accuracy | None = field(default=None, metadata=nested(Accuracy))
+    accuracy_core: Accuracy | None = field(default=None, metadata=nested(Accuracy))
+    judge: JudgeRef | None = field(default=None, metadata=nested(JudgeRef))
+    # stored by a results folder
+    space: SpaceEntry | None = field(default=None, metadata=nested(SpaceEntry))
+    behaviour: Any = None
+    """Optional behaviour section (position bias, caution, ...): absent in older records."""
+
+    @property
+    def name(self) -> str:
+        """The name a board shows: the display name, else the model id, else the id's start."""
+        meta = self.meta or RecordMeta()
+        return meta.name or meta.model_id or str(self.id or "")[:12]
+
+    def has_flag(self, flag: str) -> bool:
+        return flag in (self.flags or ())
+
+    def scored_on(self, data_hash: str) -> bool:
+        """Whether the record was scored on the release with ``data_hash``."""
+        return self.dataset is not None and self.dataset.hash == data_hash
+
+
+def _metric(metric: str) -> str:
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
+    return metric
+
+
+def read_record(obj: Mapping[str, Any] | ScoreRecord) -> ScoreRecord:
+    """``obj`` as a :class:`ScoreRecord` (a record already read is returned as it is)."""
+    return obj if isinstance(obj, ScoreRecord) else ScoreRecord.from_json(obj)

@@ -1,0 +1,242 @@
+"""The one submission policy (:mod:`medqade.scoring.policy`): what is refused, flagged and
+stored, with and without a results folder; the Space and ``medqade score`` both call it."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from medqade.cli import main
+from medqade.release import Release
+from medqade.scoring import Limits, policy
+from medqade.scoring.duplicates import DUPLICATE_FLAG
+from medqade.scoring.store import RateLimit, ResultsStore
+
+from .helpers import judge_rows
+
+ROOT = Path(__file__).resolve().parents[2]
+EVALUATOR = "gemma3:4b"
+SETTINGS = policy.Settings(resamples=0)
+ME = policy.Submitter("acct", scheme="test")
+
+
+def _csv(release: Release, changed: int | None = None) -> bytes:
+    """A paper evaluator's labels (an exact copy of a reference row), or with the label of
+    row ``changed`` flipped (a judge of its own)."""
+    frame = judge_rows(release, EVALUATOR)
+    if changed is not None:
+        label = frame.loc[changed, "label"]
+        frame.loc[changed, "label"] = "Falsch" if label == "Richtig" else "Richtig"
+    return frame.to_csv(index=False).encode()
+
+
+def _upload(data: bytes, name: str = "mine.csv") -> policy.Upload:
+    return policy.Upload(data, name, ".csv")
+
+
+def test_stored_once_then_refused_as_duplicate(sample: Release, tmp_path: Path) -> None:
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    own = [_upload(_csv(sample, 0))]
+    first = policy.submit(
+        sample, own, "judge", {"name": "Mine"}, SETTINGS, store=store, submitter=ME
+    )
+    assert first.ok and first.record is not None
+    assert first.record["space"]["account"] == "acct"
+    assert first.record["space"]["account_scheme"] == "test"
+    assert first.submission is not None
+    assert first.record["space"]["key"] == policy.duplicate_key(first.submission)
+    stored = json.loads((tmp_path / "records" / f"{first.record['id']}.json").read_text())
+    assert stored["space"]["uploads"] == [f"{first.record['submission']['content_hash']}.csv"]
+    again = policy.submit(sample, own, "judge", {}, SETTINGS, store=store, submitter=ME)
+    assert not again.ok and "submitted before" in again.message
+    assert again.message.startswith("mine.csv: ")
+    assert len(store.records()) == 1
+
+
+def test_copy_of_a_reference_row_refused_with_a_store_flagged_without(
+    sample: Release, tmp_path: Path
+) -> None:
+    copy = [_upload(_csv(sample))]
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    refused = policy.submit(sample, copy, "judge", {}, SETTINGS, store=store, submitter=ME)
+    assert not refused.ok and "a reference row of the leaderboard" in refused.message
+    assert store.records() == []
+    scored = policy.submit(sample, copy, "judge", {}, SETTINGS)  # no results folder
+    assert scored.ok and scored.record is not None
+    assert DUPLICATE_FLAG in scored.record["flags"]
+
+
+def test_rate_limit_refuses_a_scored_submission_but_not_a_dry_run(
+    sample: Release, tmp_path: Path
+) -> None:
+    store = ResultsStore(tmp_path, RateLimit(1, 86_400.0), clock=lambda: 1.8e9)
+    kw: dict[str, Any] = {"store": store, "submitter": ME, "clock": lambda: 1.8e9}
+    assert policy.submit(sample, [_upload(_csv(sample, 0))], "judge", {}, SETTINGS, **kw).ok
+    second = [_upload(_csv(sample, 1))]
+    limited = policy.submit(sample, second, "judge", {}, SETTINGS, **kw)
+    assert not limited.ok and limited.message.startswith("rate limit: 1 submissions per 1 days")
+    dry = policy.submit(sample, second, "judge", {}, SETTINGS, validate_only=True, **kw)
+    assert dry.ok and "Nothing was scored or stored" in dry.message
+    assert "a scored submission is refused now (rate limit" in dry.message
+    assert dry.record is None and len(store.records()) == 1
+
+
+def test_size_and_line_limits_before_parsing(sample: Release) -> None:
+    data = _csv(sample, 0)
+    small = policy.Settings(resamples=0, limits=Limits(max_bytes=len(data) - 1))
+    out = policy.submit(sample, [_upload(data)], "judge", {}, small)
+    assert not out.ok
+    assert out.message == (
+        f"mine.csv: the file has {len(data):,} bytes, more than the limit of {len(data) - 1:,} "
+        "bytes; remove extra columns or save it as Parquet."
+    )
+    few = policy.Settings(resamples=0, limits=Limits(max_rows=3))
+    out = policy.submit(sample, [_upload(data)], "judge", {}, few)
+    assert not out.ok and "more than the limit of 3 rows; submit one judge" in out.message
+    assert policy.size_refusal("x.csv", 10, Limits(max_bytes=10)) is None
+
+
+def test_problems_and_bad_metadata_are_outcomes_not_exceptions(sample: Release) -> None:
+    bad = policy.submit(
+        sample, [_upload(b"question_id,model,label\nNOPE,x,vielleicht\n")], None, {}, SETTINGS
+    )
+    assert not bad.ok and bad.problems and "nothing was scored" in bad.message
+    meta = policy.submit(
+        sample, [_upload(_csv(sample, 0))], "judge", {"link": "javascript:x"}, SETTINGS
+    )
+    assert not meta.ok and meta.problems
+
+
+def test_the_space_and_the_cli_score_through_policy_submit(
+    sample: Release, sample_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replace the library's policy and both callers change: neither keeps rules of its own."""
+    from medqade.app.config import SpaceConfig
+    from medqade.app.state import SpaceState
+
+    original = policy.submit
+    callers: list[str] = []
+
+    def spy(*args: Any, **kwargs: Any) -> policy.Outcome:
+        callers.append(inspect.stack()[1].frame.f_globals["__name__"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(policy, "submit", spy)
+    path = tmp_path / "mine.csv"
+    path.write_bytes(_csv(sample, 0))
+    results = tmp_path / "results"
+    config = SpaceConfig(results_dir=results, rate_limit=0, resamples=10)
+    state = SpaceState(sample, results, config, background=False, analyses=False)
+    assert state.submit(path, "judge", {"name": "Mine"}, None).ok
+    argv = ["score", str(path), "--data", str(sample_dir), "--resamples", "0", "--json"]
+    assert main(argv) == 0
+    assert callers == ["medqade.app.state", "medqade.commands.score"]
+
+
+def test_no_command_but_the_space_command_imports_the_space() -> None:
+    """The CLI reads and writes results folders through the library (``medqade space``
+    alone serves the Space)."""
+    offenders = []
+    for path in sorted((ROOT / "src" / "medqade" / "commands").glob("*.py")):
+        if path.stem == "space":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if any(n == "medqade.app" or n.startswith("medqade.app.") for n in names):
+                offenders.append(path.name)
+    assert offenders == []
+
+
+def _move_to_another_release(store: ResultsStore, record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` rewritten in the store as if scored on another release (same content)."""
+    from medqade.scoring import record_id
+
+    path = store.records_dir / f"{record['id']}.json"
+    other = json.loads(path.read_text(encoding="utf-8"))
+    other["dataset"]["hash"] = "0" * 64
+    space = other.pop("space")
+    other.pop("id")
+    other["id"] = record_id(other)
+    other["space"] = space
+    path.unlink()
+    (store.records_dir / f"{other['id']}.json").write_text(json.dumps(other), encoding="utf-8")
+    store.reload()
+    return other
+
+
+def test_duplicates_count_on_this_release_and_rescore_stores_the_twin(
+    sample: Release, tmp_path: Path
+) -> None:
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    own = [_upload(_csv(sample, 0))]
+    first = policy.submit(sample, own, "judge", {"name": "M"}, SETTINGS, store=store, submitter=ME)
+    assert first.ok and first.record is not None
+    here = policy.rescore(sample, store, first.record, SETTINGS)
+    assert not here.ok and "scored on this release already" in here.message
+    other = _move_to_another_release(store, first.record)
+    # the same content, stored only for another release, may be scored on this one ...
+    dry = policy.submit(
+        sample, own, "judge", {}, SETTINGS, store=store, submitter=ME, validate_only=True
+    )
+    assert dry.ok
+    # ... and rescore does so from the stored upload, keeping kind, metadata and account
+    again = policy.rescore(sample, store, other, SETTINGS)
+    assert again.ok and again.record is not None
+    assert again.record["id"] == first.record["id"]  # the same content on the same release
+    assert again.record["meta"] == first.record["meta"]
+    assert again.record["space"]["account"] == "acct"
+    assert len(store.records()) == 2
+    twice = policy.rescore(sample, store, other, SETTINGS)
+    assert not twice.ok and "submitted before" in twice.message
+
+
+def test_score_results_stores_under_the_same_rules(
+    sample: Release, sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``medqade score --results DIR``: stored like a Space submission (account ``cli``);
+    the same file again and a copy of a reference row are refused, as in the Space."""
+    own, copy = tmp_path / "own.csv", tmp_path / "copy.csv"
+    own.write_bytes(_csv(sample, 0))
+    copy.write_bytes(_csv(sample))
+    results = tmp_path / "results"
+    base = ["--data", str(sample_dir), "--resamples", "0", "--results", str(results)]
+    assert main(["score", str(own), *base, "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    stored = ResultsStore(results, RateLimit(0, 1.0)).records()
+    assert [r["id"] for r in stored] == [record["id"]] and "space" not in record
+    assert stored[0]["space"]["account"] == "cli" and stored[0]["space"]["uploads"]
+    assert main(["score", str(own), *base]) == 2
+    assert "own.csv: the same content was submitted before" in capsys.readouterr().err
+    assert main(["score", str(copy), *base]) == 2
+    assert "a reference row of the leaderboard" in capsys.readouterr().err
+    assert len(ResultsStore(results, RateLimit(0, 1.0)).records()) == 1
+    inside = ["--data", str(sample_dir), "--results", str(sample_dir / "results")]
+    assert main(["score", str(own), *inside, "--resamples", "0"]) == 2
+    assert "medqade score never stores submissions there" in capsys.readouterr().err
+
+
+def test_the_board_and_score_commands_load_nothing_of_the_space() -> None:
+    """Imported, ``medqade score``, ``leaderboard``, ``compare`` and ``rescore`` pull in no
+    module of :mod:`medqade.app` (and no gradio), also not through the library."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import medqade.commands.score, medqade.commands.leaderboard\n"
+        "import medqade.commands.compare, medqade.commands.rescore\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('medqade.app', 'gradio'))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert out.stdout.strip() == "[]"
