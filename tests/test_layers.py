@@ -142,10 +142,6 @@ def _private_uses(path: Path, package: Path = PACKAGE) -> set[str]:
 
 # Today's violations (issue 25); delete each line with its fix.
 PRIVATE_EXCEPTIONS = {
-    "medqade.analyses.panel_table uses medqade.analyses.report._est",
-    "medqade.analyses.panel_table uses medqade.analyses.report._est_csv",
-    "medqade.analyses.panel_table uses medqade.analyses.report._num",
-    "medqade.analyses.panel_table uses medqade.analyses.report._pct",
     "medqade.labelstudio_reviews uses medqade.labelstudio._Where",
     "medqade.labelstudio_reviews uses medqade.labelstudio._user_keys",
     "medqade.pool_data uses medqade.raw._Checker",
