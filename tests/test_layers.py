@@ -153,7 +153,6 @@ PRIVATE_EXCEPTIONS = {
     "medqade.raw_pool uses medqade.raw._strip",
     "medqade.raw_reviews uses medqade.raw._Checker",
     "medqade.raw_reviews uses medqade.raw._strip",
-    "medqade.runners.options uses medqade.commands._args",
     "medqade.synthetic.pool uses medqade.synthetic.simulate._answers",
     "medqade.synthetic.pool uses medqade.synthetic.simulate._evaluators",
     "medqade.synthetic.pool uses medqade.synthetic.simulate._merit",

@@ -18,6 +18,7 @@ or a Hub repo id) into a build folder, building the embedded synthetic default o
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -367,6 +368,15 @@ def default_build(progress: Callable[[str], None] | None = None) -> Path:
     build(raw, target)
     say(f"synthetic release ready: {target}")
     return target
+
+
+DATA_HELP = "build folder, raw release folder or Hub repo id (default: the synthetic release)"
+
+
+def add_data_argument(p: argparse.ArgumentParser) -> None:
+    """``--data``: what :func:`resolve_data` accepts; omitted = the default release. Here, beside
+    the loader, so the commands and the runners share it without importing each other."""
+    p.add_argument("--data", default=None, help=DATA_HELP)
 
 
 def resolve_data(data: str | Path | None) -> Path:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from medqade import atomic
-from medqade.commands._args import add_data_argument
+from medqade.release import add_data_argument
 from medqade.runners.cache import check_cache_dir
 from medqade.runners.jobs import Job, Outcome, Parser, RunSummary
 from medqade.runners.settings import (
