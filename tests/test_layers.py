@@ -142,8 +142,6 @@ def _private_uses(path: Path, package: Path = PACKAGE) -> set[str]:
 
 # Today's violations (issue 25); delete each line with its fix.
 PRIVATE_EXCEPTIONS = {
-    "medqade.labelstudio_reviews uses medqade.labelstudio._Where",
-    "medqade.labelstudio_reviews uses medqade.labelstudio._user_keys",
     "medqade.pool_data uses medqade.raw._Checker",
     "medqade.pool_data uses medqade.raw._parse_order",
     "medqade.raw_pool uses medqade.raw._Checker",
@@ -153,12 +151,6 @@ PRIVATE_EXCEPTIONS = {
     "medqade.raw_pool uses medqade.raw._strip",
     "medqade.raw_reviews uses medqade.raw._Checker",
     "medqade.raw_reviews uses medqade.raw._strip",
-    "medqade.synthetic.pool uses medqade.synthetic.simulate._answers",
-    "medqade.synthetic.pool uses medqade.synthetic.simulate._evaluators",
-    "medqade.synthetic.pool uses medqade.synthetic.simulate._merit",
-    "medqade.synthetic.pool uses medqade.synthetic.simulate._physician_labels",
-    "medqade.synthetic.pool uses medqade.synthetic.simulate._same_text",
-    "medqade.synthetic.pool uses medqade.synthetic.simulate._tie",
 }
 
 

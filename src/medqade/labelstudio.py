@@ -156,7 +156,7 @@ class RawTexts:
     name: str = "raw release"
 
 
-class _Where:
+class Where:
     """Problem factory for one place in the export (task, annotation)."""
 
     def __init__(self, log: ProblemLog, name: str, task: object, annotation: object = None):
@@ -416,7 +416,7 @@ def _user_key(key: object) -> str:
     return str(key).strip().casefold()
 
 
-def _user_keys(completed_by: object) -> list[str]:
+def user_keys(completed_by: object) -> list[str]:
     """The keys a rater map or exclusion may name ``completed_by`` by (id, e-mail)."""
     if isinstance(completed_by, dict):
         raw = [completed_by.get("id"), completed_by.get("email")]
@@ -438,21 +438,21 @@ class _Users:
         self.rater_map = {_user_key(k): v for k, v in rater_map.items()}
         self.exclude = {_user_key(u): str(u).strip() for u in exclude}
         self.excluded: Counter[str] = Counter()
-        self.unknown: dict[str, list[_Where]] = {}
+        self.unknown: dict[str, list[Where]] = {}
         self.by_id_only = False
 
     def is_excluded(self, completed_by: object) -> bool:
-        for key in _user_keys(completed_by):
+        for key in user_keys(completed_by):
             if key in self.exclude:
                 self.excluded[key] += 1
                 return True
         return False
 
-    def rater(self, completed_by: object, where: _Where) -> str | None:
+    def rater(self, completed_by: object, where: Where) -> str | None:
         if not is_user(completed_by):
             where(*BAD_USER, _shown_json(completed_by), EXPORT_AS_JSON)
             return None
-        keys = _user_keys(completed_by)
+        keys = user_keys(completed_by)
         if not keys:
             where(
                 "the annotation has no user (completed_by is empty): Label Studio empties it "
@@ -513,7 +513,7 @@ def _n(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def _positions(data: Mapping[str, Any], where: _Where, roster: vocab.Roster) -> list[str] | None:
+def _positions(data: Mapping[str, Any], where: Where, roster: vocab.Roster) -> list[str] | None:
     """The student model at each of the five positions, from ``order`` or ``model_<k>``."""
     if "order" in data:
         raw = data["order"]
@@ -560,7 +560,7 @@ def _clip(text: str) -> str:
 
 
 def _check_texts(
-    qid: str, data: Mapping[str, Any], order: list[str], raw: RawTexts, where: _Where
+    qid: str, data: Mapping[str, Any], order: list[str], raw: RawTexts, where: Where
 ) -> None:
     """``data.resp_<k>`` must be the raw release's answer of ``order[k]``."""
     for k, model in enumerate(order, start=1):
@@ -610,7 +610,7 @@ def _round_of(
     split: str | None,
     given: str | None,
     roster: vocab.Roster,
-    at: _Where,
+    at: Where,
 ) -> str | None:
     """The round of one annotation: ``given``, or inferred from the split and the roster."""
     is_adj = rater == roster.adjudicator
@@ -687,7 +687,7 @@ def convert(
     for task in tasks:
         n_tasks += 1
         task_id = task.get("id")
-        where = _Where(log, name, task_id)
+        where = Where(log, name, task_id)
         data = task.get("data")
         if not isinstance(data, dict):
             where("task has no data object", "data", None, EXPORT_AS_JSON)
@@ -719,7 +719,7 @@ def convert(
             if ann.get("was_cancelled"):
                 n_cancelled += 1
                 continue
-            at = _Where(log, name, task_id, ann.get("id"))
+            at = Where(log, name, task_id, ann.get("id"))
             rater = users.rater(ann.get("completed_by"), at)
             ann_round = None if rater is None else _round_of(rater, split, round, roster, at)
             if rater is not None:
