@@ -99,8 +99,8 @@ from medqade.synthetic.facts import Fact
 
 FloatArray = npt.NDArray[np.float64]
 
-N_CORE, N_EXT = 200, 3600
-CORE_EXACT, EXT_EXACT = 40, 720
+N_CORE = 200
+CORE_EXACT = 40
 TIER_ITEMS = (1802, 1266, 572, 160)
 TIER_EXACT = (489, 182, 73, 16)
 TIER_LATENT = (0.2, 0.85, 1.35, 1.85)
