@@ -12,8 +12,8 @@ here are the ones import-linter cannot state:
 - no module imports or reads a private name (``_x``) of another module, nor a private module
   (``pkg._x``) from outside ``pkg``.
 
-The exceptions are today's violations (issue 25): delete one with each fix, never add one; a
-listed exception that no longer occurs fails too, so the list only shrinks.
+The exceptions are the violations still in the code (issue 25): delete one with each fix, never
+add one; a listed exception that no longer occurs fails too, so the list only shrinks.
 """
 
 from __future__ import annotations
@@ -140,24 +140,9 @@ def _private_uses(path: Path, package: Path = PACKAGE) -> set[str]:
     return found
 
 
-# Today's violations (issue 25); delete each line with its fix.
-PRIVATE_EXCEPTIONS = {
-    "medqade.pool_data uses medqade.raw._Checker",
-    "medqade.pool_data uses medqade.raw._parse_order",
-    "medqade.raw_pool uses medqade.raw._Checker",
-    "medqade.raw_pool uses medqade.raw._check_answers",
-    "medqade.raw_pool uses medqade.raw._check_judgments",
-    "medqade.raw_pool uses medqade.raw._empty_judgments",
-    "medqade.raw_pool uses medqade.raw._strip",
-    "medqade.raw_reviews uses medqade.raw._Checker",
-    "medqade.raw_reviews uses medqade.raw._strip",
-}
-
-
 def test_no_private_name_is_imported_across_modules() -> None:
     found = set().union(*(_private_uses(path) for path in sorted(PACKAGE.rglob("*.py"))))
-    assert sorted(found - PRIVATE_EXCEPTIONS) == [], "new private imports across modules"
-    assert sorted(PRIVATE_EXCEPTIONS - found) == [], "fixed: delete these from the exceptions"
+    assert sorted(found) == []
 
 
 def test_the_private_name_rule_catches_each_form(tmp_path: Path) -> None:

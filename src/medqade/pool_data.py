@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from medqade import vocab
 from medqade.problems import InputError, Problem, ProblemLog
-from medqade.raw import _Checker, _parse_order
+from medqade.raw_check import Checker, parse_order
 from medqade.release import read_meta
 from medqade.tables import LINE, read_table
 
@@ -137,7 +137,7 @@ def _read_judgment_file(
         raise FileNotFoundError(f"{path}: no such judgments file")
     frame = read_table(path)
     log = ProblemLog()
-    c = _Checker(log, path, frame)
+    c = Checker(log, path, frame)
     needed = ("question_id", "order", *(f"resp_{k}" for k in range(1, 6)))
     if not c.require_columns(needed):
         log.raise_if_any(path.name)
@@ -146,7 +146,7 @@ def _read_judgment_file(
     c.check_known_questions(known)
     c.check_duplicates(["question_id"], "judgment of a pool item")
     students = set(roster.student_ids)
-    orders = frame["order"].map(_parse_order)
+    orders = frame["order"].map(parse_order)
     bad = orders.map(lambda o: o is None or len(o) != vocab.N_SLOTS or set(o) != students)
     for line, value in frame.loc[bad, [LINE, "order"]].itertuples(index=False):
         c.problem(line, "order must list the five student ids, each once", "order", value)
