@@ -27,7 +27,8 @@ import numpy as np
 
 from medqade.analyses.report import Report, reproduce
 from medqade.build import build
-from medqade.release import SYNTHETIC_SEED, load_release
+from medqade.release import load_release
+from medqade.sources import SYNTHETIC_SEED
 from medqade.synthetic import synthesize
 from medqade.synthetic.calibration import Target, calibration_table
 

@@ -19,7 +19,8 @@ import pandas as pd
 from medqade.app.context import HIDDEN
 from medqade.measures.pool import pool_estimates
 from medqade.pool_data import load_pool_labels, pool_evaluators
-from medqade.release import Release, resolve_data
+from medqade.release import Release
+from medqade.sources import resolve_data
 
 POOL_NOTE = (
     "**Accuracy on the whole pool** ({n_pool} items, {n_lab} of them rated by physicians), "

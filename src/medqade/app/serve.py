@@ -18,7 +18,7 @@ from typing import Any
 
 from medqade.app.config import ENV_DATASET, ENV_RESULTS_REPO, SpaceConfig
 from medqade.app.store import MIRROR_IGNORE, MIRROR_PATTERNS
-from medqade.release import open_release
+from medqade.sources import open_release
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,9 @@ from medqade.commands._args import (
     positive_int,
 )
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.release import Release, open_release
+from medqade.release import Release
 from medqade.scoring import board
+from medqade.sources import open_release
 
 log = logging.getLogger(__name__)
 

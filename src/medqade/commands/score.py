@@ -13,9 +13,10 @@ from medqade import atomic, hub_eval
 from medqade.commands._args import add_data_argument, add_margin_argument, non_negative_int
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.publish import REPO_ID
-from medqade.release import HUB_ID, open_release
+from medqade.release import HUB_ID
 from medqade.scoring import Limits, attach_labels, parse_submission, score, validate_only
 from medqade.scoring.meta import PROMPTS
+from medqade.sources import open_release
 
 NAME = "score"
 HELP = "Score a judge-label or model-answer submission against the physician consensus."

@@ -7,8 +7,8 @@ import json
 
 from medqade.build import RELEASE_JSON
 from medqade.commands._args import add_data_argument
-from medqade.release import resolve_data
 from medqade.schema import CONFIGS
+from medqade.sources import resolve_data
 
 NAME = "show"
 HELP = "Load a release with datasets.load_dataset and print its configs (default: synthetic)."

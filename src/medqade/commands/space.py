@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from medqade.app.serve import serve
 
     if not config.data:  # the embedded synthetic release: say what a first build is doing
-        from medqade.release import default_build
+        from medqade.sources import default_build
 
         default_build(progress=_progress)
     _progress("loading the release and starting the Space; it prints its address once it serves")

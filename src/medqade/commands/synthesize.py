@@ -6,7 +6,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from medqade.release import SYNTHETIC_SEED
+from medqade.sources import SYNTHETIC_SEED
 
 NAME = "synthesize"
 HELP = "Write a synthetic raw release with the paper's design (not physician data)."
