@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -104,9 +105,8 @@ def _deploy(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.action == "deploy":
         return _deploy(args)
-    try:
-        import gradio  # noqa: F401  (the Space's UI; an optional extra)
-    except ImportError:
+    # Gradio is the Space's UI, an optional extra; only medqade.app imports it
+    if importlib.util.find_spec("gradio") is None:
         print(
             "medqade space: the Space needs Gradio, which is not installed; "
             "install it with: pip install 'medqade[space]'",

@@ -36,9 +36,9 @@ def run(args: argparse.Namespace) -> int:
     synthesize(args.out, seed=args.seed, facts_path=args.facts)
     print(f"wrote synthetic raw release to {args.out} (seed {args.seed})")
     if args.check:
+        from medqade.analyses.calibration import calibration_table, format_table
         from medqade.build import build
         from medqade.release import load_release
-        from medqade.synthetic.calibration import calibration_table, format_table
 
         with tempfile.TemporaryDirectory() as tmp:
             build(args.out, Path(tmp) / "build")
