@@ -60,8 +60,7 @@ def _parquet(folder: Path, config: str, columns: list[str], **kw: object) -> pd.
 
 def pool_evaluators(folder: Path) -> tuple[str, ...]:
     """The judges whose pool labels the release publishes (``release.json``)."""
-    meta = read_meta(Path(folder))
-    return tuple(meta.get("pool", {}).get("judges", ()))
+    return read_meta(Path(folder)).pool_judges
 
 
 def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
@@ -69,7 +68,7 @@ def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
     the ``pool_judgments`` config, or the path of a judgments file over the pool."""
     folder = Path(folder)
     meta = read_meta(folder)
-    roster = vocab.Roster.from_dict(meta["roster"])
+    roster = meta.parsed_roster
     students = tuple(roster.student_ids)
     pool = _parquet(folder, "pool", ["question_id", "lexical_match", "in_benchmark"])
     ids = pd.Index(pool["question_id"])  # row k of every (pool items, 5) array is ids[k]
@@ -104,7 +103,7 @@ def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
         lexical_pool=pool["lexical_match"].to_numpy(dtype=bool),
         labelled=labelled,
         consensus=consensus,
-        synthetic=bool(meta.get("synthetic", False)),
+        synthetic=meta.is_synthetic,
         n_missing=max(n_missing, 0),
     )
 

@@ -18,7 +18,6 @@ argument into one (and builds the synthetic default).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,8 +31,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from medqade import vocab
-from medqade.build import RELEASE_JSON
-from medqade.problems import InputError, Problem
+from medqade.release_meta import RELEASE_JSON, ReleaseMeta
 from medqade.schema import answer_id
 
 Codes = npt.NDArray[np.int8]
@@ -47,7 +45,7 @@ class Release:
     """A loaded dataset: flat frames plus dense code arrays (see the module docstring)."""
 
     roster: vocab.Roster
-    meta: dict[str, Any]
+    meta: ReleaseMeta
     questions: pd.DataFrame
     answers: pd.DataFrame
     ratings: pd.DataFrame
@@ -62,11 +60,11 @@ class Release:
 
     @property
     def synthetic(self) -> bool:
-        return bool(self.meta.get("synthetic", False))
+        return self.meta.is_synthetic
 
     @property
     def data_hash(self) -> str:
-        return str(self.meta.get("source_hash", ""))
+        return self.meta.source_hash or ""
 
     @property
     def n_items(self) -> int:
@@ -191,50 +189,13 @@ def load_release(folder: Path) -> Release:
     return _assemble(meta, lambda config: _read_config(folder, config))
 
 
-def read_meta(folder: Path) -> dict[str, Any]:
+def read_meta(folder: Path) -> ReleaseMeta:
     """The ``release.json`` of the build ``folder``, checked to be a MedQADE build's."""
     return _read_meta_file(Path(folder) / RELEASE_JSON)
 
 
-def _read_meta_file(path: Path) -> dict[str, Any]:
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _not_a_build(path, f"not valid UTF-8 JSON ({exc})") from None
-    return check_meta(meta, path)
-
-
-def check_meta(meta: object, path: Path | str) -> dict[str, Any]:
-    """``meta`` if it is a MedQADE build's ``release.json`` (an object with a valid roster and
-    the configs it holds), else :class:`~medqade.problems.InputError` saying to rebuild."""
-    if not isinstance(meta, dict):
-        raise _not_a_build(path, "not a JSON object")
-    missing = [k for k in ("roster", "configs") if k not in meta]
-    if missing:
-        raise _not_a_build(path, f"no {' or '.join(repr(k) for k in missing)}")
-    if not isinstance(meta["roster"], dict) or not isinstance(meta["configs"], list):
-        raise _not_a_build(path, "'roster' is not an object or 'configs' not a list")
-    try:
-        vocab.Roster.from_dict(meta["roster"], f"{RELEASE_JSON} roster")
-    except ValueError as exc:
-        raise _not_a_build(path, f"its roster is not valid ({exc})") from None
-    return meta
-
-
-def _not_a_build(path: Path | str, why: str) -> InputError:
-    name = str(path)
-    return InputError(
-        name,
-        [
-            Problem(
-                name,
-                None,
-                f"this folder's {RELEASE_JSON} is not a MedQADE build's ({why})",
-                fix="rebuild the folder with `medqade build RAW OUT`, or pass --data the build "
-                "folder `medqade build` wrote",
-            )
-        ],
-    )
+def _read_meta_file(path: Path) -> ReleaseMeta:
+    return ReleaseMeta.from_json(path.read_bytes(), str(path))
 
 
 def load_hub_release(repo_id: str) -> Release:
@@ -257,15 +218,15 @@ def load_hub_release(repo_id: str) -> Release:
     return _assemble(meta, read)
 
 
-def _assemble(meta: dict[str, Any], read: Callable[[str], pd.DataFrame]) -> Release:
+def _assemble(meta: ReleaseMeta, read: Callable[[str], pd.DataFrame]) -> Release:
     """Frames and dense arrays from the release metadata and a reader of the four configs."""
-    roster = vocab.Roster.from_dict(meta["roster"])
+    roster = meta.parsed_roster
     nested = read("questions")
     questions = nested.drop(columns=["answers", "difficulty_ratings"])
     answers = read("answers")
     ratings = read("ratings")
     judgments = read("judgments")
-    reviews = read("reviews") if "reviews" in meta.get("configs", ()) else None
+    reviews = read("reviews") if "reviews" in meta.configs else None
     votes = ratings[ratings["round"] != vocab.RERATING]
     ids = questions["question_id"].tolist()
     item_index = {q: i for i, q in enumerate(ids)}

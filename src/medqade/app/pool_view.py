@@ -78,7 +78,7 @@ class PoolView:
 
 def pool_view(data: str | None, release: Release) -> PoolView | None:
     """The view for ``--data``, or ``None`` when the release publishes no pool judgments."""
-    if not release.meta.get("pool", {}).get("judgments"):
+    if not release.meta.has_pool_judgments:
         return None
     view = PoolView(resolve_data(data), release)
     return view if view.judges else None

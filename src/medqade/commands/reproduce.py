@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         contrast_resamples=args.contrast_resamples,
     )
-    if release.meta.get("pool", {}).get("judgments"):  # S5: the pool, when published
+    if release.meta.has_pool_judgments:  # S5: the pool, when published
         import dataclasses
 
         from medqade.analyses.pool_table import pool_report
