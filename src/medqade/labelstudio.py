@@ -657,6 +657,133 @@ def _split_of(qid: str, data: Mapping[str, Any], raw: RawTexts | None) -> str | 
     return split if split in vocab.SPLITS else None
 
 
+def _task_data(task: Mapping[str, Any], where: Where) -> dict[str, Any] | None:
+    """The task's ``data`` object when it has one with a ``question_id``, else ``None`` (the
+    problem recorded at ``where``)."""
+    data = task.get("data")
+    if not isinstance(data, dict):
+        where("task has no data object", "data", None, EXPORT_AS_JSON)
+        return None
+    if not str(data.get("question_id", "")).strip():
+        where(
+            "task without question_id",
+            "data.question_id",
+            data.get("question_id", ""),
+            "import the tasks with data.question_id set",
+        )
+        return None
+    return data
+
+
+def _seen_before(
+    seen: dict[tuple[str, str], object], qid: str, rater: str, annotation: object, at: Where
+) -> bool:
+    """True (and recorded at ``at``) when ``rater`` already rated ``qid`` in an earlier
+    annotation; else the annotation is remembered in ``seen``."""
+    earlier = seen.get((qid, rater))
+    if earlier is not None:
+        at(
+            f"{rater} already rated question {qid} in annotation {earlier}",
+            "completed_by",
+            rater,
+            "keep one annotation per rater and task: delete the other one in Label "
+            "Studio and export again",
+        )
+        return True
+    seen[(qid, rater)] = annotation
+    return False
+
+
+def _choices(result: object, at: Where) -> tuple[dict[int, str], str | None]:
+    """An annotation's ``result`` as the labels by position (1-5) and the difficulty; every
+    choice that is not one of them, or not single, is recorded at ``at``."""
+    labels: dict[int, str] = {}
+    diff: str | None = None
+    controls: set[str] = set()
+    results = result or []
+    if not isinstance(results, list):
+        at(
+            "result must be a list of results",
+            "result",
+            _shown_json(results),
+            EXPORT_AS_JSON,
+        )
+        results = []
+    for item in results:
+        if not isinstance(item, dict) or item.get("type") != "choices":
+            continue  # free-text comments and other non-choice results are no ratings
+        control = str(item.get("from_name", ""))
+        if control in controls:
+            at(
+                "two results for the same from_name",
+                "from_name",
+                control,
+                "each control may appear once per annotation",
+            )
+            continue
+        controls.add(control)
+        chosen, ok = _choice(item.get("value"))
+        if not ok or len(chosen) != 1:
+            at(
+                "expected exactly one choice",
+                control,
+                json.dumps(item.get("value"), ensure_ascii=False),
+                'use single-choice controls: value {"choices": ["Richtig"]}',
+            )
+            continue
+        match = _POSITION_CONTROL.match(control)
+        if control == DIFFICULTY_CONTROL:
+            diff = _exact_choice(chosen[0], vocab.DIFFICULTIES)
+            if diff is None:
+                at("bad difficulty", control, chosen[0], _accepted_hint(vocab.DIFFICULTIES))
+        elif match and 1 <= int(match.group(1)) <= vocab.N_SLOTS:
+            label = _exact_choice(chosen[0], vocab.LABELS)
+            if label is None:
+                at("bad label", control, chosen[0], _accepted_hint(vocab.LABELS))
+            else:
+                labels[int(match.group(1))] = label
+        else:
+            at(
+                "unknown from_name",
+                "from_name",
+                control,
+                "name the controls label_1 .. label_5 and difficulty",
+            )
+    return labels, diff
+
+
+def _rating_rows(
+    qid: str,
+    rater: str,
+    order: list[str],
+    labels: Mapping[int, str],
+    ann: Mapping[str, Any],
+    ann_round: str,
+    at: Where,
+) -> list[dict[str, str]]:
+    """The ratings rows of one annotation; a position without a label is a warning."""
+    rows: list[dict[str, str]] = []
+    for k in range(1, vocab.N_SLOTS + 1):
+        if k in labels:
+            rows.append(
+                {
+                    "question_id": qid,
+                    "rater": rater,
+                    "model": order[k - 1],
+                    "label": labels[k],
+                    "round": ann_round,
+                    **_rated_at(ann, ann_round),
+                }
+            )
+        else:
+            at(
+                f"no rating for the answer at position {k} ({order[k - 1]}): left out as missing",
+                f"label_{k}",
+                warn=True,
+            )
+    return rows
+
+
 def convert(
     tasks: Iterable[Mapping[str, Any]],
     rater_map: Mapping[str, str],
@@ -688,19 +815,10 @@ def convert(
         n_tasks += 1
         task_id = task.get("id")
         where = Where(log, name, task_id)
-        data = task.get("data")
-        if not isinstance(data, dict):
-            where("task has no data object", "data", None, EXPORT_AS_JSON)
+        data = _task_data(task, where)
+        if data is None:
             continue
-        qid = str(data.get("question_id", "")).strip()
-        if not qid:
-            where(
-                "task without question_id",
-                "data.question_id",
-                data.get("question_id", ""),
-                "import the tasks with data.question_id set",
-            )
-            continue
+        qid = str(data["question_id"]).strip()
         order = _positions(data, where, roster)
         if order is not None and raw is not None:
             _check_texts(qid, data, order, raw, where)
@@ -722,91 +840,12 @@ def convert(
             at = Where(log, name, task_id, ann.get("id"))
             rater = users.rater(ann.get("completed_by"), at)
             ann_round = None if rater is None else _round_of(rater, split, round, roster, at)
-            if rater is not None:
-                earlier = seen.get((qid, rater))
-                if earlier is not None:
-                    at(
-                        f"{rater} already rated question {qid} in annotation {earlier}",
-                        "completed_by",
-                        rater,
-                        "keep one annotation per rater and task: delete the other one in Label "
-                        "Studio and export again",
-                    )
-                    continue
-                seen[(qid, rater)] = ann.get("id")
-            labels: dict[int, str] = {}
-            diff: str | None = None
-            controls: set[str] = set()
-            results = ann.get("result") or []
-            if not isinstance(results, list):
-                at(
-                    "result must be a list of results",
-                    "result",
-                    _shown_json(results),
-                    EXPORT_AS_JSON,
-                )
-                results = []
-            for item in results:
-                if not isinstance(item, dict) or item.get("type") != "choices":
-                    continue  # free-text comments and other non-choice results are no ratings
-                control = str(item.get("from_name", ""))
-                if control in controls:
-                    at(
-                        "two results for the same from_name",
-                        "from_name",
-                        control,
-                        "each control may appear once per annotation",
-                    )
-                    continue
-                controls.add(control)
-                chosen, ok = _choice(item.get("value"))
-                if not ok or len(chosen) != 1:
-                    at(
-                        "expected exactly one choice",
-                        control,
-                        json.dumps(item.get("value"), ensure_ascii=False),
-                        'use single-choice controls: value {"choices": ["Richtig"]}',
-                    )
-                    continue
-                match = _POSITION_CONTROL.match(control)
-                if control == DIFFICULTY_CONTROL:
-                    diff = _exact_choice(chosen[0], vocab.DIFFICULTIES)
-                    if diff is None:
-                        at("bad difficulty", control, chosen[0], _accepted_hint(vocab.DIFFICULTIES))
-                elif match and 1 <= int(match.group(1)) <= vocab.N_SLOTS:
-                    label = _exact_choice(chosen[0], vocab.LABELS)
-                    if label is None:
-                        at("bad label", control, chosen[0], _accepted_hint(vocab.LABELS))
-                    else:
-                        labels[int(match.group(1))] = label
-                else:
-                    at(
-                        "unknown from_name",
-                        "from_name",
-                        control,
-                        "name the controls label_1 .. label_5 and difficulty",
-                    )
+            if rater is not None and _seen_before(seen, qid, rater, ann.get("id"), at):
+                continue
+            labels, diff = _choices(ann.get("result"), at)
             if rater is None or order is None or ann_round is None:
                 continue
-            for k in range(1, vocab.N_SLOTS + 1):
-                if k in labels:
-                    ratings.append(
-                        {
-                            "question_id": qid,
-                            "rater": rater,
-                            "model": order[k - 1],
-                            "label": labels[k],
-                            "round": ann_round,
-                            **_rated_at(ann, ann_round),
-                        }
-                    )
-                else:
-                    at(
-                        f"no rating for the answer at position {k} ({order[k - 1]}): "
-                        "left out as missing",
-                        f"label_{k}",
-                        warn=True,
-                    )
+            ratings.extend(_rating_rows(qid, rater, order, labels, ann, ann_round, at))
             if diff is not None:
                 difficulty.append({"question_id": qid, "rater": rater, "difficulty": diff})
     users.report()
