@@ -5,7 +5,7 @@ tiers, and writes exactly the folder that is uploaded to the Hub::
 
     OUT/README.md                          dataset card with YAML configs + features
     OUT/release.json                       roster, synthetic flag, hashes, version
-    OUT/eval.yaml                          the Hub's benchmark registration (medqade.hub_eval)
+    OUT/eval.yaml                          the Hub's benchmark (medqade.hub_eval)
     OUT/data/<config>/<split>-00000-of-00001.parquet
 
 Nothing is written unless the whole build succeeds (the folder is assembled beside ``OUT``
