@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11 and pip:
 #   make run    install, then open the leaderboard Space on the embedded synthetic release
 #               (make run PORT=8080 picks the port; default 7860)
-#   make test   install, then lint, type-check and run the whole test suite
+#   make test   install, then lint, type-check, check the import layers and run the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -43,6 +43,7 @@ lint: install-test
 	$(BIN)/ruff check src tests bench evaluate.py $(wildcard space)
 	$(BIN)/ruff format --check src tests bench evaluate.py $(wildcard space)
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest -n auto -q

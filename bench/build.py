@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from medqade.build import build
-from medqade.release import SYNTHETIC_SEED
+from medqade.sources import SYNTHETIC_SEED
 from medqade.synthetic import synthesize
 
 

@@ -1,7 +1,7 @@
 """How robust the synthetic release's calibration is: the table on many seeds.
 
 For each seed, write the synthetic raw release, build it and compute the calibration table
-(:mod:`medqade.synthetic.calibration`). Print how many seeds pass every row, then per row the
+(:mod:`medqade.analyses.calibration`). Print how many seeds pass every row, then per row the
 paper's figure, the mean and seed-to-seed standard deviation of this model's value, the
 accepted range and the share of seeds that pass it, and the time of synthesize + build.
 Last, the margins of RQ3's chained findings (every evaluator below the leave-one-out
@@ -25,11 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
+from medqade.analyses.calibration import Target, calibration_table
 from medqade.analyses.report import Report, reproduce
 from medqade.build import build
-from medqade.release import SYNTHETIC_SEED, load_release
+from medqade.release import load_release
+from medqade.sources import SYNTHETIC_SEED
 from medqade.synthetic import synthesize
-from medqade.synthetic.calibration import Target, calibration_table
 
 GEMINI_3, MINI = "gemini-3-flash-preview", "gpt-5.4-mini"
 METRICS = ("kappa", "pa", "pabak")

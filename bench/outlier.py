@@ -35,7 +35,8 @@ from medqade.measures.raters import (
     quantile_mc_se,
 )
 from medqade.measures.seeds import STREAM_OUTLIER, question_weights
-from medqade.release import Release, open_release, resolve_data
+from medqade.release import Release
+from medqade.sources import open_release, resolve_data
 
 
 def verdicts(release: Release, resamples: int, seed: int) -> list[tuple[str | None, float, float]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from medqade.build import build
 from medqade.commands.pool_estimate import estimate
-from medqade.release import SYNTHETIC_SEED
+from medqade.sources import SYNTHETIC_SEED
 from medqade.synthetic import synthesize
 
 

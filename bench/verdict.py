@@ -178,7 +178,7 @@ def simulate(
 
 
 def release_panel_error() -> None:
-    from medqade.release import open_release
+    from medqade.sources import open_release
 
     release = open_release()
     core = release.is_core

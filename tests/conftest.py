@@ -66,7 +66,7 @@ def hf_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def synthetic_raw(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The raw synthetic release of the default seed (read it; never modify it)."""
-    from medqade.release import SYNTHETIC_SEED
+    from medqade.sources import SYNTHETIC_SEED
     from medqade.synthetic import synthesize
 
     return synthesize(tmp_path_factory.mktemp("synthetic") / "raw", seed=SYNTHETIC_SEED)

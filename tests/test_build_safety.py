@@ -158,7 +158,7 @@ def test_build_refuses_a_symbolic_link(tmp_path: Path) -> None:
 
 
 def test_build_and_synthesize_refuse_each_others_output(tmp_path: Path) -> None:
-    from medqade.synthetic.simulate import SYNTHETIC_KIND, synthesize
+    from medqade.synthetic.write import SYNTHETIC_KIND, synthesize
 
     raw = tmp_path / "synthetic"
     raw.mkdir()
@@ -237,7 +237,7 @@ def test_synthesize_refuses_unrelated_files_and_replaces_its_own(
 ) -> None:
     import importlib
 
-    simulate = importlib.import_module("medqade.synthetic.simulate")
+    writer = importlib.import_module("medqade.synthetic.write")
     before = _user_folder(tmp_path / "mine")
     assert main(["synthesize", "--out", str(tmp_path / "mine")]) == 2
     _one_line_error(capsys, "--out", "thesis.txt")
@@ -251,19 +251,19 @@ def test_synthesize_refuses_unrelated_files_and_replaces_its_own(
         "difficulty": pd.DataFrame({"question_id": ["Q1"]}),
         "judgments": [{"question_id": "Q1"}],
     }
-    monkeypatch.setattr(simulate, "simulate", lambda facts, seed: small)
-    monkeypatch.setattr("medqade.synthetic.pool.write_pool", lambda *args: None)  # no pool
-    simulate.synthesize(tmp_path / "synth", seed=1)
-    simulate.synthesize(tmp_path / "synth", seed=2)  # its own earlier release: replaced
+    monkeypatch.setattr(writer, "simulate", lambda facts, seed: small)
+    monkeypatch.setattr(writer, "write_pool", lambda *args: None)  # no pool
+    writer.synthesize(tmp_path / "synth", seed=1)
+    writer.synthesize(tmp_path / "synth", seed=2)  # its own earlier release: replaced
     assert "--seed 2" in (tmp_path / "synth" / "SYNTHETIC.txt").read_text(encoding="utf-8")
     (tmp_path / "synth" / "edited.csv").write_text("x\n", encoding="utf-8")
     with pytest.raises(OutputRefused, match=r"edited\.csv"):
-        simulate.synthesize(tmp_path / "synth", seed=3)
+        writer.synthesize(tmp_path / "synth", seed=3)
     facts = tmp_path / "facts" / "facts.jsonl"
     facts.parent.mkdir()
     facts.write_text("", encoding="utf-8")
     with pytest.raises(OutputRefused, match=r"contains the facts file"):
-        simulate.synthesize(tmp_path / "facts", seed=1, facts_path=facts)
+        writer.synthesize(tmp_path / "facts", seed=1, facts_path=facts)
 
 
 # --- data loss: crash safety of the swap, leftovers -------------------------------------------

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from medqade import vocab
-from medqade.consensus import consensus_label, majority, majority_of_codes, needs_adjudication
+from medqade.consensus import majority, majority_of_codes
 
 R, F, A, M = vocab.RICHTIG_CODE, vocab.FALSCH_CODE, vocab.ABSTAIN_CODE, vocab.MISSING_CODE
 
@@ -60,23 +60,3 @@ def test_majority_of_codes_adjudicator_can_make_a_new_tie() -> None:
     codes = np.array([[R], [R], [F], [F]])
     np.testing.assert_array_equal(majority_of_codes(codes[:3], axis=0), [R])
     np.testing.assert_array_equal(majority_of_codes(codes, axis=0), [M])
-
-
-def test_consensus_label_codes() -> None:
-    assert consensus_label(R) == "Richtig"
-    assert consensus_label(F) == "Falsch"
-    assert consensus_label(M) is None
-
-
-def test_needs_adjudication_true_when_any_answer_unresolved() -> None:
-    two_raters = np.array([[R, F, R, F, R], [R, F, R, F, F]])
-    assert needs_adjudication(two_raters) is True
-
-
-def test_needs_adjudication_false_when_all_resolved() -> None:
-    two_raters = np.array([[R, F, R, F, A], [R, F, R, F, R]])
-    assert needs_adjudication(two_raters) is False
-
-
-def test_needs_adjudication_both_abstain() -> None:
-    assert needs_adjudication(np.array([[R, R, R, R, A], [R, R, R, R, A]])) is True

@@ -461,8 +461,8 @@ def test_import_export_feeds_the_build(
         )
     meta = build(raw, tmp_path / "out")
     expected = json.loads((built_sample / "release.json").read_text(encoding="utf-8"))
-    assert meta["counts"] == expected["counts"]
-    assert meta["files"] == expected["files"]  # the same Parquet bytes as the hand-written sample
+    assert meta.counts == expected["counts"]
+    assert meta.files == expected["files"]  # the same Parquet bytes as the hand-written sample
 
 
 # --- the command line ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 from medqade.build import build
 from medqade.cli import main
 from medqade.pool_data import load_pool_labels
-from medqade.release import SYNTHETIC_SEED
+from medqade.sources import SYNTHETIC_SEED
 from medqade.synthetic.pool import latent_consensus
 from medqade.vocab import DEFAULT_ROSTER
 

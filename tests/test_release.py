@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from medqade import release as release_module
-from medqade.release import load_release, open_release
+from medqade import sources
+from medqade.release import load_release
+from medqade.sources import open_release
 
 
 def test_load_hub_release_reads_configs_with_load_dataset(
@@ -51,15 +52,15 @@ def test_open_release_prefers_an_existing_folder_over_a_hub_id(
     def fail(repo_id: str) -> None:
         raise AssertionError("must not go to the Hub")
 
-    monkeypatch.setattr(release_module, "load_hub_release", fail)
+    monkeypatch.setattr(sources, "load_hub_release", fail)
     assert open_release(built_sample).n_items == 6
 
 
 def test_resolve_data_names_what_it_cannot_use(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="neither a MedQADE build folder nor a raw release"):
-        release_module.resolve_data(tmp_path)
+        sources.resolve_data(tmp_path)
     with pytest.raises(FileNotFoundError, match="not a Hub repo id"):
-        release_module.resolve_data("no/such/thing/here")
+        sources.resolve_data("no/such/thing/here")
 
 
 # --- a release.json that is not a MedQADE build's (issue 23) --------------------------------
@@ -91,7 +92,7 @@ def test_data_raw_cache_key_includes_the_codebook(copy_sample: Any) -> None:
     import json
 
     from medqade.codebook import DEFAULT_CODEBOOK
-    from medqade.release import resolve_data
+    from medqade.sources import resolve_data
 
     raw = copy_sample()
     book = DEFAULT_CODEBOOK.to_dict()

@@ -10,9 +10,10 @@ import pytest
 
 from medqade import consensus, review, vocab
 from medqade.app import browse
-from medqade.release import Release, open_release
+from medqade.release import Release
 from medqade.scoring import context
 from medqade.scoring.judge import disagreements, unanimous_panel
+from medqade.sources import open_release
 
 
 @pytest.fixture(scope="module")

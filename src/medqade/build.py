@@ -5,7 +5,7 @@ tiers, and writes exactly the folder that is uploaded to the Hub::
 
     OUT/README.md                          dataset card with YAML configs + features
     OUT/release.json                       roster, synthetic flag, hashes, version
-    OUT/eval.yaml                          the Hub's benchmark registration (medqade.hub_eval)
+    OUT/eval.yaml                          the Hub's benchmark (medqade.hub_eval)
     OUT/data/<config>/<split>-00000-of-00001.parquet
 
 Nothing is written unless the whole build succeeds (the folder is assembled beside ``OUT``
@@ -17,8 +17,7 @@ writes into, over or around the raw release. The same raw release gives byte-ide
 from __future__ import annotations
 
 import hashlib
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +32,11 @@ from medqade.consensus import majority
 from medqade.hub_eval import EVAL_YAML, eval_yaml
 from medqade.problems import InputError, Problem
 from medqade.raw import RawRelease, load_raw_release
-from medqade.schema import CONFIGS, answer_id, config_splits, features
+from medqade.release_meta import RELEASE_JSON as RELEASE_JSON
+from medqade.release_meta import ReleaseMeta
+from medqade.schema import answer_id, config_splits, features
 
 PARQUET_NAME = "{split}-00000-of-00001.parquet"
-RELEASE_JSON = "release.json"
 CARD = "README.md"
 BUILD_KIND = "MedQADE build"
 ARROW_KIND = "MedQADE Arrow export"
@@ -44,16 +44,14 @@ ARROW_KIND = "MedQADE Arrow export"
 
 def build_files(folder: Path) -> set[str] | None:
     """The files a build folder's ``release.json`` vouches for (``None``: not a build)."""
+    path = Path(folder) / RELEASE_JSON
     try:
-        meta = json.loads((Path(folder) / RELEASE_JSON).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        meta = ReleaseMeta.from_json(path.read_bytes(), str(path))
+    except (OSError, InputError):
         return None
-    if not isinstance(meta, dict) or meta.get("name") != "MedQADE":
+    if meta.name != "MedQADE" or meta.files is None:
         return None
-    files = meta.get("files")
-    if not isinstance(files, dict):
-        return None
-    return {RELEASE_JSON, CARD, EVAL_YAML, *(str(f) for f in files)}
+    return {RELEASE_JSON, CARD, EVAL_YAML, *(str(f) for f in meta.files)}
 
 
 def _outputs(raw_dir: Path, out: Path, arrow_dir: Path | None) -> tuple[Output, Output | None]:
@@ -104,15 +102,55 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     q = raw.questions.copy()
     split_of = q.set_index("question_id")["split"]
     model_rank = {m: i for i, m in enumerate(roster.student_ids)}
+    rater_rank = {p: i for i, p in enumerate(roster.physicians)}
     q_rank = pd.Series(np.arange(len(q)), index=q["question_id"].to_numpy())
+    _add_difficulty(q, raw.difficulty)
+    a = _derive_answers(raw, q, q_rank, model_rank, split_of)
+    _nest_questions(q, a, raw.difficulty, rater_rank)
+    ratings = _sorted(
+        raw.ratings,
+        q_rank,
+        ("model", model_rank),
+        ("round", {v: i for i, v in enumerate(vocab.ROUNDS)}),
+        ("rater", rater_rank),
+    )
+    ratings["answer_id"] = [
+        answer_id(x, m) for x, m in zip(ratings["question_id"], ratings["model"], strict=True)
+    ]
+    ratings["rated_at"] = ratings["rated_at"].where(ratings["rated_at"] != "", None)
+    ratings["split"] = ratings["question_id"].map(split_of)
+    ratings["canary"] = vocab.CANARY
+    judgments = _derive_judgments(raw, q_rank, model_rank, split_of)
+    reviews = None if raw.reviews is None else _derive_reviews(raw.reviews.frame, split_of)
+    pool = pool_judgments = None
+    if raw.pool is not None:
+        from medqade.build_pool import derive_pool
 
-    # Difficulty: mean score over the available ratings, then tier.
-    diff = raw.difficulty.assign(score=raw.difficulty["difficulty"].map(vocab.DIFFICULTY_SCORES))
+        pool, pool_judgments = derive_pool(
+            raw.pool, set(q["question_id"]), roster, raw.extra_columns
+        )
+    return BuiltTables(q, a, ratings, judgments, reviews, pool, pool_judgments)
+
+
+def _add_difficulty(q: pd.DataFrame, difficulty: pd.DataFrame) -> None:
+    """Difficulty: mean score over the available ratings, then tier (columns added to ``q``)."""
+    diff = difficulty.assign(score=difficulty["difficulty"].map(vocab.DIFFICULTY_SCORES))
     mean = diff.groupby("question_id")["score"].mean()
     q["difficulty_mean"] = q["question_id"].map(mean).astype("float64")
     tiers = vocab.tier_of(q["difficulty_mean"].to_numpy())
     q["difficulty_tier"] = pd.array([int(t) if t else None for t in tiers], dtype="Int8")
 
+
+def _derive_answers(
+    raw: RawRelease,
+    q: pd.DataFrame,
+    q_rank: pd.Series,
+    model_rank: dict[str, int],
+    split_of: pd.Series,
+) -> pd.DataFrame:
+    """The ``answers`` config: votes, consensus, exact and lexical match, tier per answer slot
+    (also adds ``lexical_match`` to ``q``)."""
+    roster = raw.roster
     # Votes per slot, primary and adjudication together (the adjudicator's votes are extra
     # votes); a re-rating is never a vote.
     r = raw.ratings
@@ -150,7 +188,14 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     a["split"] = a["question_id"].map(split_of)
     a["canary"] = vocab.CANARY
 
-    # Nested questions config.
+    return a
+
+
+def _nest_questions(
+    q: pd.DataFrame, a: pd.DataFrame, d: pd.DataFrame, rater_rank: dict[str, int]
+) -> None:
+    """The nested ``questions`` config: each question's answer slots and difficulty ratings
+    (columns added to ``q``)."""
     slot_cols = [
         "answer_id",
         "model",
@@ -169,8 +214,6 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     for rec in slots.to_dict("records"):
         slot = {str(k): v for k, v in rec.items()}
         nested.setdefault(str(slot.pop("question_id")), []).append(slot)
-    rater_rank = {p: i for i, p in enumerate(roster.physicians)}
-    d = raw.difficulty
     d_sorted = d.iloc[np.argsort(d["rater"].map(rater_rank).to_numpy(), kind="stable")]
     d_nested: dict[str, list[dict[str, str]]] = {}
     for qid, rater, level in d_sorted[["question_id", "rater", "difficulty"]].itertuples(
@@ -181,22 +224,13 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     q["difficulty_ratings"] = q["question_id"].map(lambda x: d_nested.get(x, []))
     q["canary"] = vocab.CANARY
 
-    ratings = _sorted(
-        r,
-        q_rank,
-        ("model", model_rank),
-        ("round", {v: i for i, v in enumerate(vocab.ROUNDS)}),
-        ("rater", rater_rank),
-    )
-    ratings["answer_id"] = [
-        answer_id(x, m) for x, m in zip(ratings["question_id"], ratings["model"], strict=True)
-    ]
-    ratings["rated_at"] = ratings["rated_at"].where(ratings["rated_at"] != "", None)
-    ratings["split"] = ratings["question_id"].map(split_of)
-    ratings["canary"] = vocab.CANARY
 
+def _derive_judgments(
+    raw: RawRelease, q_rank: pd.Series, model_rank: dict[str, int], split_of: pd.Series
+) -> pd.DataFrame:
+    """The ``judgments`` config in release order (evaluators in roster order)."""
     j = raw.judgments
-    eval_rank = {e: i for i, e in enumerate(roster.evaluator_ids)}
+    eval_rank = {e: i for i, e in enumerate(raw.roster.evaluator_ids)}
     judgments = _sorted(j, q_rank, ("model", model_rank), ("evaluator", eval_rank))
     judgments["answer_id"] = [
         answer_id(x, m) for x, m in zip(judgments["question_id"], judgments["model"], strict=True)
@@ -206,23 +240,19 @@ def derive_tables(raw: RawRelease) -> BuiltTables:
     judgments["position"] = judgments["position"].astype("int8")
     judgments["split"] = judgments["question_id"].map(split_of)
     judgments["canary"] = vocab.CANARY
-    reviews = None
-    if raw.reviews is not None:
-        reviews = raw.reviews.frame.copy()
-        reviews["answer_id"] = [
-            answer_id(x, m) for x, m in zip(reviews["question_id"], reviews["model"], strict=True)
-        ]
-        reviews["note"] = reviews["note"].where(reviews["note"] != "", None)
-        reviews["split"] = reviews["question_id"].map(split_of)
-        reviews["canary"] = vocab.CANARY
-    pool = pool_judgments = None
-    if raw.pool is not None:
-        from medqade.build_pool import derive_pool
+    return judgments
 
-        pool, pool_judgments = derive_pool(
-            raw.pool, set(q["question_id"]), roster, raw.extra_columns
-        )
-    return BuiltTables(q, a, ratings, judgments, reviews, pool, pool_judgments)
+
+def _derive_reviews(frame: pd.DataFrame, split_of: pd.Series) -> pd.DataFrame:
+    """The ``reviews`` config: the raw review rows with their answer id and split."""
+    reviews = frame.copy()
+    reviews["answer_id"] = [
+        answer_id(x, m) for x, m in zip(reviews["question_id"], reviews["model"], strict=True)
+    ]
+    reviews["note"] = reviews["note"].where(reviews["note"] != "", None)
+    reviews["split"] = reviews["question_id"].map(split_of)
+    reviews["canary"] = vocab.CANARY
+    return reviews
 
 
 def _sorted(
@@ -335,7 +365,7 @@ def _in_split(frame: pd.DataFrame, split: str) -> pd.Series:
 
 def build(
     raw_dir: Path, out: Path, arrow_dir: Path | None = None, *, space_id: str | None = None
-) -> dict[str, Any]:
+) -> ReleaseMeta:
     """Build the dataset folder ``out`` from the raw release ``raw_dir``; return its metadata.
 
     ``space_id`` (``ORG/NAME``) is the leaderboard Space that ``eval.yaml`` points at.
@@ -355,26 +385,27 @@ def build(
             atomic.check_target(path, output)
     raw = load_raw_release(raw_dir)
     tables = derive_tables(raw)
-    meta: dict[str, Any] = {
-        "name": "MedQADE",
-        "version": __version__,
-        "source_hash": raw.source_hash,
-        "synthetic": raw.roster.synthetic,
-        "canary": vocab.CANARY,
-        "roster": raw.roster.to_dict(),
-        "extra_columns": list(raw.extra_columns),
-        "counts": counts(tables),
-        "warnings": [str(w) for w in raw.warnings[:200]],
-        "n_warnings": len(raw.warnings),
-    }
     frames = tables.frames()
-    meta["configs"] = list(frames)
-    if raw.reviews is not None:
-        meta["codebook"] = raw.reviews.codebook.to_dict()
+    pool = None
     if tables.pool is not None and tables.pool_judgments is not None:
         from medqade.build_pool import pool_counts
 
-        meta["pool"] = pool_counts(tables.pool, tables.pool_judgments)
+        pool = pool_counts(tables.pool, tables.pool_judgments)
+    meta = ReleaseMeta(
+        name="MedQADE",
+        version=__version__,
+        source_hash=raw.source_hash,
+        synthetic=raw.roster.synthetic,
+        canary=vocab.CANARY,
+        roster=raw.roster.to_dict(),
+        extra_columns=tuple(raw.extra_columns),
+        counts=counts(tables),
+        warnings=tuple(str(w) for w in raw.warnings[:200]),
+        n_warnings=len(raw.warnings),
+        configs=tuple(frames),
+        codebook=None if raw.reviews is None else raw.reviews.codebook.to_dict(),
+        pool=pool,
+    )
     with atomic.directory(out, build_out) as tmp:
         files: dict[str, list[str]] = {}
         for config in frames:
@@ -384,18 +415,18 @@ def build(
                 part = frames[config][frames[config]["split"] == split]
                 _write_parquet(_arrow(part, config, extras), tmp / rel)
                 files.setdefault(config, []).append(rel)
-        meta["files"] = {
-            rel: hashlib.sha256((tmp / rel).read_bytes()).hexdigest()
-            for rels in files.values()
-            for rel in rels
-        }
-        atomic.write_text(
-            tmp / RELEASE_JSON,
-            json.dumps(meta, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+        meta = replace(
+            meta,
+            files={
+                rel: hashlib.sha256((tmp / rel).read_bytes()).hexdigest()
+                for rels in files.values()
+                for rel in rels
+            },
         )
-        atomic.write_text(tmp / CARD, render_card(meta, raw.extra_columns))
+        atomic.write_text(tmp / RELEASE_JSON, meta.to_json())
+        atomic.write_text(tmp / CARD, render_card(meta.to_dict(), raw.extra_columns))
         atomic.write_text(
-            tmp / EVAL_YAML, eval_yaml(synthetic=bool(meta["synthetic"]), space_id=space_id)
+            tmp / EVAL_YAML, eval_yaml(synthetic=meta.is_synthetic, space_id=space_id)
         )
         if arrow_dir is not None:  # from the finished build, before it is swapped in: a
             export_arrow(tmp, arrow_dir, arrow_out)  # failed export leaves --out as it was
@@ -413,8 +444,6 @@ def export_arrow(dataset_dir: Path, arrow_dir: Path, output: Output | None = Non
     if output is None:
         output = Output(ARROW_KIND, "--arrow", None, ((Path(dataset_dir), "the build"),))
     with atomic.directory(Path(arrow_dir), output) as tmp:
-        configs = json.loads((Path(dataset_dir) / RELEASE_JSON).read_text(encoding="utf-8")).get(
-            "configs", CONFIGS
-        )
-        for config in configs:
+        path = Path(dataset_dir) / RELEASE_JSON
+        for config in ReleaseMeta.from_json(path.read_bytes(), str(path)).configs:
             load_dataset(str(dataset_dir), config).save_to_disk(str(tmp / config))

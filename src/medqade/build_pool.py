@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from medqade import vocab
-from medqade.raw import PoolTables, exact_match_items
+from medqade.raw import exact_match_items
+from medqade.raw_pool import PoolTables
 from medqade.schema import POOL_SPLIT
 
 

@@ -49,19 +49,6 @@ def majority_of_codes(codes: npt.ArrayLike, axis: int = 0) -> npt.NDArray[np.int
     )
 
 
-def consensus_label(code: int) -> str | None:
-    """The stored label for a consensus code (``None`` = unresolved)."""
-    return None if code == vocab.MISSING_CODE else vocab.CODE_LABELS[int(code)]
-
-
-def needs_adjudication(primary_codes: npt.ArrayLike) -> bool:
-    """True when the primary ratings of an item leave at least one of its answers unresolved.
-
-    ``primary_codes`` has shape (raters, answers).
-    """
-    return bool((majority_of_codes(primary_codes, axis=0) == vocab.MISSING_CODE).any())
-
-
 def unanimous(
     richtig: npt.ArrayLike, falsch: npt.ArrayLike, min_votes: int = PANEL_MIN_VOTES
 ) -> npt.NDArray[np.int8]:

@@ -156,7 +156,7 @@ class RawTexts:
     name: str = "raw release"
 
 
-class _Where:
+class Where:
     """Problem factory for one place in the export (task, annotation)."""
 
     def __init__(self, log: ProblemLog, name: str, task: object, annotation: object = None):
@@ -416,7 +416,7 @@ def _user_key(key: object) -> str:
     return str(key).strip().casefold()
 
 
-def _user_keys(completed_by: object) -> list[str]:
+def user_keys(completed_by: object) -> list[str]:
     """The keys a rater map or exclusion may name ``completed_by`` by (id, e-mail)."""
     if isinstance(completed_by, dict):
         raw = [completed_by.get("id"), completed_by.get("email")]
@@ -438,21 +438,21 @@ class _Users:
         self.rater_map = {_user_key(k): v for k, v in rater_map.items()}
         self.exclude = {_user_key(u): str(u).strip() for u in exclude}
         self.excluded: Counter[str] = Counter()
-        self.unknown: dict[str, list[_Where]] = {}
+        self.unknown: dict[str, list[Where]] = {}
         self.by_id_only = False
 
     def is_excluded(self, completed_by: object) -> bool:
-        for key in _user_keys(completed_by):
+        for key in user_keys(completed_by):
             if key in self.exclude:
                 self.excluded[key] += 1
                 return True
         return False
 
-    def rater(self, completed_by: object, where: _Where) -> str | None:
+    def rater(self, completed_by: object, where: Where) -> str | None:
         if not is_user(completed_by):
             where(*BAD_USER, _shown_json(completed_by), EXPORT_AS_JSON)
             return None
-        keys = _user_keys(completed_by)
+        keys = user_keys(completed_by)
         if not keys:
             where(
                 "the annotation has no user (completed_by is empty): Label Studio empties it "
@@ -513,7 +513,7 @@ def _n(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def _positions(data: Mapping[str, Any], where: _Where, roster: vocab.Roster) -> list[str] | None:
+def _positions(data: Mapping[str, Any], where: Where, roster: vocab.Roster) -> list[str] | None:
     """The student model at each of the five positions, from ``order`` or ``model_<k>``."""
     if "order" in data:
         raw = data["order"]
@@ -560,7 +560,7 @@ def _clip(text: str) -> str:
 
 
 def _check_texts(
-    qid: str, data: Mapping[str, Any], order: list[str], raw: RawTexts, where: _Where
+    qid: str, data: Mapping[str, Any], order: list[str], raw: RawTexts, where: Where
 ) -> None:
     """``data.resp_<k>`` must be the raw release's answer of ``order[k]``."""
     for k, model in enumerate(order, start=1):
@@ -610,7 +610,7 @@ def _round_of(
     split: str | None,
     given: str | None,
     roster: vocab.Roster,
-    at: _Where,
+    at: Where,
 ) -> str | None:
     """The round of one annotation: ``given``, or inferred from the split and the roster."""
     is_adj = rater == roster.adjudicator
@@ -657,6 +657,133 @@ def _split_of(qid: str, data: Mapping[str, Any], raw: RawTexts | None) -> str | 
     return split if split in vocab.SPLITS else None
 
 
+def _task_data(task: Mapping[str, Any], where: Where) -> dict[str, Any] | None:
+    """The task's ``data`` object when it has one with a ``question_id``, else ``None`` (the
+    problem recorded at ``where``)."""
+    data = task.get("data")
+    if not isinstance(data, dict):
+        where("task has no data object", "data", None, EXPORT_AS_JSON)
+        return None
+    if not str(data.get("question_id", "")).strip():
+        where(
+            "task without question_id",
+            "data.question_id",
+            data.get("question_id", ""),
+            "import the tasks with data.question_id set",
+        )
+        return None
+    return data
+
+
+def _seen_before(
+    seen: dict[tuple[str, str], object], qid: str, rater: str, annotation: object, at: Where
+) -> bool:
+    """True (and recorded at ``at``) when ``rater`` already rated ``qid`` in an earlier
+    annotation; else the annotation is remembered in ``seen``."""
+    earlier = seen.get((qid, rater))
+    if earlier is not None:
+        at(
+            f"{rater} already rated question {qid} in annotation {earlier}",
+            "completed_by",
+            rater,
+            "keep one annotation per rater and task: delete the other one in Label "
+            "Studio and export again",
+        )
+        return True
+    seen[(qid, rater)] = annotation
+    return False
+
+
+def _choices(result: object, at: Where) -> tuple[dict[int, str], str | None]:
+    """An annotation's ``result`` as the labels by position (1-5) and the difficulty; every
+    choice that is not one of them, or not single, is recorded at ``at``."""
+    labels: dict[int, str] = {}
+    diff: str | None = None
+    controls: set[str] = set()
+    results = result or []
+    if not isinstance(results, list):
+        at(
+            "result must be a list of results",
+            "result",
+            _shown_json(results),
+            EXPORT_AS_JSON,
+        )
+        results = []
+    for item in results:
+        if not isinstance(item, dict) or item.get("type") != "choices":
+            continue  # free-text comments and other non-choice results are no ratings
+        control = str(item.get("from_name", ""))
+        if control in controls:
+            at(
+                "two results for the same from_name",
+                "from_name",
+                control,
+                "each control may appear once per annotation",
+            )
+            continue
+        controls.add(control)
+        chosen, ok = _choice(item.get("value"))
+        if not ok or len(chosen) != 1:
+            at(
+                "expected exactly one choice",
+                control,
+                json.dumps(item.get("value"), ensure_ascii=False),
+                'use single-choice controls: value {"choices": ["Richtig"]}',
+            )
+            continue
+        match = _POSITION_CONTROL.match(control)
+        if control == DIFFICULTY_CONTROL:
+            diff = _exact_choice(chosen[0], vocab.DIFFICULTIES)
+            if diff is None:
+                at("bad difficulty", control, chosen[0], _accepted_hint(vocab.DIFFICULTIES))
+        elif match and 1 <= int(match.group(1)) <= vocab.N_SLOTS:
+            label = _exact_choice(chosen[0], vocab.LABELS)
+            if label is None:
+                at("bad label", control, chosen[0], _accepted_hint(vocab.LABELS))
+            else:
+                labels[int(match.group(1))] = label
+        else:
+            at(
+                "unknown from_name",
+                "from_name",
+                control,
+                "name the controls label_1 .. label_5 and difficulty",
+            )
+    return labels, diff
+
+
+def _rating_rows(
+    qid: str,
+    rater: str,
+    order: list[str],
+    labels: Mapping[int, str],
+    ann: Mapping[str, Any],
+    ann_round: str,
+    at: Where,
+) -> list[dict[str, str]]:
+    """The ratings rows of one annotation; a position without a label is a warning."""
+    rows: list[dict[str, str]] = []
+    for k in range(1, vocab.N_SLOTS + 1):
+        if k in labels:
+            rows.append(
+                {
+                    "question_id": qid,
+                    "rater": rater,
+                    "model": order[k - 1],
+                    "label": labels[k],
+                    "round": ann_round,
+                    **_rated_at(ann, ann_round),
+                }
+            )
+        else:
+            at(
+                f"no rating for the answer at position {k} ({order[k - 1]}): left out as missing",
+                f"label_{k}",
+                warn=True,
+            )
+    return rows
+
+
 def convert(
     tasks: Iterable[Mapping[str, Any]],
     rater_map: Mapping[str, str],
@@ -687,20 +814,11 @@ def convert(
     for task in tasks:
         n_tasks += 1
         task_id = task.get("id")
-        where = _Where(log, name, task_id)
-        data = task.get("data")
-        if not isinstance(data, dict):
-            where("task has no data object", "data", None, EXPORT_AS_JSON)
+        where = Where(log, name, task_id)
+        data = _task_data(task, where)
+        if data is None:
             continue
-        qid = str(data.get("question_id", "")).strip()
-        if not qid:
-            where(
-                "task without question_id",
-                "data.question_id",
-                data.get("question_id", ""),
-                "import the tasks with data.question_id set",
-            )
-            continue
+        qid = str(data["question_id"]).strip()
         order = _positions(data, where, roster)
         if order is not None and raw is not None:
             _check_texts(qid, data, order, raw, where)
@@ -719,94 +837,15 @@ def convert(
             if ann.get("was_cancelled"):
                 n_cancelled += 1
                 continue
-            at = _Where(log, name, task_id, ann.get("id"))
+            at = Where(log, name, task_id, ann.get("id"))
             rater = users.rater(ann.get("completed_by"), at)
             ann_round = None if rater is None else _round_of(rater, split, round, roster, at)
-            if rater is not None:
-                earlier = seen.get((qid, rater))
-                if earlier is not None:
-                    at(
-                        f"{rater} already rated question {qid} in annotation {earlier}",
-                        "completed_by",
-                        rater,
-                        "keep one annotation per rater and task: delete the other one in Label "
-                        "Studio and export again",
-                    )
-                    continue
-                seen[(qid, rater)] = ann.get("id")
-            labels: dict[int, str] = {}
-            diff: str | None = None
-            controls: set[str] = set()
-            results = ann.get("result") or []
-            if not isinstance(results, list):
-                at(
-                    "result must be a list of results",
-                    "result",
-                    _shown_json(results),
-                    EXPORT_AS_JSON,
-                )
-                results = []
-            for item in results:
-                if not isinstance(item, dict) or item.get("type") != "choices":
-                    continue  # free-text comments and other non-choice results are no ratings
-                control = str(item.get("from_name", ""))
-                if control in controls:
-                    at(
-                        "two results for the same from_name",
-                        "from_name",
-                        control,
-                        "each control may appear once per annotation",
-                    )
-                    continue
-                controls.add(control)
-                chosen, ok = _choice(item.get("value"))
-                if not ok or len(chosen) != 1:
-                    at(
-                        "expected exactly one choice",
-                        control,
-                        json.dumps(item.get("value"), ensure_ascii=False),
-                        'use single-choice controls: value {"choices": ["Richtig"]}',
-                    )
-                    continue
-                match = _POSITION_CONTROL.match(control)
-                if control == DIFFICULTY_CONTROL:
-                    diff = _exact_choice(chosen[0], vocab.DIFFICULTIES)
-                    if diff is None:
-                        at("bad difficulty", control, chosen[0], _accepted_hint(vocab.DIFFICULTIES))
-                elif match and 1 <= int(match.group(1)) <= vocab.N_SLOTS:
-                    label = _exact_choice(chosen[0], vocab.LABELS)
-                    if label is None:
-                        at("bad label", control, chosen[0], _accepted_hint(vocab.LABELS))
-                    else:
-                        labels[int(match.group(1))] = label
-                else:
-                    at(
-                        "unknown from_name",
-                        "from_name",
-                        control,
-                        "name the controls label_1 .. label_5 and difficulty",
-                    )
+            if rater is not None and _seen_before(seen, qid, rater, ann.get("id"), at):
+                continue
+            labels, diff = _choices(ann.get("result"), at)
             if rater is None or order is None or ann_round is None:
                 continue
-            for k in range(1, vocab.N_SLOTS + 1):
-                if k in labels:
-                    ratings.append(
-                        {
-                            "question_id": qid,
-                            "rater": rater,
-                            "model": order[k - 1],
-                            "label": labels[k],
-                            "round": ann_round,
-                            **_rated_at(ann, ann_round),
-                        }
-                    )
-                else:
-                    at(
-                        f"no rating for the answer at position {k} ({order[k - 1]}): "
-                        "left out as missing",
-                        f"label_{k}",
-                        warn=True,
-                    )
+            ratings.extend(_rating_rows(qid, rater, order, labels, ann, ann_round, at))
             if diff is not None:
                 difficulty.append({"question_id": qid, "rater": rater, "difficulty": diff})
     users.report()

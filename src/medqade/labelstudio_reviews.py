@@ -35,14 +35,14 @@ from medqade.labelstudio import (
     EXPORT_AS_JSON,
     REVIEWS_EXPORT,
     WHERE_USER_IDS,
-    _user_keys,
-    _Where,
+    Where,
     check_export_kind,
     is_user,
     load_export,
     merge,
     table_output,
     to_csv,
+    user_keys,
 )
 from medqade.problems import Problem, ProblemLog
 from medqade.review import NOTE_CONTROL
@@ -67,7 +67,7 @@ class ReviewImport:
 
 
 def _reviewer(completed_by: object, reviewer_map: Mapping[str, str] | None) -> str | None:
-    keys = _user_keys(completed_by)
+    keys = user_keys(completed_by)
     if reviewer_map is not None:
         return next((reviewer_map[k] for k in keys if k in reviewer_map), None)
     if isinstance(completed_by, Mapping) and completed_by.get("email"):
@@ -76,7 +76,7 @@ def _reviewer(completed_by: object, reviewer_map: Mapping[str, str] | None) -> s
 
 
 def _codes(
-    item: Mapping[str, Any], codebook: Codebook, at: _Where, unknown: set[str]
+    item: Mapping[str, Any], codebook: Codebook, at: Where, unknown: set[str]
 ) -> list[str] | None:
     value = item.get("value")
     chosen = value.get("choices") if isinstance(value, Mapping) else None
@@ -144,7 +144,7 @@ def convert_reviews(
     for t_index, task in enumerate(tasks):
         task_id = task.get("id", t_index + 1)
         data = task.get("data")
-        where = _Where(log, name, task_id)
+        where = Where(log, name, task_id)
         if not isinstance(data, Mapping):
             where("task without data", "data", None, "export the review project as JSON")
             continue
@@ -171,7 +171,7 @@ def convert_reviews(
                     EXPORT_AS_JSON,
                 )
                 continue
-            at = _Where(log, name, task_id, ann.get("id"))
+            at = Where(log, name, task_id, ann.get("id"))
             if ann.get("was_cancelled"):
                 cancelled += 1
                 continue
@@ -301,7 +301,7 @@ def _without_users(
         mine = [
             a
             for a in annotations
-            if not (isinstance(a, Mapping) and keys & set(_user_keys(a.get("completed_by"))))
+            if not (isinstance(a, Mapping) and keys & set(user_keys(a.get("completed_by"))))
         ]
         n += len(annotations) - len(mine)
         kept.append({**task, "annotations": mine})

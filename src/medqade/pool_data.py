@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from medqade import vocab
 from medqade.problems import InputError, Problem, ProblemLog
-from medqade.raw import _Checker, _parse_order
+from medqade.raw_check import Checker, parse_order
 from medqade.release import read_meta
 from medqade.tables import LINE, read_table
 
@@ -60,8 +60,7 @@ def _parquet(folder: Path, config: str, columns: list[str], **kw: object) -> pd.
 
 def pool_evaluators(folder: Path) -> tuple[str, ...]:
     """The judges whose pool labels the release publishes (``release.json``)."""
-    meta = read_meta(Path(folder))
-    return tuple(meta.get("pool", {}).get("judges", ()))
+    return read_meta(Path(folder)).pool_judges
 
 
 def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
@@ -69,7 +68,7 @@ def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
     the ``pool_judgments`` config, or the path of a judgments file over the pool."""
     folder = Path(folder)
     meta = read_meta(folder)
-    roster = vocab.Roster.from_dict(meta["roster"])
+    roster = meta.parsed_roster
     students = tuple(roster.student_ids)
     pool = _parquet(folder, "pool", ["question_id", "lexical_match", "in_benchmark"])
     ids = pd.Index(pool["question_id"])  # row k of every (pool items, 5) array is ids[k]
@@ -104,7 +103,7 @@ def load_pool_labels(folder: Path, labels: str) -> PoolLabels:
         lexical_pool=pool["lexical_match"].to_numpy(dtype=bool),
         labelled=labelled,
         consensus=consensus,
-        synthetic=bool(meta.get("synthetic", False)),
+        synthetic=meta.is_synthetic,
         n_missing=max(n_missing, 0),
     )
 
@@ -137,7 +136,7 @@ def _read_judgment_file(
         raise FileNotFoundError(f"{path}: no such judgments file")
     frame = read_table(path)
     log = ProblemLog()
-    c = _Checker(log, path, frame)
+    c = Checker(log, path, frame)
     needed = ("question_id", "order", *(f"resp_{k}" for k in range(1, 6)))
     if not c.require_columns(needed):
         log.raise_if_any(path.name)
@@ -146,7 +145,7 @@ def _read_judgment_file(
     c.check_known_questions(known)
     c.check_duplicates(["question_id"], "judgment of a pool item")
     students = set(roster.student_ids)
-    orders = frame["order"].map(_parse_order)
+    orders = frame["order"].map(parse_order)
     bad = orders.map(lambda o: o is None or len(o) != vocab.N_SLOTS or set(o) != students)
     for line, value in frame.loc[bad, [LINE, "order"]].itertuples(index=False):
         c.problem(line, "order must list the five student ids, each once", "order", value)

@@ -10,7 +10,6 @@ files (path, size, sha256) without touching the network; ``medqade publish --dry
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from typing import Any, Protocol
 
 from huggingface_hub import CommitOperationAdd, HfApi
 
-from medqade.build import RELEASE_JSON
+from medqade.release_meta import RELEASE_JSON, ReleaseMeta
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 REQUIRED_FILES = ("README.md", RELEASE_JSON)
@@ -127,10 +126,11 @@ def format_plan(entries: list[FileEntry]) -> str:
 
 
 def _commit_message(folder: Path) -> str:
-    meta = json.loads((folder / RELEASE_JSON).read_text(encoding="utf-8"))
-    tag = " (synthetic)" if meta.get("synthetic") else ""
-    source = str(meta.get("source_hash", ""))[:12]
-    return f"MedQADE {meta.get('version', '')}{tag}: build of raw release {source}"
+    path = folder / RELEASE_JSON
+    meta = ReleaseMeta.from_json(path.read_bytes(), str(path))
+    tag = " (synthetic)" if meta.is_synthetic else ""
+    source = (meta.source_hash or "")[:12]
+    return f"MedQADE {meta.version or ''}{tag}: build of raw release {source}"
 
 
 def publish(

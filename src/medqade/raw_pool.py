@@ -16,23 +16,34 @@ publish none; a warning).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from medqade import vocab
 from medqade.problems import InputError, Problem, ProblemLog
-from medqade.raw import (
+from medqade.raw_check import (
     OPTIONAL,
     REQUIRED,
-    PoolTables,
-    _check_answers,
-    _check_judgments,
-    _Checker,
-    _empty_judgments,
-    _strip,
+    Checker,
+    check_answers,
+    check_judgments,
+    empty_judgments,
+    strip_columns,
 )
 from medqade.tables import LINE, find_table, read_table
+
+
+@dataclass(frozen=True)
+class PoolTables:
+    """The optional item pool the benchmark was sampled from (see :func:`load_pool`);
+    ``judgments`` is long like :attr:`RawRelease.judgments` (empty without the table)."""
+
+    questions: pd.DataFrame
+    answers: pd.DataFrame
+    judgments: pd.DataFrame
+
 
 POOL_REQUIRED: dict[str, tuple[str, ...]] = {
     "pool": ("question_id", "question", "reference_answer"),
@@ -75,12 +86,12 @@ def load_pool(
             )
         )
         return None
-    checkers: dict[str, _Checker] = {}
+    checkers: dict[str, Checker] = {}
     for name, path in paths.items():
         if path is None:
             continue
         try:
-            checkers[name] = _Checker(log, path, read_table(path))
+            checkers[name] = Checker(log, path, read_table(path))
         except InputError as exc:
             log.errors.extend(exc.problems)
     if log.errors or not all(c.require_columns(POOL_REQUIRED[n]) for n, c in checkers.items()):
@@ -100,9 +111,9 @@ def load_pool(
     pool = _check_pool_questions(checkers["pool"])
     _check_benchmark_ids(checkers["pool"], questions)
     known = set(pool["question_id"])
-    pool_answers = _check_answers(checkers["pool_answers"], known, roster, "pool")
+    pool_answers = check_answers(checkers["pool_answers"], known, roster, "pool")
     judgments = (
-        _check_judgments(checkers["pool_judgments"], known, roster, "pool")
+        check_judgments(checkers["pool_judgments"], known, roster, "pool")
         if "pool_judgments" in checkers
         else None
     )
@@ -122,13 +133,13 @@ def load_pool(
     return PoolTables(
         questions=pool.drop(columns=[LINE]).reset_index(drop=True),
         answers=pool_answers.drop(columns=[LINE]).reset_index(drop=True),
-        judgments=_empty_judgments() if judgments is None else judgments,
+        judgments=empty_judgments() if judgments is None else judgments,
     )
 
 
-def _check_pool_questions(c: _Checker) -> pd.DataFrame:
+def _check_pool_questions(c: Checker) -> pd.DataFrame:
     f = c.frame
-    _strip(f, ["question_id"])
+    strip_columns(f, ["question_id"])
     for col in POOL_REQUIRED["pool"]:
         for line in f.loc[f[col].astype(str).str.strip() == "", LINE]:
             c.problem(
@@ -178,7 +189,7 @@ def _repeats(
     return out
 
 
-def _check_benchmark_ids(c: _Checker, questions: pd.DataFrame) -> None:
+def _check_benchmark_ids(c: Checker, questions: pd.DataFrame) -> None:
     """Every benchmark item is in the pool under its benchmark id."""
     missing = sorted(set(questions["question_id"]) - set(c.frame["question_id"]))
     for qid in missing[:50]:
@@ -191,7 +202,7 @@ def _check_benchmark_ids(c: _Checker, questions: pd.DataFrame) -> None:
         )
 
 
-def _fill_benchmark_extras(c: _Checker, questions: pd.DataFrame, extras: list[str]) -> None:
+def _fill_benchmark_extras(c: Checker, questions: pd.DataFrame, extras: list[str]) -> None:
     """An extra column of the questions table that the pool lacks: the benchmark items keep
     their values (from the questions table), the other pool items have none (a warning)."""
     for col in extras:
@@ -211,8 +222,8 @@ def _fill_benchmark_extras(c: _Checker, questions: pd.DataFrame, extras: list[st
 
 
 def _check_benchmark_in_pool(
-    c: _Checker,
-    ca: _Checker,
+    c: Checker,
+    ca: Checker,
     questions: pd.DataFrame,
     answers: pd.DataFrame,
     extras: list[str],

@@ -21,7 +21,7 @@ import pandas as pd
 from medqade import vocab
 from medqade.codebook import DEFAULT_CODEBOOK, Codebook, load_codebook
 from medqade.problems import InputError, ProblemLog
-from medqade.raw import _Checker, _strip
+from medqade.raw_check import Checker, strip_columns
 from medqade.tables import LINE, find_table, read_table
 
 REVIEW_COLUMNS = ("question_id", "model", "reviewer", "codes")
@@ -68,7 +68,7 @@ def load_reviews(
     if path is None:
         return None
     try:
-        checker = _Checker(log, path, read_table(path))
+        checker = Checker(log, path, read_table(path))
     except InputError as exc:
         log.errors.extend(exc.problems)
         return None
@@ -81,7 +81,7 @@ def load_reviews(
     f = checker.frame
     if "note" not in f.columns:
         f["note"] = ""
-    _strip(f, ["question_id", "model", "reviewer", "note"])
+    strip_columns(f, ["question_id", "model", "reviewer", "note"])
     known = set(zip(answers["question_id"], answers["model"], strict=True))
     for line, qid, model in f[[LINE, "question_id", "model"]].itertuples(index=False):
         if (qid, model) not in known:

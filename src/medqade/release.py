@@ -12,17 +12,15 @@ arrays use the codes of :mod:`medqade.vocab` (``-1`` missing, ``0`` Falsch, ``1`
     evaluator_difficulty  (evaluators, items)
     consensus             (items, 5)              -1 unresolved, else 0/1
 
-:func:`resolve_data` turns a ``--data`` argument (nothing, a build folder, a raw release folder
-or a Hub repo id) into a build folder, building the embedded synthetic default on first use.
+The loader knows only build folders and Hub repos; :mod:`medqade.sources` turns a ``--data``
+argument into one (and builds the synthetic default).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -32,16 +30,12 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow.parquet as pq
 
-from medqade import __version__, vocab
-from medqade.build import RELEASE_JSON
-from medqade.problems import InputError, Problem
+from medqade import vocab
+from medqade.release_meta import RELEASE_JSON, ReleaseMeta
 from medqade.schema import answer_id
 
 Codes = npt.NDArray[np.int8]
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-HUB_REVISION = "hub_revision"
-"""The key, in a Hub release's in-memory ``meta``, of the dataset commit it was read at."""
-SYNTHETIC_SEED = 6
 """Seed of the embedded synthetic release (the simulated data; bootstraps use
 :data:`medqade.measures.seeds.BOOTSTRAP_SEED`)."""
 
@@ -51,7 +45,7 @@ class Release:
     """A loaded dataset: flat frames plus dense code arrays (see the module docstring)."""
 
     roster: vocab.Roster
-    meta: dict[str, Any]
+    meta: ReleaseMeta
     questions: pd.DataFrame
     answers: pd.DataFrame
     ratings: pd.DataFrame
@@ -63,20 +57,16 @@ class Release:
     consensus: Codes = field(repr=False)
     reviews: pd.DataFrame | None = None
     """The optional ``reviews`` config (``None`` when the release has none)."""
+    hub_revision: str | None = None
+    """The dataset commit a release loaded from the Hub was read at (``None`` otherwise)."""
 
     @property
     def synthetic(self) -> bool:
-        return bool(self.meta.get("synthetic", False))
-
-    @property
-    def hub_revision(self) -> str | None:
-        """The dataset commit a release loaded from the Hub was read at (``None`` otherwise)."""
-        value = self.meta.get(HUB_REVISION)
-        return str(value) if value else None
+        return self.meta.is_synthetic
 
     @property
     def data_hash(self) -> str:
-        return str(self.meta.get("source_hash", ""))
+        return self.meta.source_hash or ""
 
     @property
     def n_items(self) -> int:
@@ -201,50 +191,13 @@ def load_release(folder: Path) -> Release:
     return _assemble(meta, lambda config: _read_config(folder, config))
 
 
-def read_meta(folder: Path) -> dict[str, Any]:
+def read_meta(folder: Path) -> ReleaseMeta:
     """The ``release.json`` of the build ``folder``, checked to be a MedQADE build's."""
     return _read_meta_file(Path(folder) / RELEASE_JSON)
 
 
-def _read_meta_file(path: Path) -> dict[str, Any]:
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _not_a_build(path, f"not valid UTF-8 JSON ({exc})") from None
-    return check_meta(meta, path)
-
-
-def check_meta(meta: object, path: Path | str) -> dict[str, Any]:
-    """``meta`` if it is a MedQADE build's ``release.json`` (an object with a valid roster and
-    the configs it holds), else :class:`~medqade.problems.InputError` saying to rebuild."""
-    if not isinstance(meta, dict):
-        raise _not_a_build(path, "not a JSON object")
-    missing = [k for k in ("roster", "configs") if k not in meta]
-    if missing:
-        raise _not_a_build(path, f"no {' or '.join(repr(k) for k in missing)}")
-    if not isinstance(meta["roster"], dict) or not isinstance(meta["configs"], list):
-        raise _not_a_build(path, "'roster' is not an object or 'configs' not a list")
-    try:
-        vocab.Roster.from_dict(meta["roster"], f"{RELEASE_JSON} roster")
-    except ValueError as exc:
-        raise _not_a_build(path, f"its roster is not valid ({exc})") from None
-    return meta
-
-
-def _not_a_build(path: Path | str, why: str) -> InputError:
-    name = str(path)
-    return InputError(
-        name,
-        [
-            Problem(
-                name,
-                None,
-                f"this folder's {RELEASE_JSON} is not a MedQADE build's ({why})",
-                fix="rebuild the folder with `medqade build RAW OUT`, or pass --data the build "
-                "folder `medqade build` wrote",
-            )
-        ],
-    )
+def _read_meta_file(path: Path) -> ReleaseMeta:
+    return ReleaseMeta.from_json(path.read_bytes(), str(path))
 
 
 def load_hub_release(repo_id: str) -> Release:
@@ -259,26 +212,25 @@ def load_hub_release(repo_id: str) -> Release:
     meta_file = hf_hub_download(repo_id=repo_id, filename=RELEASE_JSON, repo_type="dataset")
     meta = _read_meta_file(Path(meta_file))
     snapshot = Path(meta_file).parent.name  # the Hub cache keeps files under snapshots/<commit>
-    if re.fullmatch(r"[0-9a-f]{40}", snapshot):
-        meta = {**meta, HUB_REVISION: snapshot}
+    revision = snapshot if re.fullmatch(r"[0-9a-f]{40}", snapshot) else None
 
     def read(config: str) -> pd.DataFrame:
         dd = load_dataset(repo_id, config)
         parts = [dd[split].to_pandas().assign(split=split) for split in vocab.SPLITS if split in dd]
         return pd.DataFrame(pd.concat(parts, ignore_index=True))
 
-    return _assemble(meta, read)
+    return replace(_assemble(meta, read), hub_revision=revision)
 
 
-def _assemble(meta: dict[str, Any], read: Callable[[str], pd.DataFrame]) -> Release:
+def _assemble(meta: ReleaseMeta, read: Callable[[str], pd.DataFrame]) -> Release:
     """Frames and dense arrays from the release metadata and a reader of the four configs."""
-    roster = vocab.Roster.from_dict(meta["roster"])
+    roster = meta.parsed_roster
     nested = read("questions")
     questions = nested.drop(columns=["answers", "difficulty_ratings"])
     answers = read("answers")
     ratings = read("ratings")
     judgments = read("judgments")
-    reviews = read("reviews") if "reviews" in meta.get("configs", ()) else None
+    reviews = read("reviews") if "reviews" in meta.configs else None
     votes = ratings[ratings["round"] != vocab.RERATING]
     ids = questions["question_id"].tolist()
     item_index = {q: i for i, q in enumerate(ids)}
@@ -336,80 +288,3 @@ def _assemble(meta: dict[str, Any], read: Callable[[str], pd.DataFrame]) -> Rele
         consensus=consensus,
         reviews=reviews,
     )
-
-
-# --- resolving --data ----------------------------------------------------------------------------
-
-
-def cache_dir() -> Path:
-    """Where built releases are cached (``MEDQADE_CACHE`` overrides the platform default)."""
-    env = os.environ.get("MEDQADE_CACHE")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("medqade"))
-
-
-def is_build(folder: Path) -> bool:
-    return (folder / RELEASE_JSON).exists() and (folder / "data").is_dir()
-
-
-def is_raw(folder: Path) -> bool:
-    return any((folder / f"questions{ext}").exists() for ext in (".csv", ".jsonl", ".parquet"))
-
-
-def default_build(progress: Callable[[str], None] | None = None) -> Path:
-    """The embedded default: the synthetic release, built once into the cache and reused.
-    ``progress`` is told each step of a first build (synthesizing, building, ready)."""
-    from medqade.build import build
-    from medqade.synthetic import fingerprint, synthesize
-
-    key = f"seed{SYNTHETIC_SEED}-v{__version__}-{fingerprint()[:12]}"
-    target = cache_dir() / f"synthetic-{key}"
-    if is_build(target):
-        return target
-    say = progress or (lambda _: None)
-    raw = cache_dir() / f"synthetic-raw-{key}"
-    if not is_raw(raw):
-        say(f"synthesizing the synthetic release (seed {SYNTHETIC_SEED}) into {raw}")
-        synthesize(raw, seed=SYNTHETIC_SEED)
-    say(f"building it into {target} (first run only, about a minute)")
-    build(raw, target)
-    say(f"synthetic release ready: {target}")
-    return target
-
-
-def resolve_data(data: str | Path | None) -> Path:
-    """Turn a ``--data`` value into a local build folder (see the module docstring)."""
-    if data is None or str(data) == "":
-        return default_build()
-    path = Path(data)
-    if path.is_dir():
-        if is_build(path):
-            return path
-        if is_raw(path):
-            from medqade.build import build
-            from medqade.raw import release_hash
-
-            target = cache_dir() / f"raw-{release_hash(path)[:16]}-v{__version__}"
-            if not is_build(target):
-                build(path, target)
-            return target
-        raise FileNotFoundError(f"{path}: neither a MedQADE build folder nor a raw release")
-    if HUB_ID.match(str(data)) and not path.exists():
-        from huggingface_hub import snapshot_download
-
-        local = snapshot_download(
-            repo_id=str(data), repo_type="dataset", allow_patterns=["*.md", "*.json", "data/**"]
-        )
-        return Path(local)
-    raise FileNotFoundError(f"--data {data}: no such folder, and not a Hub repo id (ORG/NAME)")
-
-
-def open_release(data: str | Path | None = None) -> Release:
-    """The release named by ``--data``: a Hub repo id through :func:`load_hub_release`,
-    anything else through ``load_release(resolve_data(data))``."""
-    if data is not None and HUB_ID.match(str(data)) and not Path(data).exists():
-        return load_hub_release(str(data))
-    return load_release(resolve_data(data))

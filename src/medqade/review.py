@@ -301,7 +301,7 @@ def release_codebook(release: Release) -> Codebook:
     default."""
     from medqade.codebook import DEFAULT_CODEBOOK, parse_codebook
 
-    data = release.meta.get("codebook")
+    data = release.meta.codebook
     return DEFAULT_CODEBOOK if not data else parse_codebook(data, "release.json codebook")
 
 

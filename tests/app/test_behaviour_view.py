@@ -14,7 +14,7 @@ from medqade.scoring.behaviour_columns import BEHAVIOUR_COLUMNS, behaviour_colum
 def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None:
     old = behaviour_columns({"kind": "judge"})
     assert set(old) == set(BEHAVIOUR_COLUMNS) and all(math.isnan(v) for v in old.values())
-    cells = behaviour_view.behaviour_cells(old)
+    cells = views.behaviour_cells(old)
     assert cells["caution vs physicians 95% CI"] == "" and math.isnan(cells["self kappa"])
     record = {
         "behaviour": {
@@ -36,7 +36,7 @@ def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None
             },
         }
     }
-    cells = behaviour_view.behaviour_cells(behaviour_columns(record))
+    cells = views.behaviour_cells(behaviour_columns(record))
     assert cells["caution slope (pp/tier)"] == 0.4
     assert cells["caution vs physicians (pp/tier)"] == -2.1
     assert cells["caution vs physicians 95% CI"] == "-4.0 – -0.2"
@@ -48,6 +48,6 @@ def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None
 def test_judges_table_has_the_behaviour_groups() -> None:
     row = {c: None for c in JUDGE_COLUMNS} | {"name": "J", "id": "abc", "status": "unverified"}
     table = views.judges_table(pd.DataFrame([row]), {})
-    for group in behaviour_view.BEHAVIOUR_GROUPS.values():
+    for group in views.BEHAVIOUR_GROUPS.values():
         assert set(group) <= set(table.columns)
     assert set(behaviour_view.figures([])) == {"caution", "breakdown", "cost"}

@@ -103,7 +103,7 @@ def test_problems_table_lists_every_problem() -> None:
 def test_synthetic_release_shows_banner(sample_release, tmp_path: Path) -> None:
     from medqade.app.ui import build_app
 
-    synthetic = replace(sample_release, meta={**sample_release.meta, "synthetic": True})
+    synthetic = replace(sample_release, meta=replace(sample_release.meta, synthetic=True))
     config = SpaceConfig(results_dir=tmp_path, resamples=20)
     demo = build_app(synthetic, tmp_path, config, background=False, analyses=False)
     values = [c.get("props", {}).get("value") for c in demo.config["components"]]

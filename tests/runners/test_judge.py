@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from medqade.release import open_release
 from medqade.runners.judge import answer_order
 from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT
 from medqade.runners.stub_server import StubServer
+from medqade.sources import open_release
 from medqade.vocab import DIFFICULTIES, LABELS, RICHTIG
 
 from .helpers import (

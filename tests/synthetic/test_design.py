@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from medqade.build import build
-from medqade.release import SYNTHETIC_SEED, Release
+from medqade.release import Release
+from medqade.sources import SYNTHETIC_SEED
 from medqade.synthetic import load_facts, synthesize
 from medqade.synthetic.simulate import _extension_pairs
 

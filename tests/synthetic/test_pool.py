@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from medqade import vocab
-from medqade.release import SYNTHETIC_SEED
+from medqade.sources import SYNTHETIC_SEED
 from medqade.synthetic import simulate
 from medqade.synthetic.facts import load_facts
 from medqade.synthetic.pool import POOL_EXACT, POOL_ITEMS, Pool, latent_consensus

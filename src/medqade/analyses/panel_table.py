@@ -11,11 +11,7 @@ Bonferroni-adjusted interval and the outlier verdict (decided on unrounded value
 from __future__ import annotations
 
 from medqade import vocab
-from medqade.analyses.report import NA, Cell, Table
-from medqade.analyses.report import _est as est
-from medqade.analyses.report import _est_csv as est_csv
-from medqade.analyses.report import _num as num
-from medqade.analyses.report import _pct as pct
+from medqade.analyses.cells import NA, Cell, Table, est, est_csv, num, pct
 from medqade.measures.estimate import Estimate
 from medqade.measures.rater_report import PanelReport
 

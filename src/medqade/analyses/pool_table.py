@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from medqade import vocab
-from medqade.analyses.report import Cell, Table
+from medqade.analyses.cells import Cell, Table
 from medqade.measures.pool import StudentPoolEstimate, estimate_pool
 from medqade.pool_data import load_pool_labels, pool_evaluators
 

@@ -16,9 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.analyses.report import NA, Cell, Table
-from medqade.analyses.report import _est_pct as est_pct
-from medqade.analyses.report import _num as num
+from medqade.analyses.cells import NA, Cell, Table, est_pct, num
 from medqade.measures.position import N_POSITIONS, PERMUTATIONS, PositionBias, release_positions
 from medqade.measures.position import position_bias as measure
 from medqade.release import Release

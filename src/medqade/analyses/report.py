@@ -17,16 +17,31 @@ draw from their own streams of ``seed``.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from medqade import __version__, vocab
-from medqade.analyses.common import Proportion, json_ready
+from medqade.analyses.cells import (
+    EST_COLUMNS,
+    NA,
+    PROP_COLUMNS,
+    Cell,
+    Table,
+    columns,
+    est,
+    est_csv,
+    est_pct,
+    num,
+    pct,
+    points,
+    prop,
+    prop_csv,
+)
+from medqade.analyses.common import json_ready
+from medqade.analyses.panel_table import panel_table
+from medqade.analyses.pool_table import pool_table
 from medqade.analyses.rq1 import PhysicianReliability, physician_reliability
 from medqade.analyses.rq2 import StudentAccuracy, student_accuracy
 from medqade.analyses.rq3 import EvaluatorAlignment, evaluator_alignment
@@ -35,7 +50,6 @@ from medqade.analyses.rq5 import Abstention, abstention
 from medqade.analyses.supplementary import Supplementary, supplementary
 from medqade.analyses.verdicts import JudgeVerdict, PhysicianVerdicts, physician_verdicts
 from medqade.measures import paired
-from medqade.measures.estimate import Estimate
 from medqade.measures.rater_report import PanelReport, panel_report
 from medqade.measures.seeds import (
     BOOTSTRAP_SEED,
@@ -50,101 +64,6 @@ SYNTHETIC_BANNER = (
     "SYNTHETIC DATA: this release was simulated (medqade.synthetic); its numbers exercise the "
     "pipeline and are not the paper's physician results."
 )
-
-Cell = str | int | float | None
-
-
-@dataclass(frozen=True)
-class Table:
-    """One table in two forms: formatted Markdown cells and raw CSV values."""
-
-    name: str
-    title: str
-    header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    csv_header: tuple[str, ...]
-    csv_rows: tuple[tuple[Cell, ...], ...]
-    note: str = ""
-
-    def to_markdown(self) -> str:
-        lines = [f"### {self.title}", ""]
-        lines.append("| " + " | ".join(self.header) + " |")
-        lines.append(
-            "|" + "|".join("---" if i == 0 else "---:" for i in range(len(self.header))) + "|"
-        )
-        lines.extend("| " + " | ".join(r) + " |" for r in self.rows)
-        if self.note:
-            lines.extend(["", self.note])
-        return "\n".join(lines) + "\n"
-
-    def to_csv(self) -> str:
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(self.csv_header)
-        for row in self.csv_rows:
-            writer.writerow(["" if _missing(v) else v for v in row])
-        return buf.getvalue()
-
-
-def _missing(v: Cell) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
-
-
-# --- cell formatting ------------------------------------------------------------------------------
-
-NA = "n/a"
-
-
-def _num(v: float, digits: int = 3) -> str:
-    return NA if _missing(v) else f"{v:.{digits}f}"
-
-
-def _pct(v: float, digits: int = 1) -> str:
-    return NA if _missing(v) else f"{100 * v:.{digits}f}%"
-
-
-def _est(e: Estimate, digits: int = 3) -> str:
-    if _missing(e.low) or _missing(e.high):
-        return _num(e.value, digits)
-    return f"{_num(e.value, digits)} [{_num(e.low, digits)}, {_num(e.high, digits)}]"
-
-
-def _est_pct(e: Estimate) -> str:
-    if _missing(e.low) or _missing(e.high):
-        return _pct(e.value)
-    return f"{_pct(e.value)} [{100 * e.low:.1f}, {100 * e.high:.1f}]"
-
-
-def _points(e: Estimate) -> str:
-    if _missing(e.value):
-        return NA
-    text = f"{100 * e.value:+.1f}"
-    if _missing(e.low) or _missing(e.high):
-        return text
-    return f"{text} [{100 * e.low:+.1f}, {100 * e.high:+.1f}]"
-
-
-def _prop(p: Proportion) -> str:
-    if p.n == 0:
-        return NA
-    return f"{_pct(p.acc)} ({p.correct:,}/{p.n:,}) [{100 * p.low:.1f}, {100 * p.high:.1f}]"
-
-
-def _prop_csv(p: Proportion) -> tuple[Cell, ...]:
-    return (p.correct, p.n, p.acc, p.low, p.high)
-
-
-def _est_csv(e: Estimate) -> tuple[Cell, ...]:
-    return (e.value, e.low, e.high)
-
-
-EST_COLUMNS = ("", "_low", "_high")
-PROP_COLUMNS = ("_correct", "_n", "_acc", "_low", "_high")
-
-
-def _columns(names: tuple[str, ...], suffixes: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(f"{n}{s}" for n in names for s in suffixes)
-
 
 # --- the report -----------------------------------------------------------------------------------
 
@@ -234,34 +153,34 @@ def _table1(r: Report) -> Table:
         rows.append(
             (
                 _name(r, m),
-                _est(s.kappa),
-                _est(s.alpha),
-                _est_pct(s.pa),
-                _est(s.pabak),
-                _est(s.fleiss),
-                _est(s.ac1),
+                est(s.kappa),
+                est(s.alpha),
+                est_pct(s.pa),
+                est(s.pabak),
+                est(s.fleiss),
+                est(s.ac1),
             )
         )
         csv_rows.append(
             (
                 m,
-                *_est_csv(s.kappa),
-                *_est_csv(s.alpha),
-                *_est_csv(s.pa),
-                *_est_csv(s.pabak),
-                *_est_csv(s.fleiss),
-                *_est_csv(s.ac1),
+                *est_csv(s.kappa),
+                *est_csv(s.alpha),
+                *est_csv(s.pa),
+                *est_csv(s.pabak),
+                *est_csv(s.fleiss),
+                *est_csv(s.ac1),
             )
         )
     rows.append(
         (
             "**Mean**",
-            _num(rq1.mean_kappa),
-            _num(rq1.mean_alpha),
-            _pct(rq1.mean_pa),
-            _num(rq1.mean_pabak),
-            _num(rq1.mean_fleiss),
-            _num(rq1.mean_ac1),
+            num(rq1.mean_kappa),
+            num(rq1.mean_alpha),
+            pct(rq1.mean_pa),
+            num(rq1.mean_pabak),
+            num(rq1.mean_fleiss),
+            num(rq1.mean_ac1),
         )
     )
     nan = float("nan")
@@ -279,14 +198,14 @@ def _table1(r: Report) -> Table:
         f"{r.meta['resamples']:,} question resamples (percentile); PABAK CI = 2 x PA CI - 1. "
         f"Kappa and PA: mean over physician pairs; Fleiss kappa and Gwet AC1: all "
         f"{rq1.n_raters} physicians at once (missing ratings allowed). "
-        f"Difficulty alpha (squared distance on 0/1/2): {_est(rq1.difficulty_alpha)}; "
+        f"Difficulty alpha (squared distance on 0/1/2): {est(rq1.difficulty_alpha)}; "
         f"difficulty ICC(2,1) (two-way random, absolute agreement, single rater): "
-        f"{_est(rq1.difficulty_icc)}."
+        f"{est(rq1.difficulty_icc)}."
     )
     header = ("Student slot", "Kappa", "Alpha", "PA", "PABAK", "Fleiss kappa", "Gwet AC1")
     csv_header = (
         "student",
-        *_columns(("kappa", "alpha", "pa", "pabak", "fleiss", "ac1"), EST_COLUMNS),
+        *columns(("kappa", "alpha", "pa", "pabak", "fleiss", "ac1"), EST_COLUMNS),
     )
     return Table(
         "table1_physician_reliability",
@@ -307,25 +226,25 @@ def _table2(r: Report) -> Table:
         rows.append(
             (
                 _name(r, m),
-                _prop(rq2.overall[m]),
-                _prop(rq2.exact[m]),
-                _prop(rq2.no_exact[m]),
-                _points(diff),
+                prop(rq2.overall[m]),
+                prop(rq2.exact[m]),
+                prop(rq2.no_exact[m]),
+                points(diff),
             )
         )
         csv_rows.append(
             (
                 m,
-                *_prop_csv(rq2.overall[m]),
-                *_prop_csv(rq2.exact[m]),
-                *_prop_csv(rq2.no_exact[m]),
-                *_est_csv(diff),
+                *prop_csv(rq2.overall[m]),
+                *prop_csv(rq2.exact[m]),
+                *prop_csv(rq2.no_exact[m]),
+                *est_csv(diff),
             )
         )
     csv_header = (
         "student",
-        *_columns(("overall", "exact", "no_exact"), PROP_COLUMNS),
-        *_columns(("diff",), EST_COLUMNS),
+        *columns(("overall", "exact", "no_exact"), PROP_COLUMNS),
+        *columns(("diff",), EST_COLUMNS),
     )
     return Table(
         "table2_student_accuracy",
@@ -345,14 +264,13 @@ def _table3(r: Report) -> Table:
     entries = [("Physicians (leave-one-out)", "physician_loo", rq3.physician_loo)]
     entries += [(_name(r, e), e, a) for e, a in rq3.evaluators.items()]
     rows = tuple(
-        (label, _est_pct(a.pa), _est(a.kappa), _est(a.pabak), f"{a.n:,}")
-        for label, _key, a in entries
+        (label, est_pct(a.pa), est(a.kappa), est(a.pabak), f"{a.n:,}") for label, _key, a in entries
     )
     csv_rows = tuple(
-        (key, *_est_csv(a.pa), *_est_csv(a.kappa), *_est_csv(a.pabak), a.n)
+        (key, *est_csv(a.pa), *est_csv(a.kappa), *est_csv(a.pabak), a.n)
         for _label, key, a in entries
     )
-    csv_header = ("rater", *_columns(("pa", "kappa", "pabak"), EST_COLUMNS), "n")
+    csv_header = ("rater", *columns(("pa", "kappa", "pabak"), EST_COLUMNS), "n")
     return Table(
         "table3_evaluator_alignment",
         "Table 3. Evaluator alignment with the physician consensus (core)",
@@ -369,10 +287,10 @@ def _table3(r: Report) -> Table:
 def _table4(r: Report) -> Table:
     rq5 = r.rq5
     nan = float("nan")
-    rows = [("Physicians (median)", *(_pct(x, 2) for x in rq5.physician_median), NA)]
+    rows = [("Physicians (median)", *(pct(x, 2) for x in rq5.physician_median), NA)]
     csv_rows: list[tuple[Cell, ...]] = [("physicians_median", *rq5.physician_median, nan)]
     for e, a in rq5.evaluators.items():
-        rows.append((_name(r, e), *(_pct(x, 2) for x in a.by_tier), _pct(a.global_rate, 2)))
+        rows.append((_name(r, e), *(pct(x, 2) for x in a.by_tier), pct(a.global_rate, 2)))
         csv_rows.append((e, *a.by_tier, a.global_rate))
     slots = ", ".join(f"{n:,}" for n in rq5.tier_slots)
     return Table(
@@ -394,20 +312,20 @@ def _table_tiers(r: Report) -> Table:
     rows, csv_rows = [], []
     for m, tiers in rq2.by_tier.items():
         rows.append(
-            (_name(r, m), *(_prop(p) for p in tiers.values()), _points(rq2.tier_diff[m].diff))
+            (_name(r, m), *(prop(p) for p in tiers.values()), points(rq2.tier_diff[m].diff))
         )
         csv_rows.append(
             (
                 m,
-                *(v for p in tiers.values() for v in _prop_csv(p)),
-                *_est_csv(rq2.tier_diff[m].diff),
+                *(v for p in tiers.values() for v in prop_csv(p)),
+                *est_csv(rq2.tier_diff[m].diff),
             )
         )
     tier_names = tuple(f"t{t}" for t in vocab.TIERS)
     csv_header = (
         "student",
-        *_columns(tier_names, PROP_COLUMNS),
-        *_columns(("diff_t1_t4",), EST_COLUMNS),
+        *columns(tier_names, PROP_COLUMNS),
+        *columns(("diff_t1_t4",), EST_COLUMNS),
     )
     return Table(
         "table_s1_accuracy_by_tier",
@@ -425,10 +343,10 @@ def _table_bias(r: Report) -> Table:
     rq4 = r.rq4
     entries = [("self", b) for b in rq4.self_bias.values()] + [("family", b) for b in rq4.family]
     rows = tuple(
-        (kind, _name(r, b.evaluator), _name(r, b.student), _points(b.delta), f"{b.n:,}")
+        (kind, _name(r, b.evaluator), _name(r, b.student), points(b.delta), f"{b.n:,}")
         for kind, b in entries
     )
-    csv_rows = tuple((kind, b.evaluator, b.student, *_est_csv(b.delta), b.n) for kind, b in entries)
+    csv_rows = tuple((kind, b.evaluator, b.student, *est_csv(b.delta), b.n) for kind, b in entries)
     return Table(
         "table_s2_bias",
         "Table S2. Self and family bias (Figure 3)",
@@ -450,9 +368,9 @@ def _table_ensembles(r: Report) -> Table:
             (
                 metric,
                 members,
-                _num(b.value, 4),
-                f"{_name(r, b.best_single)} ({_num(b.best_single_value, 4)})",
-                _est(b.diff, 4),
+                num(b.value, 4),
+                f"{_name(r, b.best_single)} ({num(b.best_single_value, 4)})",
+                est(b.diff, 4),
             )
         )
         csv_rows.append(
@@ -462,7 +380,7 @@ def _table_ensembles(r: Report) -> Table:
                 b.value,
                 b.best_single,
                 b.best_single_value,
-                *_est_csv(b.diff),
+                *est_csv(b.diff),
             )
         )
     return Table(
@@ -494,8 +412,6 @@ def _table_panel(r: Report) -> tuple[Table, ...]:
     """S4, the physicians one by one (:mod:`medqade.analyses.panel_table`), when computed."""
     if r.panel is None:
         return ()
-    from medqade.analyses.panel_table import panel_table
-
     return (panel_table(r.panel),)
 
 
@@ -512,8 +428,6 @@ def _table_pool(r: Report) -> tuple[Table, ...]:
     """S5, the pool accuracy (:mod:`medqade.analyses.pool_table`), when the pool is present."""
     if r.pool is None:
         return ()
-    from medqade.analyses.pool_table import pool_table
-
     return (pool_table(r.pool, r.roster),)
 
 
@@ -527,25 +441,25 @@ def _verdict_row(r: Report, v: JudgeVerdict) -> tuple[tuple[str, ...], tuple[Cel
     ext_kappa = None if ext is None else ext.differences["kappa"]
     row = (
         _name(r, v.evaluator),
-        _est(kappa),
+        est(kappa),
         _word(core.verdict),
         _word(core.verdicts["pa"]),
         _word(core.verdicts["pabak"]),
-        NA if ext_kappa is None else _est(ext_kappa),
+        NA if ext_kappa is None else est(ext_kappa),
         NA if ext is None else _word(ext.verdict),
-        _num(alt.winning_rate, 2),
+        num(alt.winning_rate, 2),
         NA if not alt.rejected else ("pass" if alt.passed else "fail"),
-        _num(core.panel_error("kappa")),
+        num(core.panel_error("kappa")),
     )
     nan = float("nan")
     csv_row: tuple[Cell, ...] = (
         v.evaluator,
-        *(x for m in ("kappa", "pa", "pabak") for x in _est_csv(core.differences[m])),
+        *(x for m in ("kappa", "pa", "pabak") for x in est_csv(core.differences[m])),
         *(core.margins[m] for m in ("kappa", "pa", "pabak")),
         core.verdict,
         core.verdicts["pa"],
         core.verdicts["pabak"],
-        *((nan, nan, nan) if ext_kappa is None else _est_csv(ext_kappa)),
+        *((nan, nan, nan) if ext_kappa is None else est_csv(ext_kappa)),
         None if ext is None else ext.verdict,
         None if ext is None else ext.n_items,
         alt.winning_rate,
@@ -574,9 +488,9 @@ def _table_verdicts(r: Report) -> tuple[Table, ...]:
         "disagreements, while a physician's abstention leaves that physician's own term. d = "
         f"judge minus physicians, mean over the {n_p} places, with the paired 95% CI of "
         f"{r.meta['resamples']:,} question resamples (the same for judge and physicians). "
-        f"Margin declared on kappa (m = {_num(found.margin, 3)}); PA margin m (1 - p_e) = "
-        f"{_num(m['pa'], 4)} at the physicians' chance agreement p_e, PABAK margin 2 x that "
-        f"= {_num(m['pabak'], 4)}. Verdicts from the 95% CI of d: {words}. Extension: the "
+        f"Margin declared on kappa (m = {num(found.margin, 3)}); PA margin m (1 - p_e) = "
+        f"{num(m['pa'], 4)} at the physicians' chance agreement p_e, PABAK margin 2 x that "
+        f"= {num(m['pabak'], 4)}. Verdicts from the 95% CI of d: {words}. Extension: the "
         "judge in each primary physician's place against the other primary physician "
         f"({found.n_extension:,} items, all-items resamples restricted to them). Alt-test "
         f"(Calderon et al., 2025): epsilon = {alt.epsilon}, Benjamini-Yekutieli at q = "
@@ -599,14 +513,14 @@ def _table_verdicts(r: Report) -> tuple[Table, ...]:
     )
     csv_header = (
         "evaluator",
-        *_columns(("d_kappa", "d_pa", "d_pabak"), EST_COLUMNS),
+        *columns(("d_kappa", "d_pa", "d_pabak"), EST_COLUMNS),
         "margin_kappa",
         "margin_pa",
         "margin_pabak",
         "verdict",
         "verdict_pa",
         "verdict_pabak",
-        *_columns(("ext_d_kappa",), EST_COLUMNS),
+        *columns(("ext_d_kappa",), EST_COLUMNS),
         "ext_verdict",
         "ext_n_items",
         "alt_winning_rate",

@@ -1,7 +1,8 @@
 """The Space's view of a judge's behaviour beyond agreement (issue 28): formatting only.
 
-Leaderboard column groups (:data:`BEHAVIOUR_GROUPS`, cells from :func:`behaviour_cells` on
-the library's :mod:`medqade.scoring.behaviour_columns`) and a section of the Analysis tab
+The judges table's behaviour columns live in :mod:`medqade.app.views` (``BEHAVIOUR_GROUPS``,
+``behaviour_cells``, from the library's :mod:`medqade.scoring.behaviour_columns`); this module
+holds a section of the Analysis tab
 (:func:`add_section`): the caution, breakdown and cost figures of
 :mod:`medqade.analyses.behaviour_figures` drawn from the board's judge records. Every number
 is the library's; records without ``behaviour`` show empty cells.
@@ -14,18 +15,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from medqade.app.state import SpaceState
-
-BEHAVIOUR_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
-    "caution": (
-        "caution slope (pp/tier)",
-        "caution vs physicians (pp/tier)",
-        "caution vs physicians 95% CI",
-    ),
-    "self-consistency": ("self kappa", "self kappa 95% CI", "physicians' self kappa"),
-    "position bias": ("position p",),
-    "cost": ("tokens / 1,000 answers", "EUR / 1,000 answers"),
-}
-"""Column groups of the judges table (shown on demand; caution is never part of the rank)."""
 
 SECTION: Final = (
     (
@@ -49,27 +38,6 @@ SECTION: Final = (
         "given when scoring, else tokens), for the judges whose submission reported tokens.",
     ),
 )
-
-
-def behaviour_cells(row: Mapping[Any, Any]) -> dict[str, Any]:
-    """Display cells of one row of the library's judges frame."""
-    from medqade.app.views import ci_text, number, points
-
-    return {
-        "caution slope (pp/tier)": points(row.get("caution_slope")),
-        "caution vs physicians (pp/tier)": points(row.get("caution_vs_physicians")),
-        "caution vs physicians 95% CI": ci_text(
-            number(row.get("caution_vs_physicians_low"), 6) * 100,
-            number(row.get("caution_vs_physicians_high"), 6) * 100,
-            1,
-        ),
-        "self kappa": number(row.get("self_kappa")),
-        "self kappa 95% CI": ci_text(row.get("self_kappa_low"), row.get("self_kappa_high")),
-        "physicians' self kappa": number(row.get("physicians_self_kappa")),
-        "position p": number(row.get("position_p")),
-        "tokens / 1,000 answers": number(row.get("tokens_per_1000"), 0),
-        "EUR / 1,000 answers": number(row.get("eur_per_1000"), 4),
-    }
 
 
 def figures(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -19,7 +19,8 @@ import pandas as pd
 from medqade.app.context import HIDDEN
 from medqade.measures.pool import estimate_pool
 from medqade.pool_data import load_pool_labels, pool_evaluators
-from medqade.release import Release, resolve_data
+from medqade.release import Release
+from medqade.sources import resolve_data
 
 POOL_NOTE = (
     "**Accuracy on the whole pool** ({n_pool} items, {n_lab} of them rated by physicians), "
@@ -70,7 +71,7 @@ class PoolView:
 
 def pool_view(data: str | None, release: Release) -> PoolView | None:
     """The view for ``--data``, or ``None`` when the release publishes no pool judgments."""
-    if not release.meta.get("pool", {}).get("judgments"):
+    if not release.meta.has_pool_judgments:
         return None
     view = PoolView(resolve_data(data), release)
     return view if view.judges else None

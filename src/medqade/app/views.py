@@ -19,11 +19,22 @@ from urllib.parse import parse_qs, urlencode
 import pandas as pd
 
 from medqade import vocab
-from medqade.app.behaviour_view import BEHAVIOUR_GROUPS, behaviour_cells
 
 DIGITS: Final = 3
 ABOVE_CEILING: Final = "above_physician_ceiling"
 PHYSICIAN_REFERENCE: Final = "physician_reference"
+
+BEHAVIOUR_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
+    "caution": (
+        "caution slope (pp/tier)",
+        "caution vs physicians (pp/tier)",
+        "caution vs physicians 95% CI",
+    ),
+    "self-consistency": ("self kappa", "self kappa 95% CI", "physicians' self kappa"),
+    "position bias": ("position p",),
+    "cost": ("tokens / 1,000 answers", "EUR / 1,000 answers"),
+}
+"""Column groups of the judges table (shown on demand; caution is never part of the rank)."""
 
 JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
     "kappa": ("kappa", "kappa 95% CI"),
@@ -668,3 +679,22 @@ def problems_table(problems: Iterable[Any]) -> pd.DataFrame:
 
 def record_json(record: Mapping[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, indent=1, allow_nan=True)
+
+
+def behaviour_cells(row: Mapping[Any, Any]) -> dict[str, Any]:
+    """Display cells of one row of the library's judges frame."""
+    return {
+        "caution slope (pp/tier)": points(row.get("caution_slope")),
+        "caution vs physicians (pp/tier)": points(row.get("caution_vs_physicians")),
+        "caution vs physicians 95% CI": ci_text(
+            number(row.get("caution_vs_physicians_low"), 6) * 100,
+            number(row.get("caution_vs_physicians_high"), 6) * 100,
+            1,
+        ),
+        "self kappa": number(row.get("self_kappa")),
+        "self kappa 95% CI": ci_text(row.get("self_kappa_low"), row.get("self_kappa_high")),
+        "physicians' self kappa": number(row.get("physicians_self_kappa")),
+        "position p": number(row.get("position_p")),
+        "tokens / 1,000 answers": number(row.get("tokens_per_1000"), 0),
+        "EUR / 1,000 answers": number(row.get("eur_per_1000"), 4),
+    }

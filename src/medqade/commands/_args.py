@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-DATA_HELP = "build folder, raw release folder or Hub repo id (default: the synthetic release)"
-
-
-def add_data_argument(p: argparse.ArgumentParser) -> None:
-    """``--data``: what :func:`medqade.release.resolve_data` accepts; omitted = the default."""
-    p.add_argument("--data", default=None, help=DATA_HELP)
+from medqade.sources import DATA_HELP as DATA_HELP
+from medqade.sources import add_data_argument as add_data_argument
 
 
 def _integer(text: str, minimum: int, what: str) -> int:

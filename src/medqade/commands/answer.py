@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from medqade.release import open_release
 from medqade.runners.options import (
     ANSWER_MAX_TOKENS,
     add_run_arguments,
@@ -24,6 +23,7 @@ from medqade.runners.student import (
     submission_rows,
     write_submission,
 )
+from medqade.sources import open_release
 
 NAME = "answer"
 HELP = "Run an LLM as a MedQADE student: answer each cloze question, write a submission."

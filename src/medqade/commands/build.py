@@ -40,15 +40,15 @@ def run(args: argparse.Namespace) -> int:
             f"--space-id {args.space_id!r}: expected ORG/NAME, e.g. medqade/leaderboard"
         )
     meta = build(args.raw, args.out, args.arrow, space_id=args.space_id)
-    for w in meta["warnings"][:20]:
+    for w in (meta.warnings or ())[:20]:
         print(f"warning: {w}", file=sys.stderr)
-    if meta["n_warnings"] > 20:
+    if (meta.n_warnings or 0) > 20:
         print(
-            f"warning: ... {meta['n_warnings'] - 20} more warnings (see release.json)",
+            f"warning: ... {(meta.n_warnings or 0) - 20} more warnings (see release.json)",
             file=sys.stderr,
         )
-    c = meta["counts"]["all"]
-    tag = " (SYNTHETIC)" if meta["synthetic"] else ""
+    c = (meta.counts or {})["all"]
+    tag = " (SYNTHETIC)" if meta.is_synthetic else ""
     print(
         f"built {args.out}{tag}: {c['items']} items, {c['slots']} answer slots, "
         f"{c['unresolved_slots']} unresolved"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from medqade.release import open_release
 from medqade.runners.judge import (
     RESPONSE_FORMATS,
     check_judgment_path,
@@ -26,6 +25,7 @@ from medqade.runners.options import (
 from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT, load_prompt
 from medqade.runners.student import select_questions
+from medqade.sources import open_release
 
 NAME = "judge"
 HELP = "Run an LLM as a MedQADE evaluator: label the five answers of each question set."

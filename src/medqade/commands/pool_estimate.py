@@ -10,7 +10,7 @@ from typing import Any
 from medqade.commands._args import add_data_argument
 from medqade.measures.pool import StudentPoolEstimate, estimate_pool
 from medqade.pool_data import PoolLabels, load_pool_labels
-from medqade.release import resolve_data
+from medqade.sources import resolve_data
 
 NAME = "pool-estimate"
 HELP = (

@@ -10,7 +10,7 @@ from medqade import atomic
 from medqade.analyses.report import reproduce
 from medqade.commands._args import add_data_argument, non_negative_int, positive_int
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.release import open_release
+from medqade.sources import open_release
 
 NAME = "reproduce"
 HELP = "Recompute Tables 1-4 and the figures of the paper from a release (default: synthetic)."
@@ -59,7 +59,7 @@ def output(data: str | None) -> atomic.Output:
     """The output folder's policy (:func:`medqade.atomic.check_target`): an empty or new
     folder, or an earlier ``reproduce --out`` (its marker lists every file); never the release
     it reads, a build or a raw release."""
-    from medqade.release import resolve_data
+    from medqade.sources import resolve_data
 
     inputs = [(resolve_data(data), "the release it reads (--data)")]
     if data is not None and Path(data).exists():
@@ -78,11 +78,11 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         contrast_resamples=args.contrast_resamples,
     )
-    if release.meta.get("pool", {}).get("judgments"):  # S5: the pool, when published
+    if release.meta.has_pool_judgments:  # S5: the pool, when published
         import dataclasses
 
         from medqade.analyses.pool_table import pool_report
-        from medqade.release import resolve_data
+        from medqade.sources import resolve_data
 
         report = dataclasses.replace(
             report, pool=pool_report(resolve_data(args.data), release.roster)

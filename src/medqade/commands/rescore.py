@@ -20,9 +20,9 @@ from medqade.commands._args import (
     positive_int,
 )
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.release import open_release
 from medqade.scoring import board, policy
 from medqade.scoring.store import RateLimit, ResultsStore
+from medqade.sources import open_release
 
 NAME = "rescore"
 HELP = "Score the stored submissions of another release again on this release (--data)."

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from medqade.codebook import load_codebook
 from medqade.commands._args import add_data_argument
-from medqade.release import open_release
 from medqade.review import (
     JUDGE_VS_PANEL,
     KINDS,
@@ -18,6 +17,7 @@ from medqade.review import (
     select_queue,
     write_queue,
 )
+from medqade.sources import open_release
 
 NAME = "review-queue"
 HELP = (
@@ -57,7 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medqade.release import resolve_data
+    from medqade.sources import resolve_data
 
     inputs = [(resolve_data(args.data), "the release it reads (--data)")]
     if args.data is not None and Path(args.data).exists():

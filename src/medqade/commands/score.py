@@ -13,7 +13,7 @@ from medqade import atomic, hub_eval
 from medqade.commands._args import add_data_argument, add_margin_argument, non_negative_int
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.publish import REPO_ID
-from medqade.release import HUB_ID, Release, open_release
+from medqade.release import HUB_ID, Release
 from medqade.scoring import Limits, policy, validate_only
 from medqade.scoring.behaviour_text import summary_lines as behaviour_lines
 from medqade.scoring.meta import FORM_KEYS, PROMPTS
@@ -25,6 +25,7 @@ from medqade.scoring.record import (
     read_record,
 )
 from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder, upload_suffix
+from medqade.sources import open_release
 
 NAME = "score"
 CLI_ACCOUNT = "cli"

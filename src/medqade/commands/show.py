@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
-from medqade.build import RELEASE_JSON
 from medqade.commands._args import add_data_argument
-from medqade.release import resolve_data
-from medqade.schema import CONFIGS
+from medqade.release import read_meta
+from medqade.sources import resolve_data
 
 NAME = "show"
 HELP = "Load a release with datasets.load_dataset and print its configs (default: synthetic)."
@@ -25,8 +23,7 @@ def run(args: argparse.Namespace) -> int:
     disable_progress_bar()
     folder = resolve_data(args.data)
     print(f"MedQADE release at {folder}")
-    meta = json.loads((folder / RELEASE_JSON).read_text(encoding="utf-8"))
-    for config in meta.get("configs", CONFIGS):  # the optional ones (reviews) when built
+    for config in read_meta(folder).configs:  # the optional ones (reviews) when built
         print(f"\n[{config}]")
         print(load_dataset(str(folder), config))
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -104,9 +105,8 @@ def _deploy(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.action == "deploy":
         return _deploy(args)
-    try:
-        import gradio  # noqa: F401  (the Space's UI; an optional extra)
-    except ImportError:
+    # Gradio is the Space's UI, an optional extra; only medqade.app imports it
+    if importlib.util.find_spec("gradio") is None:
         print(
             "medqade space: the Space needs Gradio, which is not installed; "
             "install it with: pip install 'medqade[space]'",
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from medqade.app.serve import serve
 
     if not config.data:  # the embedded synthetic release: say what a first build is doing
-        from medqade.release import default_build
+        from medqade.sources import default_build
 
         default_build(progress=_progress)
     _progress("loading the release and starting the Space; it prints its address once it serves")

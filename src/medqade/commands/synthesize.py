@@ -6,7 +6,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from medqade.release import SYNTHETIC_SEED
+from medqade.sources import SYNTHETIC_SEED
 
 NAME = "synthesize"
 HELP = "Write a synthetic raw release with the paper's design (not physician data)."
@@ -36,9 +36,9 @@ def run(args: argparse.Namespace) -> int:
     synthesize(args.out, seed=args.seed, facts_path=args.facts)
     print(f"wrote synthetic raw release to {args.out} (seed {args.seed})")
     if args.check:
+        from medqade.analyses.calibration import calibration_table, format_table
         from medqade.build import build
         from medqade.release import load_release
-        from medqade.synthetic.calibration import calibration_table, format_table
 
         with tempfile.TemporaryDirectory() as tmp:
             build(args.out, Path(tmp) / "build")

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from medqade import atomic
-from medqade.commands._args import add_data_argument
 from medqade.runners.cache import check_cache_dir
 from medqade.runners.jobs import Job, Outcome, Parser, RunSummary
 from medqade.runners.settings import (
@@ -24,6 +23,7 @@ from medqade.runners.settings import (
     default_cache_dir,
 )
 from medqade.runners.student import SPLIT_CHOICES
+from medqade.sources import add_data_argument
 
 JUDGE_MAX_TOKENS = 256
 """Default reply cap of ``medqade judge``: a verdict object needs well under 100 tokens."""

@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 
 from medqade import vocab
 from medqade.build import RELEASE_JSON
-from medqade.release import resolve_data
 from medqade.schema import POOL_SPLIT
+from medqade.sources import resolve_data
 
 
 def pool_inputs(

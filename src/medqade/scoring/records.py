@@ -102,7 +102,7 @@ def _dataset(release: Release) -> dict[str, Any]:
     return {
         "hash": release.data_hash,
         "synthetic": release.synthetic,
-        "version": release.meta.get("version"),
+        "version": release.meta.version,
         "items": release.n_items,
         "core_items": int(release.is_core.sum()),
     }

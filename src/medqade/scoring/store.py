@@ -64,7 +64,7 @@ def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
         return Path(env[ENV_RESULTS_DIR])
     if on_space(env):
         return Path("results")
-    from medqade.release import cache_dir
+    from medqade.sources import cache_dir
 
     return cache_dir() / "results"
 

@@ -3,8 +3,8 @@
 The paper drew its 3,800 items from a pool of 26,598 flashcards, 20:80 by lexical match. Here
 the benchmark items of :func:`medqade.synthetic.simulate.simulate` *are* a stratified random
 sample of the pool: the pool holds them unchanged (same id, text, answers and judgments) plus
-22,798 further items drawn from the same latent model (:func:`_answers`, :func:`_merit`,
-:func:`_physician_labels`, :func:`_evaluators` and their parameters).
+22,798 further items drawn from the same latent model (:func:`draw_answers`, :func:`draw_merit`,
+:func:`draw_physician_labels`, :func:`draw_evaluators` and their parameters).
 
 Choices the paper leaves open
     *Exact-match share.* The paper calls its 20% exact-match allocation "deliberately
@@ -47,13 +47,13 @@ from medqade.synthetic.simulate import (
     TIER_EXACT,
     TIER_ITEMS,
     TIER_LATENT,
-    _answers,
-    _evaluators,
-    _merit,
-    _physician_labels,
-    _same_text,
-    _tie,
+    draw_answers,
+    draw_evaluators,
+    draw_merit,
+    draw_physician_labels,
+    same_text,
     simulate,
+    tie,
 )
 
 POOL_ITEMS = 26_598
@@ -162,13 +162,13 @@ def simulate_pool(facts: tuple[Fact, ...], seed: int, bench: dict[str, Any]) -> 
     d = np.clip(np.asarray(TIER_LATENT)[tiers - 1] + rng.normal(0.0, 0.12, size=n_rest), 0, 2)
     phrasings = [(f, q) for f in facts for q in f.phrasings[:5]]
     items = [phrasings[i] for i in rng.integers(len(phrasings), size=n_rest)]
-    texts, kind = _answers(items, d, exact, rng)
-    same = _same_text(texts)
-    z = _tie(_merit(kind, d, rng), same)
+    texts, kind = draw_answers(items, d, exact, rng)
+    same = same_text(texts)
+    z = tie(draw_merit(kind, d, rng), same)
     no_core = np.zeros(n_rest, dtype=bool)
-    primary, _all, _adj = _physician_labels(z, tiers, no_core, same, rng)
+    primary, _all, _adj = draw_physician_labels(z, tiers, no_core, same, rng)
     rest_consensus = majority_of_codes(primary, axis=0)
-    ev_labels, _diff = _evaluators(z, tiers, d, same, rng)
+    ev_labels, _diff = draw_evaluators(z, tiers, d, same, rng)
 
     # Pool order: benchmark and new items shuffled together; new items numbered by position.
     is_bench = np.concatenate([np.ones(n_bench, dtype=bool), np.zeros(n_rest, dtype=bool)])

@@ -87,23 +87,20 @@ paper's exact per-item numbers; only the distributional findings above.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from medqade import atomic, vocab
-from medqade.synthetic.facts import Fact, load_facts
+from medqade import vocab
+from medqade.synthetic.facts import Fact
 
 FloatArray = npt.NDArray[np.float64]
 
-N_CORE, N_EXT = 200, 3600
-CORE_EXACT, EXT_EXACT = 40, 720
+N_CORE = 200
+CORE_EXACT = 40
 TIER_ITEMS = (1802, 1266, 572, 160)
 TIER_EXACT = (489, 182, 73, 16)
 TIER_LATENT = (0.2, 0.85, 1.35, 1.85)
@@ -186,12 +183,12 @@ def _sigmoid(x: FloatArray) -> FloatArray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def _same_text(texts: list[list[str]]) -> npt.NDArray[np.int64]:
+def same_text(texts: list[list[str]]) -> npt.NDArray[np.int64]:
     """Per item and slot, the first slot of the item with the identical answer text."""
     return np.array([[row.index(a) for a in row] for row in texts], dtype=np.int64)
 
 
-def _tie(x: npt.NDArray[Any], same: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
+def tie(x: npt.NDArray[Any], same: npt.NDArray[np.int64]) -> npt.NDArray[Any]:
     """Copy draws (..., items, 5) from the first slot with identical text to its duplicates.
 
     A physician or a judge who sees the same answer twice in one question set labels it the
@@ -229,7 +226,7 @@ def _choose_items(
     return [pool[i] for i in pick]
 
 
-def _answers(
+def draw_answers(
     items: list[tuple[Fact, str]],
     d: FloatArray,
     exact: npt.NDArray[np.bool_],
@@ -281,7 +278,7 @@ def _answers(
     return texts, kind
 
 
-def _merit(kind: npt.NDArray[np.str_], d: FloatArray, rng: np.random.Generator) -> FloatArray:
+def draw_merit(kind: npt.NDArray[np.str_], d: FloatArray, rng: np.random.Generator) -> FloatArray:
     """Latent merit (items, 5): drawn by answer type, shrunk toward 0 on harder items."""
     z = np.empty(kind.shape)
     for k, (mu, sd) in MERIT.items():
@@ -301,7 +298,7 @@ def _extension_pairs(n_ext: int) -> npt.NDArray[np.int64]:
     return np.stack([a, b], axis=1)
 
 
-def _physician_labels(
+def draw_physician_labels(
     z: FloatArray,
     tiers: npt.NDArray[np.int8],
     core: npt.NDArray[np.bool_],
@@ -318,13 +315,13 @@ def _physician_labels(
     t = tiers - 1
     p_item = np.asarray(PHYS_ITEM_ABSTAIN)[t][None, :] * scale[:, None]
     p_ans = np.asarray(PHYS_ANSWER_ABSTAIN)[t][None, :] * scale[:, None]
-    yes = _tie(rng.random((n_phys, n, 5)), same) < _sigmoid(
+    yes = tie(rng.random((n_phys, n, 5)), same) < _sigmoid(
         sharp[:, None, None] * np.where(core, 1.0, EXTENSION_SHARPNESS)[None, :, None] * z[None]
         + bias[:, None, None]
     )
     labels = np.where(yes, vocab.RICHTIG_CODE, vocab.FALSCH_CODE).astype(np.int8)
     abstain = (rng.random((n_phys, n, 1)) < p_item[:, :, None]) | (
-        _tie(rng.random((n_phys, n, 5)), same) < p_ans[:, :, None]
+        tie(rng.random((n_phys, n, 5)), same) < p_ans[:, :, None]
     )
     labels[abstain] = vocab.ABSTAIN_CODE
     labels[rng.random(labels.shape) < MISSING_RATE] = vocab.MISSING_CODE
@@ -369,7 +366,7 @@ def _difficulty(
     return np.asarray(scores, dtype=np.int8)
 
 
-def _evaluators(
+def draw_evaluators(
     z: FloatArray,
     tiers: npt.NDArray[np.int8],
     d: FloatArray,
@@ -379,8 +376,8 @@ def _evaluators(
     """Evaluator label codes (9, items, 5) (-1 = unparseable output) and difficulty (9, items)."""
     students = list(STUDENTS)
     n = len(z)
-    shared = _tie(rng.normal(0.0, LLM_SHARED_NOISE, size=z.shape), same)
-    weak = _tie(rng.normal(0.0, WEAK_SHARED_NOISE, size=z.shape), same)
+    shared = tie(rng.normal(0.0, LLM_SHARED_NOISE, size=z.shape), same)
+    weak = tie(rng.normal(0.0, WEAK_SHARED_NOISE, size=z.shape), same)
     labels = np.empty((len(EVALUATORS), n, 5), dtype=np.int8)
     diff = np.empty((len(EVALUATORS), n), dtype=np.int8)
     for e, (eid, p) in enumerate(EVALUATORS.items()):
@@ -389,7 +386,7 @@ def _evaluators(
             if sid == eid:
                 shift[s] += p.self_bias
             shift[s] += FAMILY_BIAS.get((eid, sid), 0.0)
-        noise = _tie(rng.normal(0.0, p.noise, size=z.shape), same)
+        noise = tie(rng.normal(0.0, p.noise, size=z.shape), same)
         x = z + shared + p.loading * weak + noise + shift[None, :]
         lab = np.where(x > 0, vocab.RICHTIG_CODE, vocab.FALSCH_CODE)
         abstain = rng.random(z.shape) < np.asarray(p.abstain_by_tier)[tiers - 1][:, None]
@@ -408,13 +405,13 @@ def simulate(facts: tuple[Fact, ...], seed: int) -> dict[str, Any]:
     n = len(tiers)
     d = np.clip(np.asarray(TIER_LATENT)[tiers - 1] + rng.normal(0.0, 0.12, size=n), 0.0, 2.0)
     items = _choose_items(facts, n, rng)
-    texts, kind = _answers(items, d, exact, rng)
-    same = _same_text(texts)
-    z = _tie(_merit(kind, d, rng), same)
-    ratings, _all, adjudicated = _physician_labels(z, tiers, core, same, rng)
+    texts, kind = draw_answers(items, d, exact, rng)
+    same = same_text(texts)
+    z = tie(draw_merit(kind, d, rng), same)
+    ratings, _all, adjudicated = draw_physician_labels(z, tiers, core, same, rng)
     rated_item = np.asarray((ratings >= 0).any(axis=2), dtype=bool)
     diff = _difficulty(d, tiers, rated_item, rng)
-    ev_labels, ev_diff = _evaluators(z, tiers, d, same, rng)
+    ev_labels, ev_diff = draw_evaluators(z, tiers, d, same, rng)
 
     n_core = int(core.sum())
     qids = [f"MQ-C{i + 1:04d}" if i < n_core else f"MQ-E{i - n_core + 1:04d}" for i in range(n)]
@@ -478,62 +475,3 @@ def simulate(facts: tuple[Fact, ...], seed: int) -> dict[str, Any]:
         "difficulty": difficulty,
         "judgments": judgments,
     }
-
-
-def fingerprint(facts_path: Path | None = None) -> str:
-    """SHA-256 of the simulator's source and the facts: what a cached default build depends on."""
-    from medqade.synthetic.facts import default_facts_path
-
-    digest = hashlib.sha256(Path(__file__).read_bytes())
-    digest.update(Path(__file__).with_name("pool.py").read_bytes())
-    digest.update(Path(__file__).with_name("rerating.py").read_bytes())
-    digest.update(Path(facts_path or default_facts_path()).read_bytes())
-    return digest.hexdigest()
-
-
-SYNTHETIC_KIND = "MedQADE synthetic raw release"
-
-
-def synthesize(
-    out: Path, seed: int = 6, facts_path: Path | None = None, *, pool: bool = True
-) -> Path:
-    """Write a synthetic raw release to ``out`` (atomically: all tables or nothing).
-
-    ``out`` is replaced only when it is empty or an earlier synthetic release written here
-    (its :data:`medqade.atomic.MARKER` lists every file); anything else is refused with
-    :class:`~medqade.atomic.OutputRefused`, as is a path that is or contains the facts file.
-    """
-    from medqade.synthetic.facts import default_facts_path
-
-    facts = Path(facts_path) if facts_path is not None else default_facts_path()
-    output = atomic.Output(SYNTHETIC_KIND, "--out", None, ((facts, "the facts file (--facts)"),))
-    atomic.recover(Path(out), output)
-    atomic.check_target(Path(out), output)
-    tables = simulate(load_facts(facts_path), seed)
-    roster = vocab.DEFAULT_ROSTER.to_dict() | {"synthetic": True}
-    with atomic.directory(Path(out), output) as tmp:
-        from medqade.synthetic.rerating import with_rerating  # 40 core items re-rated
-
-        written = {**tables, "ratings": with_rerating(tables, seed)}
-        for name in ("questions", "answers", "ratings", "difficulty"):
-            atomic.write_text(
-                tmp / f"{name}.csv", written[name].to_csv(index=False, lineterminator="\n")
-            )
-        lines = (
-            json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in tables["judgments"]
-        )
-        atomic.write_text(tmp / "judgments.jsonl", "\n".join(lines) + "\n")
-        atomic.write_text(
-            tmp / "roster.json", json.dumps(roster, ensure_ascii=False, indent=2) + "\n"
-        )
-        if pool:  # the 26,598-item pool around the benchmark (medqade.synthetic.pool)
-            from medqade.synthetic.pool import write_pool
-
-            write_pool(tmp, load_facts(facts_path), seed, tables)
-        atomic.write_text(
-            tmp / "SYNTHETIC.txt",
-            f"Synthetic MedQADE raw release written by `medqade synthesize --seed {seed}`.\n"
-            "Not physician data: questions were written by the project; answers, ratings and\n"
-            "judgments were simulated (see medqade.synthetic.simulate).\n",
-        )
-    return Path(out)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from medqade.analyses.calibration import calibration_table, format_table
 from medqade.cli import main
 from medqade.release import Release
-from medqade.synthetic.calibration import calibration_table, format_table
 
 
 def test_calibration_table_all_rows_within_tolerance(synthetic: Release) -> None:

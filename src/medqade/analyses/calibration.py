@@ -44,7 +44,6 @@ GPT_MINI = "gpt-5.4-mini"
 GPT_NANO = "gpt-5-nano"
 GEMMA_4B = "gemma3:4b"
 QWEN = "qwen3:4b"
-PAPER_BEST_KAPPA_ENSEMBLE = (GEMINI_3, GEMINI_25, GPT_NANO, "gpt-5.4-nano", "gemma3:27b")
 
 
 @dataclass(frozen=True)
