@@ -1,10 +1,10 @@
 """Throughput of ``medqade answer`` and ``medqade judge`` against a real server.
 
-Starts llama-cpp-python with SmolLM2-135M (:mod:`medqade.runners.llama_server`; install it
-with ``scripts/install_llama_server.sh``), then runs each runner with its default options
-(token limit, format negotiation) over the first N core items of the default synthetic
-release, from an empty cache, and prints items/s and s/item from the runner's own wall time
-(its summary line: requests only, without loading the release).
+Starts llama-cpp-python with SmolLM2-135M (``tests/servers/llama_server.py``, imported from
+the repository's tests; install the server with ``scripts/install_llama_server.sh``), then
+runs each runner with its default options (token limit, format negotiation) over the first
+N core items of the default synthetic release, into a new output, and prints items/s and
+s/item from the runner's own wall time (its summary line: without loading the release).
 
     .venv/bin/python bench/real_server.py --answers 20 --judgments 10
 """
@@ -20,9 +20,15 @@ import tempfile
 from pathlib import Path
 
 from medqade.cli import main
-from medqade.runners.llama_server import MODEL_ALIAS, LlamaServer, find_gguf, server_python
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the test servers live in tests/servers
+from servers.llama_server import (  # noqa: E402
+    MODEL_ALIAS,
+    LlamaServer,
+    find_gguf,
+    server_python,
+)
 
 
 def run(command: str, base_url: str, n: int, folder: Path) -> tuple[float, str]:

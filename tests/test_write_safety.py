@@ -583,52 +583,6 @@ def _run_judge(stub: Any, data: Path, out: Path, *extra: str) -> int:
     return main([*argv, "--out", str(out), "--limit", "2", "--no-progress", *extra])
 
 
-def test_judge_cache_never_appends_to_a_raw_table_or_a_foreign_folder(
-    tmp_path: Path,
-    copy_sample: Callable[[], Path],
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """The response cache (``<out>.cache/responses.jsonl``, opened to append) followed a link
-    or a hard link into the raw release, and ``--cache-dir`` wrote into a raw release, a build
-    or any folder."""
-    from medqade.runners.stub_server import StubServer
-
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    raw = copy_sample()
-    notes = tmp_path / "folder"
-    notes.mkdir()
-    (notes / "notes.txt").write_text("mine\n", encoding="utf-8")
-    before = {**_hashes(raw), **_hashes(notes)}
-    out = tmp_path / "j.jsonl"
-    cache = tmp_path / "j.jsonl.cache"
-    with StubServer() as stub:
-        cache.mkdir()
-        (cache / "responses.jsonl").symlink_to(raw / "answers.csv")
-        assert _run_judge(stub, raw, out) == 2
-        _one_line_error(capsys.readouterr().err, "judge", cache)
-        (cache / "responses.jsonl").unlink()
-        os.link(raw / "answers.csv", cache / "responses.jsonl")
-        assert _run_judge(stub, raw, out) == 2
-        _one_line_error(capsys.readouterr().err, "judge", cache)
-        shutil.rmtree(cache)
-        for folder in (raw, notes, tmp_path / "link"):
-            if folder.name == "link":
-                folder.symlink_to(notes)
-            assert _run_judge(stub, raw, out, "--cache-dir", str(folder)) == 2
-            _one_line_error(capsys.readouterr().err, "judge", folder)
-        for cache_dir in (out, tmp_path / "c"):  # the cache may not be or hold --out
-            target = out if cache_dir == out else cache_dir / "j.jsonl"
-            assert _run_judge(stub, raw, target, "--cache-dir", str(cache_dir)) == 2
-            _one_line_error(capsys.readouterr().err, "judge", cache_dir)
-        assert {**_hashes(raw), **_hashes(notes)} == before
-        assert not out.exists() and not (tmp_path / "c").exists() and not stub.requests
-        assert _run_judge(stub, raw, out) == 0  # a new cache, then its own cache again
-        assert _run_judge(stub, raw, out) == 0
-    assert sorted(p.name for p in cache.iterdir()) == [".lock", "responses.jsonl"]
-    assert {**_hashes(raw), **_hashes(notes)} == before
-
-
 def test_judge_and_answer_never_replace_a_look_alike_they_did_not_write(
     tmp_path: Path,
     copy_sample: Callable[[], Path],
@@ -638,7 +592,7 @@ def test_judge_and_answer_never_replace_a_look_alike_they_did_not_write(
     """A hand-written submission (``question_id,answer``) and a judge file made elsewhere look
     like the commands' own output by content, and were replaced; now only a file the sidecar
     marker vouches for (written by the command, unchanged since) is replaced."""
-    from medqade.runners.stub_server import StubServer
+    from servers.stub_server import StubServer
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     raw = copy_sample()
@@ -776,7 +730,7 @@ def sandbox(_sandbox_template: Path) -> Iterator[Callable[[], Path]]:
 @pytest.fixture(scope="module")
 def stub_url() -> Iterator[str]:
     """An OpenAI-compatible stub server, so judge and answer really write."""
-    from medqade.runners.stub_server import StubServer
+    from servers.stub_server import StubServer
 
     with StubServer() as server:
         yield server.base_url

@@ -51,7 +51,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -656,6 +656,15 @@ def owned_by_sidecar(path: Path, kind: str) -> bool:
     return data.get("sha256") == digest
 
 
+def sidecar_settings(path: Path, kind: str) -> dict[str, Any] | None:
+    """The ``settings`` kept in the marker of ``path``, an unchanged ``kind`` output
+    (:func:`owned_by_sidecar`); ``None`` for any other file or a marker without them."""
+    if not owned_by_sidecar(path, kind):
+        return None
+    settings = (_sidecar_data(path) or {}).get("settings")
+    return settings if isinstance(settings, dict) else None
+
+
 def check_sidecar(path: Path, kind: str, option: str = "--out") -> Path:
     """Refuse (:class:`OutputRefused`) a sidecar of ``path`` that is a link, a folder or a file
     that is not a marker of ``kind``; return the sidecar's path."""
@@ -690,15 +699,25 @@ def check_sidecar_file(
     return target
 
 
-def sidecar_planned(path: Path, kind: str, data: bytes, option: str = "--out") -> list[Planned]:
-    """``path`` with ``data`` and its sidecar marker, to write together (:func:`write_files`)."""
+def sidecar_planned(
+    path: Path,
+    kind: str,
+    data: bytes,
+    option: str = "--out",
+    settings: Mapping[str, Any] | None = None,
+) -> list[Planned]:
+    """``path`` with ``data`` and its sidecar marker, to write together (:func:`write_files`);
+    ``settings`` (JSON values) are kept in the marker for the command's next run
+    (:func:`sidecar_settings`)."""
     path = Path(path)
-    marker = {
+    marker: dict[str, Any] = {
         "written_by": "medqade",
         "kind": kind,
         "file": path.name,
         "sha256": hashlib.sha256(data).hexdigest(),
     }
+    if settings is not None:
+        marker["settings"] = dict(settings)
     text = json.dumps(marker, indent=2) + "\n"
     return [Planned(path, data, option), Planned(sidecar(path), text.encode("utf-8"), option)]
 

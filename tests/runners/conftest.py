@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from medqade.runners.stub_server import StubServer
+from servers.stub_server import StubServer
 
 from .helpers import SECRET
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from medqade.cli import main
-from medqade.runners.stub_server import StubServer
 from medqade.vocab import DIFFICULTIES, LABELS, N_SLOTS
+from servers.stub_server import StubServer
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "sample"
 SECRET = "sk-test-NEVER-WRITE-THIS-0123456789"
@@ -20,9 +20,9 @@ RESP = tuple(f"resp_{k}" for k in range(1, N_SLOTS + 1))
 
 
 def cli(command: str, stub: StubServer, out: Path, *extra: str) -> int:
-    """Run ``medqade COMMAND`` against ``stub`` on the sample data, quick retries, no bar."""
+    """Run ``medqade COMMAND`` against ``stub`` on the sample data, no progress display."""
     argv = [command, "--model", "stub-model", "--base-url", stub.base_url, "--data", str(DATA)]
-    argv += ["--out", str(out), "--backoff", "0.001", "--no-progress", *extra]
+    argv += ["--out", str(out), "--no-progress", *extra]
     return main(argv)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from medqade.cli import main
 from medqade.runners.prompts import STUDENT_SYSTEM_PROMPT
-from medqade.runners.stub_server import StubServer
+from servers.stub_server import StubServer
 
 from .helpers import DATA, SAMPLE_IDS, SECRET, cli, read_jsonl, user_messages
 
@@ -31,7 +31,7 @@ def test_answer_csv_utf8_with_failure_empty(stub: StubServer, tmp_path: Path) ->
     stub.student_answer = "Nervus medianus (ä)"
     stub.add_fault("empty", match="Paracetamol", times=3)
     out = tmp_path / "answers.csv"
-    assert cli("answer", stub, out, "--max-invalid", "2") == 0
+    assert cli("answer", stub, out) == 0
     with open(out, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["question_id"] for r in rows] == SAMPLE_IDS
@@ -45,12 +45,12 @@ def test_answer_jsonl_failure_is_null_with_error_and_raw(
 ) -> None:
     stub.add_fault("empty", match="Paracetamol", times=3)
     out = tmp_path / "answers.jsonl"
-    assert cli("answer", stub, out, "--max-invalid", "2") == 0
+    assert cli("answer", stub, out) == 0
     row = read_jsonl(out)[1]
     assert row == {"question_id": "S-C02", "answer": None, "error": row["error"], "raw": ""}
     assert "empty answer" in row["error"]
-    assert stub.n_requests == 6 + 2
-    assert "invalid outputs 3" in capsys.readouterr().out
+    assert stub.n_requests == 6  # no re-ask within the run; a rerun asks it again
+    assert "1 missing (1 invalid output, 0 errors)" in capsys.readouterr().out
 
 
 def test_answer_split_and_limit(stub: StubServer, tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ def test_answer_out_extension(
     assert stub.n_requests == 0
 
 
-def test_answer_resume_uses_the_cache(stub: StubServer, tmp_path: Path) -> None:
+def test_answer_resume_asks_only_the_missing(stub: StubServer, tmp_path: Path) -> None:
     out = tmp_path / "a.jsonl"
     assert cli("answer", stub, out, "--limit", "2") == 0
     assert cli("answer", stub, out) == 0
@@ -96,14 +96,13 @@ def test_answer_resume_uses_the_cache(stub: StubServer, tmp_path: Path) -> None:
     assert len(read_jsonl(out)) == 6
 
 
-def test_answer_progress_bar_goes_to_stderr(
+def test_answer_with_inspect_progress_display(
     stub: StubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["answer", "--model", "m", "--base-url", stub.base_url, "--data", str(DATA)]
     assert main([*argv, "--out", str(tmp_path / "a.jsonl")]) == 0
-    captured = capsys.readouterr()
-    assert "6/6" in captured.err and "6/6" not in captured.out
-    assert "items 6: 6 ok" in captured.out
+    assert "items 6: 6 ok" in capsys.readouterr().out
+    assert len(read_jsonl(tmp_path / "a.jsonl")) == 6
 
 
 def test_answer_named_key_variable_unset(

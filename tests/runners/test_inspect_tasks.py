@@ -27,8 +27,8 @@ from medqade.cli import main
 from medqade.runners.inspect_metrics import answer_values, judge_values
 from medqade.runners.inspect_tasks import answer, epoch_seed, format_ladder, judge
 from medqade.runners.judge import answer_order
-from medqade.runners.stub_server import StubServer
 from medqade.scoring.inspect_log import log_rows
+from servers.stub_server import StubServer
 
 from .helpers import DATA, RESP, SAMPLE_IDS, STUDENTS, read_jsonl
 

@@ -14,9 +14,9 @@ import pytest
 
 from medqade.runners.judge import answer_order
 from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT
-from medqade.runners.stub_server import StubServer
 from medqade.sources import open_release
 from medqade.vocab import DIFFICULTIES, LABELS, RICHTIG
+from servers.stub_server import StubServer
 
 from .helpers import (
     DATA,
@@ -108,41 +108,35 @@ def test_judge_temperature_none_and_no_response_format(stub: StubServer, tmp_pat
 
 
 @pytest.mark.parametrize("fault", ["429", "500"])
-def test_judge_retries_transient_errors(
-    stub: StubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], fault: str
-) -> None:
-    stub.add_fault(fault, match="Röhrenknochen", times=2)
+def test_judge_retries_transient_errors(stub: StubServer, tmp_path: Path, fault: str) -> None:
+    """Inspect's retries (its backoff waits seconds: one retry per test)."""
+    stub.add_fault(fault, match="Röhrenknochen", times=1)
     out = tmp_path / "j.jsonl"
-    assert cli("judge", stub, out) == 0
+    assert cli("judge", stub, out, "--concurrency", "6") == 0
     rows = check_judgments(out, SAMPLE_IDS)
     assert all(r["resp_1"] is not None for r in rows)
-    assert stub.n_requests == 6 + 2
-    printed = capsys.readouterr().out
-    assert _summary_count(printed, "retries") == 2
-    assert _summary_count(printed, "requests") == 8
+    assert stub.n_requests == 6 + 1
 
 
-def test_judge_retries_timeouts(
-    stub: StubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    stub.add_fault("slow", match="Röhrenknochen")
+def test_judge_retries_timeouts(stub: StubServer, tmp_path: Path) -> None:
+    stub.add_fault("slow", match="Röhrenknochen")  # the stub sleeps 2 s
     out = tmp_path / "j.jsonl"
-    assert cli("judge", stub, out, "--timeout", "0.3") == 0
+    assert cli("judge", stub, out, "--timeout", "1") == 0
     assert check_judgments(out, SAMPLE_IDS)[0]["resp_1"] is not None
-    assert _summary_count(capsys.readouterr().out, "retries") == 1
+    assert stub.n_requests == 6 + 1
 
 
 def test_judge_retries_are_bounded(
     stub: StubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    stub.add_fault("500", match="Röhrenknochen", times=10)
+    stub.add_fault("500", match="Paracetamol", times=10)  # after the format probe
     out = tmp_path / "j.jsonl"
-    assert cli("judge", stub, out, "--max-retries", "2") == 0
-    row = check_judgments(out, SAMPLE_IDS)[0]
+    assert cli("judge", stub, out, "--max-retries", "1", "--concurrency", "1") == 0
+    row = check_judgments(out, SAMPLE_IDS)[1]
     assert row["resp_1"] is None and row["error"] == "HTTP 500: internal error"
-    assert stub.n_requests == 6 + 2
+    assert stub.n_requests == 6 + 1
     captured = capsys.readouterr()
-    assert _summary_count(captured.out, "retries") == 2
+    assert "1 missing (0 invalid output, 1 errors: 1 HTTP 500)" in captured.out
     assert "1 of 6 items are missing" in captured.err
 
 
@@ -150,7 +144,7 @@ def test_judge_bad_request_is_not_retried(stub: StubServer, tmp_path: Path) -> N
     stub.add_fault("400", match="Paracetamol")  # the second item, after a success
     out = tmp_path / "j.jsonl"
     assert cli("judge", stub, out, "--concurrency", "1") == 0
-    assert check_judgments(out, SAMPLE_IDS)[1]["error"].startswith("HTTP 400")
+    assert check_judgments(out, SAMPLE_IDS)[1]["error"] == "HTTP 400: bad request"
     assert stub.n_requests == 6
 
 
@@ -160,29 +154,17 @@ def test_judge_invalid_output_becomes_null_with_raw(
 ) -> None:
     stub.add_fault(fault, match="Röhrenknochen", times=10)
     out = tmp_path / "j.jsonl"
-    assert cli("judge", stub, out, "--max-invalid", "2") == 0
+    assert cli("judge", stub, out) == 0
     rows = check_judgments(out, SAMPLE_IDS)
     bad = rows[0]
     assert all(bad[k] is None for k in (*RESP, "difficulty"))
-    assert bad["error"].startswith("invalid output")
+    assert bad["error"].startswith("invalid")
     assert isinstance(bad["raw"], str)
     if fault == "bad_label":
         assert "Vielleicht" in bad["raw"]
     assert all(r["resp_1"] is not None for r in rows[1:])
-    assert stub.n_requests == 6 + 2
-    printed = capsys.readouterr().out
-    assert _summary_count(printed, "invalid outputs") == 3
-    assert "1 missing (1 invalid output, 0 errors)" in printed
-
-
-def test_judge_invalid_once_then_valid(
-    stub: StubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    stub.add_fault("bad_json", match="Röhrenknochen", times=1)
-    out = tmp_path / "j.jsonl"
-    assert cli("judge", stub, out) == 0
-    assert check_judgments(out, SAMPLE_IDS)[0]["resp_1"] is not None
-    assert _summary_count(capsys.readouterr().out, "invalid outputs") == 1
+    assert stub.n_requests == 6  # Inspect does not re-ask: a rerun does
+    assert "1 missing (1 invalid output, 0 errors)" in capsys.readouterr().out
 
 
 def test_judge_reports_usage(
@@ -190,20 +172,19 @@ def test_judge_reports_usage(
 ) -> None:
     assert cli("judge", stub, tmp_path / "j.jsonl") == 0
     printed = capsys.readouterr().out
-    assert re.search(r"\d+ tokens \(\d+ prompt \+ \d+ completion\)", printed)
+    assert re.search(r"tokens \d+ \(\d+ prompt \+ \d+ completion\)", printed)
 
 
 def test_judge_key_never_written(stub: StubServer, tmp_path: Path) -> None:
-    stub.add_fault("500", match="Paracetamol", times=10)
+    stub.add_fault("400", match="Paracetamol", times=10)
     stub.add_fault("bad_json", match="Röhrenknochen", times=10)
     out = tmp_path / "j.jsonl"
-    assert cli("judge", stub, out, "--max-retries", "1") == 0
+    assert cli("judge", stub, out, "--max-retries", "0") == 0
     assert set(stub.authorizations) == {f"Bearer {SECRET}"}
-    written = [out, *sorted(Path(str(out) + ".cache").rglob("*"))]
-    assert len(written) > 1
+    written = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    assert len(written) == 2  # the output and its marker; Inspect's log was temporary
     for path in written:
-        if path.is_file():
-            assert SECRET not in path.read_text(encoding="utf-8"), path
+        assert SECRET not in path.read_text(encoding="utf-8"), path
 
 
 def test_judge_auth_error_aborts(
@@ -216,36 +197,38 @@ def test_judge_auth_error_aborts(
     assert f"the server refused the request at {stub.base_url} (HTTP 401" in err
     assert SECRET not in err
     assert not out.exists()
-    assert stub.n_requests == 1
+    assert stub.n_requests == 0  # refused at the model list, before any request
 
 
 def test_judge_resume_after_failures_asks_only_the_missing(
     stub: StubServer, tmp_path: Path
 ) -> None:
-    stub.add_fault("500", match="Röhrenknochen", times=1)
+    stub.add_fault("500", match="Paracetamol", times=1)  # after the format probe
     out = tmp_path / "j.jsonl"
-    assert cli("judge", stub, out, "--max-retries", "0") == 0
-    assert check_judgments(out, SAMPLE_IDS)[0]["resp_1"] is None
+    assert cli("judge", stub, out, "--max-retries", "0", "--concurrency", "1") == 0
+    assert check_judgments(out, SAMPLE_IDS)[1]["resp_1"] is None
     first = read_jsonl(out)
     stub.reset()
     assert cli("judge", stub, out) == 0
     assert stub.n_requests == 1
-    assert "Röhrenknochen" in user_messages(stub)[0]
+    assert "Paracetamol" in user_messages(stub)[0]
     second = check_judgments(out, SAMPLE_IDS)
-    assert second[0]["resp_1"] is not None and second[1:] == first[1:]
+    assert second[1]["resp_1"] is not None
+    assert second[:1] + second[2:] == first[:1] + first[2:]
 
 
-def test_judge_cached_invalid_output_is_not_paid_twice(stub: StubServer, tmp_path: Path) -> None:
-    stub.add_fault("bad_json", match="Röhrenknochen", times=10)
+def test_judge_invalid_output_is_asked_again_by_a_rerun(stub: StubServer, tmp_path: Path) -> None:
+    stub.add_fault("bad_json", match="Röhrenknochen", times=1)
     out = tmp_path / "j.jsonl"
-    assert cli("judge", stub, out, "--max-invalid", "0") == 0
+    assert cli("judge", stub, out) == 0
+    assert check_judgments(out, SAMPLE_IDS)[0]["raw"].startswith("Hier ist")
     stub.reset()
     assert cli("judge", stub, out) == 0
-    assert stub.n_requests == 0
-    assert check_judgments(out, SAMPLE_IDS)[0]["raw"].startswith("Hier ist")
+    assert stub.n_requests == 1
+    assert check_judgments(out, SAMPLE_IDS)[0]["resp_1"] is not None
 
 
-def test_judge_changed_prompt_is_a_cache_miss(stub: StubServer, tmp_path: Path) -> None:
+def test_judge_changed_settings_ask_again(stub: StubServer, tmp_path: Path) -> None:
     out = tmp_path / "j.jsonl"
     assert cli("judge", stub, out) == 0
     prompt = tmp_path / "rubric.txt"
@@ -253,35 +236,6 @@ def test_judge_changed_prompt_is_a_cache_miss(stub: StubServer, tmp_path: Path) 
     assert cli("judge", stub, out, "--prompt-file", str(prompt)) == 0
     assert cli("judge", stub, out, "--temperature", "0.5") == 0
     assert stub.n_requests == 18
-
-
-def test_judge_resume_after_interruption(stub: StubServer, tmp_path: Path) -> None:
-    """Kill a real run mid-way; the rerun asks only what the first did not finish."""
-    stub.slow_seconds = 0.4
-    stub.add_fault("slow", times=100)
-    out = tmp_path / "j.jsonl"
-    cache = Path(str(out) + ".cache") / "responses.jsonl"
-    argv = [sys.executable, "-m", "medqade", "judge", "--model", "stub-model"]
-    argv += ["--base-url", stub.base_url, "--data", str(DATA), "--out", str(out)]
-    argv += ["--concurrency", "1", "--no-progress"]
-    proc = subprocess.Popen(argv, env=os.environ.copy(), stdout=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if cache.exists() and cache.read_text(encoding="utf-8").count("\n") >= 2:
-                break
-            assert proc.poll() is None, "the run ended before it could be interrupted"
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGKILL)
-    finally:
-        proc.wait(timeout=30)
-    assert not out.exists()
-    done = sum(1 for line in cache.read_text(encoding="utf-8").splitlines() if line.strip())
-    assert 2 <= done < 6
-    stub.reset()
-    assert cli("judge", stub, out) == 0
-    assert stub.n_requests == 6 - done
-    check_judgments(out, SAMPLE_IDS)
 
 
 def test_judge_concurrency_gives_the_same_file(stub: StubServer, tmp_path: Path) -> None:
@@ -321,3 +275,36 @@ def test_judge_extra_body_must_be_an_object(
     with pytest.raises(SystemExit):
         cli("judge", stub, tmp_path / "j.jsonl", "--extra-body", "[1]")
     assert "expected a JSON object" in capsys.readouterr().err
+
+
+def test_judge_interrupted_writes_nothing_and_the_rerun_asks_the_rest(
+    stub: StubServer, tmp_path: Path
+) -> None:
+    """Ctrl-C in a real run: exit 130, the output untouched; the rerun keeps the earlier
+    output's rows and asks the others."""
+    out = tmp_path / "j.jsonl"
+    assert cli("judge", stub, out, "--limit", "2") == 0
+    stub.reset()
+    stub.slow_seconds = 5.0
+    stub.add_fault("slow", times=100)
+    argv = [sys.executable, "-m", "medqade", "judge", "--model", "stub-model"]
+    argv += ["--base-url", stub.base_url, "--data", str(DATA), "--out", str(out)]
+    argv += ["--concurrency", "1", "--no-progress"]
+    before = out.read_bytes()
+    proc = subprocess.Popen(argv, env=os.environ.copy(), stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and stub.n_requests < 1:
+            assert proc.poll() is None, "the run ended before it could be interrupted"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert out.read_bytes() == before
+    stub.reset()
+    stub.slow_seconds = 0.0
+    assert cli("judge", stub, out) == 0
+    assert stub.n_requests == 4
+    check_judgments(out, SAMPLE_IDS)

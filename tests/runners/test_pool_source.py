@@ -10,7 +10,7 @@ import pytest
 
 from medqade.build import build
 from medqade.cli import main
-from medqade.runners.stub_server import StubServer
+from servers.stub_server import StubServer
 
 from .helpers import check_judgments, read_jsonl
 
@@ -26,7 +26,7 @@ def pool_build(pool_sample: Callable[..., Path], tmp_path: Path) -> Path:
 
 def _run(command: str, stub: StubServer, data: Path, out: Path, *extra: str) -> int:
     argv = [command, "--model", "stub-model", "--base-url", stub.base_url, "--data", str(data)]
-    argv += ["--split", "pool", "--out", str(out), "--backoff", "0.001", "--no-progress"]
+    argv += ["--split", "pool", "--out", str(out), "--no-progress"]
     return main([*argv, *extra])
 
 

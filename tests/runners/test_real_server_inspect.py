@@ -26,8 +26,8 @@ from inspect_ai.model import Model, get_model
 from medqade.cli import main
 from medqade.runners.inspect_metrics import answer_values, judge_values
 from medqade.runners.inspect_tasks import answer, judge
-from medqade.runners.llama_server import MODEL_ALIAS, LlamaServer, find_gguf, server_python
 from medqade.vocab import LABELS
+from servers.llama_server import MODEL_ALIAS, LlamaServer, find_gguf, server_python
 
 from .helpers import DATA
 

@@ -1,25 +1,18 @@
-"""``medqade answer``: ask any OpenAI-compatible model the cloze questions, write a submission."""
+"""``medqade answer``: ask any OpenAI-compatible model the cloze questions, write a submission
+(on Inspect, :mod:`medqade.runners.inspect_run`)."""
 
 from __future__ import annotations
 
 import argparse
+import time
 
-from medqade.runners.options import (
-    ANSWER_MAX_TOKENS,
-    add_run_arguments,
-    dry_run_text,
-    execute,
-    report,
-    run_config,
-    runner_inputs,
-)
-from medqade.runners.parsing import parse_student_output
+from medqade.runners.options import ANSWER_MAX_TOKENS, add_run_arguments, runner_inputs
 from medqade.runners.pool_source import pool_inputs
-from medqade.runners.prompts import STUDENT_SYSTEM_PROMPT, load_prompt
+from medqade.runners.prompts import STUDENT_SYSTEM_PROMPT, load_prompt, student_user_message
 from medqade.runners.student import (
     check_submission_path,
+    earlier_answers,
     select_questions,
-    student_jobs,
     submission_rows,
     write_submission,
 )
@@ -35,8 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from medqade.runners import inspect_run as ir  # Inspect loads only when a command runs
+
     check_submission_path(args.out, runner_inputs(args))
-    config = run_config(args, label=NAME)
+    settings = ir.settings_of(args)
     system = load_prompt(args.prompt_file) if args.prompt_file else STUDENT_SYSTEM_PROMPT
     if args.split == "pool":  # the whole item pool (medqade.runners.pool_source)
         questions = pool_inputs(args.data, args.limit)[0]
@@ -44,13 +39,26 @@ def run(args: argparse.Namespace) -> int:
         questions = select_questions(open_release(args.data).questions, args.split, args.limit)
     if questions.empty:
         raise ValueError(f"no questions in split {args.split!r} of this release")
-    jobs = student_jobs(questions, system)
+    ids = [str(q) for q in questions["question_id"]]
     if args.dry_run:
-        print(dry_run_text(jobs[0], config, len(jobs)))
+        user = student_user_message(str(questions["question"].iloc[0]))
+        print(ir.dry_run_text(ids[0], [("system", system), ("user", user)], settings, len(ids)))
         return 0
-    result = execute(jobs, parse_student_output, config)
-    if result is None:
-        return 130
-    outcomes, summary = result
-    write_submission(args.out, submission_rows(outcomes), runner_inputs(args))
-    return report(summary, args.out, config)
+    key = ir.resume_key(settings, system=ir.text_hash(system))
+    earlier = earlier_answers(args.out, key)
+    todo = questions[~questions["question_id"].astype(str).isin(set(earlier))]
+    start = time.perf_counter()
+    asked = ir.Asked()
+    if not todo.empty:
+        from medqade.runners.inspect_tasks import answer_run_task
+
+        ir.check_server(settings)
+        task = answer_run_task(todo, system, settings.generate_config())
+        try:
+            asked = ir.run_eval(task, settings)
+        except KeyboardInterrupt:
+            return ir.interrupted(args.out)
+    rows = submission_rows(ids, asked.rows, earlier)
+    write_submission(args.out, rows, runner_inputs(args), settings=key)
+    summary = ir.summarise(rows, len(earlier), asked, ir.timed(start))
+    return ir.report(summary, args.out, settings)

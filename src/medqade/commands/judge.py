@@ -1,29 +1,23 @@
-"""``medqade judge``: run any OpenAI-compatible model as an evaluator over the answer sets."""
+"""``medqade judge``: run any OpenAI-compatible model as an evaluator over the answer sets
+(on Inspect, :mod:`medqade.runners.inspect_run`)."""
 
 from __future__ import annotations
 
 import argparse
+import time
 
 from medqade.runners.judge import (
     RESPONSE_FORMATS,
     check_judgment_path,
+    earlier_judgments,
     judge_items,
-    judge_jobs,
-    judge_parser,
     judgment_rows,
+    response_format,
     write_judgments,
 )
-from medqade.runners.options import (
-    JUDGE_MAX_TOKENS,
-    add_run_arguments,
-    dry_run_text,
-    execute,
-    report,
-    run_config,
-    runner_inputs,
-)
+from medqade.runners.options import JUDGE_MAX_TOKENS, add_run_arguments, runner_inputs
 from medqade.runners.pool_source import pool_inputs
-from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT, load_prompt
+from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT, judge_user_message, load_prompt
 from medqade.runners.student import select_questions
 from medqade.sources import open_release
 
@@ -53,8 +47,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from medqade.runners import inspect_run as ir  # Inspect loads only when a command runs
+
     check_judgment_path(args.out, runner_inputs(args))
-    config = run_config(args, label=NAME)
+    settings = ir.settings_of(args)
     system = load_prompt(args.prompt_file) if args.prompt_file else JUDGE_SYSTEM_PROMPT
     if args.split == "pool":  # the whole item pool (medqade.runners.pool_source)
         questions, answers, students = pool_inputs(args.data, args.limit)
@@ -65,17 +61,37 @@ def run(args: argparse.Namespace) -> int:
     if questions.empty:
         raise ValueError(f"no questions in split {args.split!r} of this release")
     items = judge_items(questions, answers, students, args.seed)
-    jobs = judge_jobs(items, system, args.response_format)
+    shape = response_format(args.response_format, len(students))
     if args.dry_run:
-        print(dry_run_text(jobs[0], config, len(jobs)))
+        first = items[0]
+        user = judge_user_message(first.question, first.reference, first.answers)
+        messages = [("system", system), ("user", user)]
+        print(ir.dry_run_text(first.question_id, messages, settings, len(items), shape))
         return 0
-    result = execute(jobs, judge_parser(len(students)), config)
-    if result is None:
-        return 130
-    outcomes, summary = result
-    write_judgments(
-        args.out,
-        judgment_rows(items, outcomes, args.evaluator or args.model),
-        runner_inputs(args),
+    evaluator = args.evaluator or args.model
+    key = ir.resume_key(
+        settings,
+        system=ir.text_hash(system),
+        seed=args.seed,
+        response_format=args.response_format,
+        evaluator=evaluator,
     )
-    return report(summary, args.out, config)
+    earlier = earlier_judgments(args.out, key, items)
+    todo = [item for item in items if item.question_id not in earlier]
+    start = time.perf_counter()
+    asked = ir.Asked()
+    if todo:
+        from medqade.runners.inspect_tasks import judge_run_task
+
+        ir.check_server(settings)
+        task = judge_run_task(
+            todo, students, system, args.seed, args.response_format, settings.generate_config()
+        )
+        try:
+            asked = ir.run_eval(task, settings)
+        except KeyboardInterrupt:
+            return ir.interrupted(args.out)
+    rows = judgment_rows(items, asked.rows, earlier, evaluator)
+    write_judgments(args.out, rows, runner_inputs(args), settings=key)
+    summary = ir.summarise(rows, len(earlier), asked, ir.timed(start))
+    return ir.report(summary, args.out, settings)

@@ -25,12 +25,14 @@ the answers.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import pandas as pd
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import (
@@ -48,7 +50,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
 from medqade.runners.inspect_metrics import answer_accuracy, judge_agreement, valid_share
-from medqade.runners.judge import RESPONSE_FORMATS, answer_order, judge_items
+from medqade.runners.judge import RESPONSE_FORMATS, JudgeItem, answer_order, judge_items
 from medqade.runners.options import ANSWER_MAX_TOKENS, JUDGE_MAX_TOKENS, ORDER_SEED
 from medqade.runners.parsing import InvalidOutput, parse_judge_output, parse_student_output
 from medqade.runners.pool_source import pool_inputs
@@ -138,10 +140,17 @@ class _Ladder:
     """The run's current rung: a server that refuses a shape makes every later request of
     the run start one rung lower (shared by the samples of one task)."""
 
-    def __init__(self, rungs: Sequence[Rung]) -> None:
-        self.rungs = tuple(rungs)
+    def __init__(self, rungs: Sequence[Rung], extra_body: Mapping[str, Any] | None = None) -> None:
+        extra = dict(extra_body or {})
+        self.rungs = tuple(
+            Rung(r.name, {**r.config, "extra_body": {**extra, **r.config["extra_body"]}})
+            if "extra_body" in r.config
+            else r
+            for r in rungs
+        )
         self.level = 0
         self.confirmed = False
+        self.lock = asyncio.Lock()
 
     def step_down(self, level: int) -> bool:
         if level + 1 >= len(self.rungs):
@@ -174,11 +183,16 @@ def _refused_format(exc: BaseException) -> bool:
 
 @solver
 def judge_solver(
-    system: str, students: Sequence[str], seed: int, response_format: str = "json_schema"
+    system: str,
+    students: Sequence[str],
+    seed: int,
+    response_format: str = "json_schema",
+    extra_body: Mapping[str, Any] | None = None,
 ) -> Solver:
     """Build the item in this epoch's order and ask for the labels, stepping down the
-    structured-output ladder once for the run when the server refuses a shape."""
-    ladder = _Ladder(format_ladder(response_format, len(students)))
+    structured-output ladder once for the run when the server refuses a shape (a rung's
+    ``response_format`` is merged into ``extra_body``, the run's own extra request keys)."""
+    ladder = _Ladder(format_ladder(response_format, len(students)), extra_body)
     roster = tuple(students)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -192,23 +206,27 @@ def judge_solver(
         ]
         state.messages = messages
         state.metadata["order"] = list(order)
-        while True:
-            level = ladder.level
-            rung = ladder.rungs[level]
-            probe = {} if ladder.confirmed or rung.name == "none" else {"max_retries": 0}
-            try:
-                state = await generate(state, **{**rung.config, **probe})
-            except Exception as exc:
-                if level < ladder.level:  # another sample stepped down meanwhile
+        probed = False  # this sample's probe failed for another reason than the format
+        while not (ladder.confirmed or probed or ladder.rungs[ladder.level].name == "none"):
+            async with ladder.lock:  # one probe at a time until a shape is answered
+                level = ladder.level
+                rung = ladder.rungs[level]
+                if ladder.confirmed or rung.name == "none":
+                    break
+                try:  # no retries: a refused shape is known at once
+                    state = await generate(state, **{**rung.config, "max_retries": 0})
+                except Exception as exc:
                     state.messages = messages
+                    if not (_refused_format(exc) and ladder.step_down(level)):
+                        probed = True  # a transient failure: ask again with retries
                     continue
-                if ladder.confirmed or not _refused_format(exc) or not ladder.step_down(level):
-                    raise
-                state.messages = messages
-                continue
-            ladder.confirmed = True
-            state.metadata["response_format"] = rung.name
-            return state
+                ladder.confirmed = True
+                state.metadata["response_format"] = rung.name
+                return state
+        rung = ladder.rungs[ladder.level]
+        state = await generate(state, **rung.config)
+        state.metadata["response_format"] = rung.name
+        return state
 
     return solve
 
@@ -259,8 +277,13 @@ def judge_samples(data: str | None, split: str, seed: int) -> tuple[list[Sample]
         answers, students = release.answers, tuple(release.roster.student_ids)
     if questions.empty:
         raise ValueError(f"no questions in split {split!r} of this release")
+    return item_samples(judge_items(questions, answers, students, seed)), tuple(students)
+
+
+def item_samples(items: Sequence[JudgeItem]) -> list[Sample]:
+    """One judge sample per item (its input the item as shown in epoch 1)."""
     samples = []
-    for item in judge_items(questions, answers, students, seed):
+    for item in items:
         by_student = dict(zip(item.order, item.answers, strict=True))
         samples.append(
             Sample(
@@ -274,7 +297,7 @@ def judge_samples(data: str | None, split: str, seed: int) -> tuple[list[Sample]
                 },
             )
         )
-    return samples, tuple(students)
+    return samples
 
 
 @task
@@ -370,6 +393,11 @@ def answer_samples(data: str | None, split: str) -> list[Sample]:
         questions = select_questions(open_release(data).questions, split)
     if questions.empty:
         raise ValueError(f"no questions in split {split!r} of this release")
+    return question_samples(questions)
+
+
+def question_samples(questions: pd.DataFrame) -> list[Sample]:
+    """One answer sample per question (``question_id, question, reference_answer``)."""
     return [
         Sample(
             id=str(qid),
@@ -407,4 +435,38 @@ def answer(
         config=GenerateConfig(max_tokens=max_tokens, temperature=0.0),
         name="answer",
         metadata={"medqade": {"kind": "answers", "split": split}},
+    )
+
+
+def judge_run_task(
+    items: Sequence[JudgeItem],
+    students: Sequence[str],
+    system: str,
+    seed: int,
+    response_format: str,
+    config: GenerateConfig,
+) -> Task:
+    """The judge task of ``medqade judge``: the items it asks, its generate settings, and only
+    the valid share as metric (the command writes the labels; ``medqade score`` scores them)."""
+    return Task(
+        dataset=MemoryDataset(item_samples(items), name="medqade-judge"),
+        solver=judge_solver(system, students, seed, response_format, config.extra_body),
+        scorer=judge_scorer(len(students)),
+        metrics=[valid_share()],
+        config=config,
+        name="judge",
+        metadata={"medqade": {"kind": "judge", "seed": seed}},
+    )
+
+
+def answer_run_task(questions: pd.DataFrame, system: str, config: GenerateConfig) -> Task:
+    """The answer task of ``medqade answer`` (as :func:`judge_run_task`)."""
+    return Task(
+        dataset=MemoryDataset(question_samples(questions), name="medqade-answer"),
+        solver=student_solver(system),
+        scorer=answer_scorer(),
+        metrics=[valid_share()],
+        config=config,
+        name="answer",
+        metadata={"medqade": {"kind": "answers"}},
     )

@@ -22,14 +22,7 @@ from typing import Any, Final
 import pandas as pd
 
 from medqade import atomic
-from medqade.runners.jobs import Job, Outcome, Parser
-from medqade.runners.parsing import parse_judge_output
-from medqade.runners.prompts import (
-    JUDGE_SYSTEM_PROMPT,
-    judge_schema,
-    judge_user_message,
-    response_keys,
-)
+from medqade.runners.prompts import judge_schema, response_keys
 
 RESPONSE_FORMATS: Final = ("json_schema", "json_object", "none")
 
@@ -102,56 +95,55 @@ def response_format(kind: str, n: int) -> dict[str, Any] | None:
     )
 
 
-def judge_jobs(
-    items: Sequence[JudgeItem],
-    system_prompt: str = JUDGE_SYSTEM_PROMPT,
-    format_kind: str = "json_schema",
-) -> list[Job]:
-    """One chat request per question set (system rubric, then the item)."""
-    system = {"role": "system", "content": system_prompt}
-    jobs = []
-    for item in items:
-        user = judge_user_message(item.question, item.reference, item.answers)
-        jobs.append(
-            Job(
-                item.question_id,
-                (system, {"role": "user", "content": user}),
-                response_format(format_kind, len(item.order)),
-            )
-        )
-    return jobs
-
-
-def judge_parser(n: int) -> Parser:
-    """The parser for :func:`~medqade.runners.engine.run_jobs`: text -> ``{"resp_1", ...}``."""
-
-    def parse(text: str) -> dict[str, str]:
-        return parse_judge_output(text, n).to_dict()
-
-    return parse
-
-
 def judgment_rows(
-    items: Sequence[JudgeItem], outcomes: Sequence[Outcome], evaluator: str
+    items: Sequence[JudgeItem],
+    asked: Mapping[str, Mapping[str, Any]],
+    earlier: Mapping[str, Mapping[str, Any]],
+    evaluator: str,
 ) -> list[dict[str, Any]]:
-    """The output lines (see the module docstring), in item order."""
+    """The output lines (see the module docstring), in item order: an item's row from the
+    earlier output (``earlier``, kept by a resumed run) or from this run's log (``asked``,
+    rows of :func:`medqade.scoring.inspect_log.rows_of_log`); an item in neither was not
+    answered (an interrupted run) and gets null labels with the error saying so."""
     rows: list[dict[str, Any]] = []
-    for item, o in zip(items, outcomes, strict=True):
-        if o.item_id != item.question_id:
-            raise ValueError(f"outcome {o.item_id} does not belong to item {item.question_id}")
+    for item in items:
         keys = (*response_keys(len(item.order)), "difficulty")
+        if item.question_id in earlier:
+            rows.append(dict(earlier[item.question_id]))
+            continue
+        got = asked.get(item.question_id, {"error": "error: not asked (the run stopped)"})
         row: dict[str, Any] = {
             "evaluator": evaluator,
             "question_id": item.question_id,
             "order": list(item.order),
         }
-        value: Mapping[str, Any] = o.value if o.status == "ok" else {}
-        row.update({k: value.get(k) for k in keys})
-        if o.status != "ok":
-            row["error"] = o.error
-            row["raw"] = o.raw
+        failed = bool(got.get("error"))
+        row.update({k: None if failed else got.get(k) for k in keys})
+        if failed:
+            row["error"] = got["error"]
+            row["raw"] = got.get("raw")
         rows.append(row)
     return rows
+
+
+def earlier_judgments(
+    path: Path, settings: Mapping[str, Any], items: Sequence[JudgeItem]
+) -> dict[str, dict[str, Any]]:
+    """The usable rows of an earlier ``medqade judge`` output at ``path`` written with the same
+    ``settings`` (its sidecar marker), by question id: every label set, the item's order."""
+    if atomic.sidecar_settings(Path(path), JUDGE_OUTPUT) != dict(settings):
+        return {}
+    orders = {item.question_id: list(item.order) for item in items}
+    kept: dict[str, dict[str, Any]] = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        qid = row.get("question_id")
+        keys = (*response_keys(len(row.get("order") or [])), "difficulty")
+        if row.get("error") or qid not in orders or row.get("order") != orders[qid]:
+            continue
+        if all(row.get(k) is not None for k in keys):
+            kept[qid] = row
+    return kept
 
 
 JUDGE_OUTPUT: Final = "judge output"
@@ -169,9 +161,15 @@ def check_judgment_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> 
 
 
 def write_judgments(
-    path: Path, rows: Sequence[Mapping[str, Any]], inputs: Sequence[tuple[Path, str]] = ()
+    path: Path,
+    rows: Sequence[Mapping[str, Any]],
+    inputs: Sequence[tuple[Path, str]] = (),
+    settings: Mapping[str, Any] | None = None,
 ) -> None:
-    """Write one JSON object per line and its sidecar marker, together and atomically."""
+    """Write one JSON object per line and its sidecar marker (with the run's ``settings``,
+    for a resumed run), together and atomically."""
     check_judgment_path(path, inputs)
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    atomic.write_files(atomic.sidecar_planned(Path(path), JUDGE_OUTPUT, text.encode("utf-8")))
+    atomic.write_files(
+        atomic.sidecar_planned(Path(path), JUDGE_OUTPUT, text.encode("utf-8"), settings=settings)
+    )

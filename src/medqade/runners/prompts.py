@@ -148,18 +148,6 @@ def judge_user_message(question: str, reference: str, answers: Sequence[str | No
     return "\n".join(lines)
 
 
-def reask_message(problem: str) -> str:
-    """The follow-up turn after an unusable reply: it names what was wrong.
-
-    The runner sends it after the model's own reply, so a re-ask at temperature 0 is a
-    different request from the first one (an identical request would get the identical reply).
-    """
-    return (
-        f"Ihre letzte Antwort war nicht verwendbar ({problem}). Antworten Sie noch einmal und "
-        "halten Sie sich genau an das verlangte Format, ohne weiteren Text."
-    )
-
-
 def response_keys(n: int = N_SLOTS) -> tuple[str, ...]:
     """``("resp_1", ..., "resp_n")``: the judge's label keys, in answer order."""
     return tuple(f"resp_{k}" for k in range(1, n + 1))

@@ -9,15 +9,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import pandas as pd
 
 from medqade import atomic
-from medqade.runners.jobs import Job, Outcome
-from medqade.runners.prompts import STUDENT_SYSTEM_PROMPT, student_user_message
 from medqade.vocab import CORE, EXTENSION
 
 SPLIT_CHOICES: Final = (CORE, EXTENSION, "all")
@@ -38,24 +36,45 @@ def select_questions(
     return chosen.reset_index(drop=True)
 
 
-def student_jobs(questions: pd.DataFrame, system_prompt: str = STUDENT_SYSTEM_PROMPT) -> list[Job]:
-    """One chat request per question: the system prompt, then the cloze question."""
-    system = {"role": "system", "content": system_prompt}
-    return [
-        Job(str(qid), (system, {"role": "user", "content": student_user_message(str(text))}))
-        for qid, text in zip(questions["question_id"], questions["question"], strict=True)
-    ]
-
-
-def submission_rows(outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
-    """Rows ``{"question_id", "answer"}``; failures get ``answer: None``, ``error``, ``raw``."""
+def submission_rows(
+    question_ids: Sequence[str],
+    asked: Mapping[str, Mapping[str, Any]],
+    earlier: Mapping[str, Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """Rows ``{"question_id", "answer"}`` in question order, from the earlier output
+    (``earlier``, kept by a resumed run) or this run's log (``asked``, rows of
+    :func:`medqade.scoring.inspect_log.rows_of_log`); failures get ``answer: None``,
+    ``error``, ``raw``."""
     rows: list[dict[str, Any]] = []
-    for o in outcomes:
-        if o.status == "ok":
-            rows.append({"question_id": o.item_id, "answer": o.value})
+    for qid in question_ids:
+        if qid in earlier:
+            rows.append({"question_id": qid, "answer": earlier[qid]["answer"]})
+            continue
+        got = asked.get(qid, {"error": "error: not asked (the run stopped)"})
+        if got.get("error") or got.get("answer") is None:
+            error = got.get("error") or "invalid output"
+            rows.append({"question_id": qid, "answer": None, "error": error, "raw": got.get("raw")})
         else:
-            rows.append({"question_id": o.item_id, "answer": None, "error": o.error, "raw": o.raw})
+            rows.append({"question_id": qid, "answer": got["answer"]})
     return rows
+
+
+def earlier_answers(path: Path, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The answered rows of an earlier ``medqade answer`` output at ``path`` written with the
+    same ``settings`` (its sidecar marker), by question id."""
+    path = Path(path)
+    if atomic.sidecar_settings(path, ANSWER_OUTPUT) != dict(settings):
+        return {}
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".jsonl":
+        rows = [json.loads(line) for line in text.splitlines()]
+    else:
+        rows = list(csv.DictReader(io.StringIO(text)))
+    return {
+        str(r["question_id"]): {"answer": r["answer"]}
+        for r in rows
+        if r.get("answer") not in (None, "") and not r.get("error")
+    }
 
 
 ANSWER_OUTPUT: Final = "answer submission"
@@ -73,10 +92,13 @@ def check_submission_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -
 
 
 def write_submission(
-    path: Path, rows: Sequence[dict[str, Any]], inputs: Sequence[tuple[Path, str]] = ()
+    path: Path,
+    rows: Sequence[dict[str, Any]],
+    inputs: Sequence[tuple[Path, str]] = (),
+    settings: Mapping[str, Any] | None = None,
 ) -> None:
     """Write rows as JSONL or UTF-8 CSV, chosen by the extension of ``path``, with the sidecar
-    marker, together and atomically."""
+    marker (and the run's ``settings``, for a resumed run), together and atomically."""
     path = Path(path)
     check_submission_path(path, inputs)
     if path.suffix.lower() == ".jsonl":
@@ -88,4 +110,6 @@ def write_submission(
         for r in rows:
             writer.writerow([r["question_id"], r["answer"] if r["answer"] is not None else ""])
         text = buf.getvalue()
-    atomic.write_files(atomic.sidecar_planned(path, ANSWER_OUTPUT, text.encode("utf-8")))
+    atomic.write_files(
+        atomic.sidecar_planned(path, ANSWER_OUTPUT, text.encode("utf-8"), settings=settings)
+    )

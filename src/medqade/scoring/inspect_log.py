@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -114,6 +115,28 @@ def read_log(data: bytes, name: str) -> Any:
         ) from None
 
 
+_HTTP_ERROR: Final = re.compile(r"Error code: (\d{3})(?: - (.*))?")
+_MESSAGE: Final = re.compile(r"""['"]message['"]: ['"]([^'"]*)['"]""")
+
+
+def error_text(message: str, traceback: str = "") -> str:
+    """A sample's error in the runner's words: ``HTTP 500: internal error``, ``timeout``,
+    ``connection error: ...``, else ``error: `` and the first line of Inspect's message."""
+    text = f"{message}\n{traceback}"
+    found = _HTTP_ERROR.search(text)
+    if found:
+        detail = (found.group(2) or "").replace("\\'", "'").replace('\\"', '"')
+        named = _MESSAGE.search(detail)
+        detail = (named.group(1) if named else detail).strip().rstrip("')\\ ")[:300]
+        return f"HTTP {found.group(1)}: {detail or 'no message'}"
+    if "TimeoutError" in text or "APITimeoutError" in text:
+        return "timeout"
+    if "APIConnectionError" in text or "ConnectError" in text:
+        return "connection error: the server could not be reached"
+    lines = [line for line in message.splitlines() if line.strip()]
+    return f"error: {(lines[0] if lines else 'unknown')[:300]}"
+
+
 def _score(sample: Any) -> Any:
     scores = sample.scores or {}
     return next(iter(scores.values()), None)
@@ -121,7 +144,11 @@ def _score(sample: Any) -> Any:
 
 def log_rows(data: bytes, name: str) -> LogRows:
     """Every row of the log (all epochs) with its header metadata (module docstring)."""
-    log = read_log(data, name)
+    return rows_of_log(read_log(data, name), name)
+
+
+def rows_of_log(log: Any, name: str) -> LogRows:
+    """:func:`log_rows` of an ``EvalLog`` already read (or just returned by ``eval``)."""
     kind = _task_kind(str(log.eval.task), name)
     samples = list(log.samples or [])
     if not samples:
@@ -140,7 +167,7 @@ def log_rows(data: bytes, name: str) -> LogRows:
         error = None
         if sample.error is not None:
             errored += 1
-            error = f"error: {str(sample.error.message).splitlines()[0][:300]}"
+            error = error_text(str(sample.error.message), str(sample.error.traceback or ""))
         elif score is None:
             errored += 1
             error = "error: the sample has no score"

@@ -19,7 +19,7 @@ models. Faults are queued with :meth:`StubServer.add_fault`: the next
 request whose user message contains ``match`` gets the fault instead (``429`` with
 ``Retry-After: 0``, ``500``, ``400``, ``401``, ``slow`` (sleep :attr:`slow_seconds`, then
 answer), ``bad_json``, ``bad_label``, ``missing_key``, ``empty``). Every request body and its
-``Authorization`` header are recorded. Run ``python -m medqade.runners.stub_server`` to serve
+``Authorization`` header are recorded. Run ``python tests/servers/stub_server.py`` to serve
 on a free port in its own process (it prints ``port N``).
 """
 
@@ -82,8 +82,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def do_GET(self) -> None:
-        models = self.server.stub.models
-        if self.path.rstrip("/").endswith("/models") and models is not None:
+        stub = self.server.stub
+        models = stub.models
+        key = stub.require_key
+        if key is not None and self.headers.get("Authorization") != f"Bearer {key}":
+            self._send(401, {"error": {"message": "invalid api key", "type": "auth"}})
+        elif self.path.rstrip("/").endswith("/models") and models is not None:
             listed = [{"id": m, "object": "model", "owned_by": "stub"} for m in models]
             self._send(200, {"object": "list", "data": listed})
         else:
