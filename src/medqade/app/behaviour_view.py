@@ -71,4 +71,6 @@ def add_section(tab: Any, state: SpaceState, encode: Any) -> None:
         drawn = figures(state.records())
         return (*(encode(drawn[k]) for k, _, _ in SECTION), key)
 
-    tab.select(fill, [done], [*plots.values(), done], show_progress="hidden")
+    tab.select(
+        fill, [done], [*plots.values(), done], show_progress="hidden", api_visibility="private"
+    )
