@@ -17,7 +17,7 @@ from medqade.scoring.rows import Walker, ignored, require, summarise
 from medqade.scoring.upload import LINE, NOT_TEXT, cell_text, looks_like_formula
 
 if TYPE_CHECKING:
-    from medqade.scoring.submission import Limits
+    from medqade.scoring.limits import Limits
 
 
 def answer_rows(

@@ -84,6 +84,7 @@ from medqade.scoring.coverage import (
 from medqade.scoring.inspect_log import grader_labels_text, is_eval_log
 from medqade.scoring.judge_rows import judge_per_question, judge_rows
 from medqade.scoring.kinds import ANSWERS, JUDGE, KINDS, PER_QUESTION, RESP, ROWS, detect_kind
+from medqade.scoring.limits import Limits
 from medqade.scoring.meta import clean_meta
 from medqade.scoring.normalize import normalise
 from medqade.scoring.rows import IGNORED_COLUMNS, Walker, ignored, require
@@ -112,18 +113,6 @@ __all__ = [
     "validate_only",
     "with_runs",
 ]
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What an upload may be: bytes, rows, and characters per answer."""
-
-    max_bytes: int = 20_000_000
-    max_rows: int = 100_000
-    max_answer_chars: int = 300
-    max_log_bytes: int = 200_000_000
-    """An Inspect log (``.eval``) holds every message of the run (about 4.5 kB per judged
-    question set, compressed), so it may be larger than a label file."""
 
 
 @dataclass(frozen=True, eq=False)
