@@ -145,7 +145,13 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
             b = gr.Dropdown(
                 choices, value="physicians", label="B", elem_id="mq-b", allow_custom_value=True
             )
-            view = gr.Radio(["core", "full"], value="core", label="View", min_width=160)
+            view = gr.Radio(
+                ["core", "full"],
+                value="core",
+                label="View",
+                min_width=160,
+                elem_id="mq-compare-view",
+            )
         button = gr.Button("Compare", variant="primary", elem_id="mq-compare")
         summary = gr.HTML(elem_id="mq-compare-summary")
         diff_columns = list(compare_views.DIFF_COLUMNS)
