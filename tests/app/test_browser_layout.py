@@ -82,13 +82,8 @@ def open_page(browser: Any, url: str, size: dict[str, int], errors: list[str]) -
 
 
 def click_tab(page: Any, name: str) -> None:
-    """Click a tab, through Gradio's overflow menu where the tab row is too narrow."""
-    tab = page.get_by_role("tab", name=name)
-    if tab.count() and tab.is_visible():
-        tab.click()
-        return
-    page.get_by_role("button", name="More tabs").click()
-    page.locator(".overflow-dropdown button").filter(has_text=name).click()
+    """Click a tab (every tab is in the tab row at both sizes: it wraps, no overflow menu)."""
+    page.get_by_role("tab", name=name).click()
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
@@ -312,3 +307,46 @@ def test_table_links_switch_tabs_in_the_same_page(space: Running, browser: Any) 
     finally:
         context.close()
     assert errors == []
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
+def test_every_tab_reachable_without_the_overflow_menu(
+    space: Running, browser: Any, size: dict[str, int]
+) -> None:
+    """Issue 27: on a phone too every tab is a visible button of the tab row (the row wraps;
+    Gradio's hidden "..." menu is gone), inside the viewport, and opens its tab."""
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page = open_page(browser, space.url, size, errors)
+    try:
+        assert page.get_by_role("button", name="More tabs").count() == 0
+        for name in TABS:
+            tab = page.get_by_role("tab", name=name)
+            expect(tab).to_be_visible()
+            assert inside(tab.bounding_box(), size), name
+        for name in reversed(TABS):
+            page.get_by_role("tab", name=name).click()
+            expect(page.get_by_role("tab", name=name)).to_have_attribute("aria-selected", "true")
+    finally:
+        page.close()
+    assert errors == []
+
+
+def test_phone_cards_badge_each_row_and_come_first(space: Running, browser: Any) -> None:
+    """Issue 27: on a phone the first judge cards are on the first screen, and each card says
+    what its row is (the physicians' ceiling, verified, self-reported)."""
+    errors: list[str] = []
+    page = open_page(browser, space.url, PHONE, errors)
+    try:
+        cards = page.locator("#mq-cards li.mq-card")
+        assert inside(cards.nth(1).bounding_box(), PHONE)
+        ceiling = cards.filter(has_text="ceiling").first
+        assert ceiling.locator(".mq-badge").inner_text() == "physicians"
+        badges = {b.strip() for b in page.locator("#mq-cards .mq-badge").all_inner_texts()}
+        assert "physicians" in badges and len(badges) >= 2
+        assert all(cards.nth(k).locator(".mq-badge").count() == 1 for k in range(cards.count()))
+    finally:
+        page.close()
+    assert errors == []
+

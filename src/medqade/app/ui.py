@@ -93,6 +93,9 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
 .mq-card-rank { grid-row: span 2; font-weight: 700; text-align: right; }
 .mq-card-name { font-weight: 600; overflow-wrap: anywhere; }
 .mq-card-kappa small { color: #555; }
+.mq-badge.mq-b-physicians { background: #1e3a8a; color: #fff; }
+.mq-badge.mq-b-verified { background: #dcfce7; color: #14532d; }
+.mq-badge.mq-b-self { background: #fef3c7; color: #78350f; }
 .mq-card-verdict { grid-column: 2; font-size: 0.85em; color: #444; overflow-wrap: anywhere; }
 @media (max-width: 640px) {
   .mq-phone-only { display: block !important; }
@@ -102,6 +105,7 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
   table.mq-grid th[scope=row] { max-width: 8.5em; }
   table.mq-grid th, table.mq-grid td { padding: 1px 4px; }
   .mq-grid-wrap { max-height: none; }
+  #mq-lead { display: none; }  /* folded: "How to read these tables" stays */
 }
 """
 
@@ -218,7 +222,7 @@ def build_app(
         if release.synthetic:
             gr.HTML(text.SYNTHETIC_BANNER, elem_id="mq-synthetic-banner")
         gr.Markdown(text.INTRO)
-        with gr.Tabs() as tabs:
+        with gr.Tabs(overflow_behavior="wrap") as tabs:
             leaderboard = add_leaderboard_tab(ctx)
             submit = add_submit_tab(ctx)
             browse = add_browse_tab(ctx)
