@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from matplotlib.text import Text
 
 from medqade.app.config import SpaceConfig
 
@@ -350,3 +351,33 @@ def test_phone_cards_badge_each_row_and_come_first(space: Running, browser: Any)
         page.close()
     assert errors == []
 
+
+def test_phone_figure_text_at_least_11_css_px(space: Running, browser: Any) -> None:
+    """Issue 27: on a 390 px phone the smallest text of every Analysis figure is at least
+    11 CSS px (the figure's smallest font in points times the image's shown width over its
+    width in points), and the page does not scroll sideways."""
+    from playwright.sync_api import expect
+
+    from medqade.app import analysis
+
+    report = space.state.report.result(timeout=300)
+    ratios = []  # smallest font (pt) per figure width (pt)
+    for key, _, _ in analysis.FIGURES:
+        fig = analysis.figure(report, key)
+        fig.canvas.draw()
+        sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+        ratios.append(min(sizes) / (fig.get_size_inches()[0] * 72))
+    errors: list[str] = []
+    page = open_page(browser, space.url, PHONE, errors)
+    try:
+        click_tab(page, "Analysis")
+        images = page.locator("#mq-analysis .mq-plot img")
+        expect(images.nth(len(analysis.FIGURES) - 1)).to_be_visible(timeout=60_000)
+        widths = [images.nth(k).bounding_box()["width"] for k in range(len(analysis.FIGURES))]
+        smallest = min(widths) * min(ratios)
+        assert smallest >= 11, f"smallest figure text {smallest:.1f} CSS px"
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"] + 1
+        page.screenshot(path=str(ARTIFACTS / "space-analysis-figure-390x844.png"))
+    finally:
+        page.close()
+    assert errors == []

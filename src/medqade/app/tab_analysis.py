@@ -1,9 +1,11 @@
 """The Analysis tab: the paper's figures, abstention by tier and one judge's agreement by tier.
 
 Every plot is a matplotlib figure from :mod:`medqade.analyses.figures` (one style, CIs on every
-estimate), with its title and caption outside the image. The tab is filled the first time it is
-opened once the analyses are ready, and never again unless the judges changed: reopening it
-sends nothing. Choosing a judge redraws only the two figures that depend on it.
+estimate), with its title and caption outside the image. The Space serves once the figures are
+drawn (:func:`medqade.app.serve.wait_for_figures`); where it was started without waiting (tests,
+benchmarks) the first visit waits for them instead of asking the visitor to come back. The tab is
+filled the first time it is opened and never again unless the judges changed: reopening it sends
+nothing. Choosing a judge redraws only the two figures that depend on it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from medqade.analyses.report import Report
 
 N_FIGURES = len(analysis.FIGURES)
+REPORT_WAIT_S = 300.0
+"""How long a first visit waits for the analyses when the Space serves before they are ready."""
 
 
 class Plots:
@@ -105,9 +109,9 @@ def add_analysis_tab(ctx: TabContext, plots_cache: Plots) -> AnalysisTab:
 
     def ready_report() -> Report | str:
         try:
-            return st.report.result(timeout=0.05)
+            return st.report.result(timeout=REPORT_WAIT_S)
         except FutureTimeout:
-            return "The analyses are being computed; open this tab again in a few seconds."
+            return "The analyses are still being computed; they appear here once ready."
         except Exception as exc:  # a failed reproduce is shown, not raised
             return f"The analyses are not available: {exc}"
 

@@ -82,7 +82,7 @@ table.mq-grid tr.mq-consensus { font-weight: 700; border-bottom: 2px solid #999;
 table.mq-grid th.mq-hit { background: #c2410c; color: #fff; }
 td.mq-c1 { color: #166534; } td.mq-c0 { color: #991b1b; } td.mq-c2 { color: #6b7280; }
 td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c2d12; }
-/* figures: full width of their column, legible on a phone */
+/* figures: full width of their column on a desktop (at print size on a phone, below) */
 .mq-plot img { width: 100%; max-width: 900px; height: auto; }
 .mq-caption h3 { margin-bottom: 0; }
 /* phone: judge cards above the tables; desktop: tables only */
@@ -106,6 +106,10 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
   table.mq-grid th, table.mq-grid td { padding: 1px 4px; }
   .mq-grid-wrap { max-height: none; }
   #mq-lead { display: none; }  /* folded: "How to read these tables" stays */
+  /* figures at their print size (6 in = 600 px, so 9 pt text is 12.5 px), panned inside
+     their own box rather than scaled to 5-8 px text */
+  .mq-plot { overflow-x: auto !important; }
+  .mq-plot img { width: 600px !important; max-width: none !important; }
 }
 """
 
