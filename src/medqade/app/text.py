@@ -31,6 +31,12 @@ LEADERBOARD_LEAD: Final = (
 )
 """The one line above the tables; :data:`LEADERBOARD_HELP` is folded below it."""
 
+REFERENCES_PENDING: Final = (
+    "Reference rows (paper evaluators, physicians, baselines, students) are being computed for "
+    "this dataset; reload in a few seconds."
+)
+"""The leaderboard's note while the reference rows are computed."""
+
 LEADERBOARD_HELP: Final = (
     "**Judges**: agreement with the physician consensus (Cohen's kappa, percent agreement PA, "
     "PABAK; macro mean over the five answer slots, 95% bootstrap CIs). The physician "
