@@ -205,6 +205,11 @@ def test_compare_deep_link_opens_and_the_address_follows(space: Running, browser
         expect(page).to_have_url(re.compile(r"tab=compare.*a=gemini-2.5-flash.*b=physicians"))
         link = summary.locator("a[data-mq-link]")
         expect(link).to_have_text(re.compile(r"^http://127\.0\.0\.1:\d+/\?tab=compare&a="))
+        # the read-only tables are plain HTML tables (issue 27's speed lever)
+        overall = page.locator("#mq-compare-overall table")
+        expect(overall.locator("tbody tr")).to_have_count(3)
+        expect(overall.locator("tbody tr").first).to_contain_text("kappa")
+        expect(page.locator("#mq-compare-slots tbody tr")).to_have_count(5)
     finally:
         page.close()
     assert errors == []

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import gradio as gr
 import pandas as pd
 
 from medqade.app import compare_views
 from medqade.app.context import HIDDEN, READS, TabContext, frame
+from medqade.app.html_table import html_table
 from medqade.app.tab_browse import BrowseTab
 from medqade.app.views import plain
 from medqade.problems import InputError
@@ -23,6 +24,9 @@ the **same** bootstrap resamples, so their difference has a paired 95% interval 
 two separate intervals suggest). *Significant* = the paired interval excludes 0. The physician
 reference exists only on the core (the 200 questions all ten physicians rated).
 """
+OVERALL: Final = "Macro agreement, A - B"
+SLOTS: Final = "Kappa per student slot"
+TIERS: Final = "Kappa per difficulty tier"
 
 
 @dataclass(frozen=True)
@@ -33,9 +37,9 @@ class CompareTab:
     view: gr.Radio
     button: gr.Button
     summary: gr.HTML
-    overall: gr.Dataframe
-    slots: gr.Dataframe
-    tiers: gr.Dataframe
+    overall: gr.HTML
+    slots: gr.HTML
+    tiers: gr.HTML
     disagreements: gr.Dataframe
     api: Callable[[str, str, str], dict[str, Any]]
     ui: Callable[[str, str, str], tuple[Any, ...]]
@@ -125,9 +129,9 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
             ) * 4
         return (
             compare_views.headline_html(c),
-            frame(compare_views.overall_table(c)),
-            frame(compare_views.slots_table(c, names)),
-            frame(compare_views.tiers_table(c)),
+            html_table(compare_views.overall_table(c), OVERALL),
+            html_table(compare_views.slots_table(c, names), SLOTS),
+            html_table(compare_views.tiers_table(c), TIERS),
             frame(compare_views.disagreements_table(c)),
         )
 
@@ -154,21 +158,11 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
             )
         button = gr.Button("Compare", variant="primary", elem_id="mq-compare")
         summary = gr.HTML(elem_id="mq-compare-summary")
-        diff_columns = list(compare_views.DIFF_COLUMNS)
-        overall = gr.Dataframe(
-            pd.DataFrame(columns=diff_columns), label="Macro agreement, A - B", interactive=False
-        )
-        with gr.Row():
-            slots = gr.Dataframe(
-                pd.DataFrame(columns=diff_columns),
-                label="Kappa per student slot",
-                interactive=False,
-            )
-            tiers = gr.Dataframe(
-                pd.DataFrame(columns=diff_columns),
-                label="Kappa per difficulty tier",
-                interactive=False,
-            )
+        # read-only tables nobody sorts: plain HTML, one innerHTML each (see html_table)
+        overall = gr.HTML(elem_id="mq-compare-overall")
+        with gr.Row(elem_classes="mq-stack-on-phone"):
+            slots = gr.HTML(elem_id="mq-compare-slots")
+            tiers = gr.HTML(elem_id="mq-compare-tiers")
         disagreements = gr.Dataframe(
             pd.DataFrame(columns=list(compare_views.DISAGREEMENT_COLUMNS)),
             label="Answers labelled differently (open in Browse)",

@@ -82,6 +82,16 @@ table.mq-grid tr.mq-consensus { font-weight: 700; border-bottom: 2px solid #999;
 table.mq-grid th.mq-hit { background: #c2410c; color: #fff; }
 td.mq-c1 { color: #166534; } td.mq-c0 { color: #991b1b; } td.mq-c2 { color: #6b7280; }
 td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c2d12; }
+/* server-rendered read-only tables (html_table) */
+.mq-table { overflow-x: auto; }
+.mq-table table { border-collapse: collapse; font-size: 0.92em; }
+.mq-table caption { caption-side: top; text-align: left; font-weight: 600; padding: 2px 0 4px; }
+.mq-table th, .mq-table td { padding: 2px 10px; border-bottom: 1px solid #e5e7eb;
+                             white-space: nowrap; text-align: left; }
+.mq-table thead th { border-bottom: 2px solid #9ca3af; }
+.mq-table th[scope=row] { font-weight: normal; }
+.mq-table td.mq-num, .prose .mq-table td.mq-num { text-align: right;
+                                                  font-variant-numeric: tabular-nums; }
 /* figures: full width of their column on a desktop (at print size on a phone, below) */
 .mq-plot img { width: 100%; max-width: 900px; height: auto; }
 .mq-caption h3 { margin-bottom: 0; }
@@ -105,6 +115,7 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
   table.mq-grid th[scope=row] { max-width: 8.5em; }
   table.mq-grid th, table.mq-grid td { padding: 1px 4px; }
   .mq-grid-wrap { max-height: none; }
+  .mq-stack-on-phone { flex-direction: column !important; }
   #mq-lead { display: none; }  /* folded: "How to read these tables" stays */
   /* figures at their print size (6 in = 600 px, so 9 pt text is 12.5 px), panned inside
      their own box rather than scaled to 5-8 px text */
