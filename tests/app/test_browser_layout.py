@@ -254,17 +254,25 @@ def test_first_screen_shows_top_judge_kappa_and_verdict(space: Running, browser:
         card = page.locator("#mq-cards li.mq-card").first
         expect(card).to_be_visible()
         assert inside(card.bounding_box(), PHONE)
+        top = page.locator("#mq-cards li.mq-card").filter(has_not_text="ceiling").first
+        assert top.locator(".mq-card-rank").inner_text().startswith("1")
+        for part in (".mq-card-kappa", ".mq-card-verdict"):
+            assert inside(top.locator(part).bounding_box(), PHONE), part
+        assert top.locator(".mq-card-verdict").inner_text().strip()
     finally:
         page.close()
     assert errors == []
 
 
-def test_per_physician_button_opens_the_table_in_view(space: Running, browser: Any) -> None:
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
+def test_per_physician_button_opens_the_table_in_view(
+    space: Running, browser: Any, size: dict[str, int]
+) -> None:
     """Issue 27: a visible button opens the per-physician table and scrolls to it."""
     from playwright.sync_api import expect
 
     errors: list[str] = []
-    page = open_page(browser, space.url, DESKTOP, errors)
+    page = open_page(browser, space.url, size, errors)
     try:
         assert not page.locator("#mq-physicians").is_visible()
         page.get_by_role("button", name="Per-physician agreement").click()
@@ -272,18 +280,21 @@ def test_per_physician_button_opens_the_table_in_view(space: Running, browser: A
         expect(first).to_be_visible(timeout=30_000)
         expect(first).to_be_in_viewport(timeout=10_000)
         page.wait_for_timeout(500)
-        assert inside(first.get_by_role("gridcell").first.bounding_box(), DESKTOP)
+        assert inside(first.get_by_role("gridcell").first.bounding_box(), size)
     finally:
         page.close()
     assert errors == []
 
 
-def test_table_links_switch_tabs_in_the_same_page(space: Running, browser: Any) -> None:
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
+def test_table_links_switch_tabs_in_the_same_page(
+    space: Running, browser: Any, size: dict[str, int]
+) -> None:
     """Issue 27: the leaderboard's *vs physicians* opens Compare, and Compare's *open in
     Browse* opens the item in Browse, both in the same page (no new browser tab, no reload)."""
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport=DESKTOP)
+    context = browser.new_context(viewport=size)
     errors: list[str] = []
     page = context.new_page()
     page.set_default_timeout(60_000)
