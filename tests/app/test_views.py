@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from medqade.app import views
+from medqade.app import result_views, views
 from medqade.app.config import SpaceConfig
 from medqade.app.phone import judges_cards
 from medqade.scoring import JUDGE_COLUMNS
@@ -214,7 +214,7 @@ def test_bias_unit_percentage_points_everywhere(sample_release) -> None:
     assert out.loc[0, "self-bias (pp) 95% CI"] == "-1.2 – 8.0"
     assert "self-bias (pp)" in views.JUDGE_GROUPS["self-bias"]
     target = {"kind": "self", "student": "x", "bias": -0.05, "bias_ci": [-0.1, 0.0], "n": 12}
-    table = views.bias_table({"bias": {"targets": [target]}}, sample_release.roster)
+    table = result_views.bias_table({"bias": {"targets": [target]}}, sample_release.roster)
     assert list(table.columns) == ["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"]
     assert table.loc[0, "bias (pp)"] == -5.0
     assert table.loc[0, "bias (pp) 95% CI"] == "-10.0 – 0.0"

@@ -19,7 +19,7 @@ import pandas as pd
 from gradio import utils as gradio_utils
 
 from medqade import hub_eval, scoring
-from medqade.app import text, views
+from medqade.app import result_views, text, views
 from medqade.app.context import TabContext, Table, empty, frame
 from medqade.app.state import FAMILY_OTHER, Outcome
 
@@ -195,14 +195,14 @@ class SubmitHandlers:
             return update
 
         return (
-            frame(views.summary_table(record)),
-            judge_only(views.slots_table(record, roster)),
-            frame(views.grouped_table(record)),
-            judge_only(views.confusion_table(record)),
-            judge_only(views.abstention_table(record)),
-            judge_only(views.bias_table(record, roster)),
-            judge_only(views.ensembles_table(record)),
-            judge_only(views.disagreements_table(record)),
+            frame(result_views.summary_table(record)),
+            judge_only(result_views.slots_table(record, roster)),
+            frame(result_views.grouped_table(record)),
+            judge_only(result_views.confusion_table(record)),
+            judge_only(result_views.abstention_table(record)),
+            judge_only(result_views.bias_table(record, roster)),
+            judge_only(result_views.ensembles_table(record)),
+            judge_only(result_views.disagreements_table(record)),
         )
 
 
