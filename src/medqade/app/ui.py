@@ -228,6 +228,7 @@ def build_app(
         analyses=analyses,
         on_report=plots_cache.warm,
     )
+    plots_cache.records = st.records  # the first judge's figures are drawn with the report's
     exports = Exports()
     judge_template, answers_template = templates(release, exports)
     ctx = TabContext(release=release, config=config, state=st, exports=exports)
