@@ -100,33 +100,34 @@ class CompareTab:
         )
 
 
-def add_compare_tab(ctx: TabContext) -> CompareTab:
-    """Lay out the Compare tab over the state in ``ctx``."""
-    st = ctx.state
-    names = {m.id: m.name for m in ctx.release.roster.students}
-    evaluators = ctx.release.roster.evaluator_ids
+@dataclass(frozen=True)
+class CompareHandlers:
+    """The public ``/compare`` and the page's comparison (headline and tables)."""
 
-    def api(a: str, b: str, view: str) -> dict[str, Any]:
+    ctx: TabContext
+
+    def api(self, a: str, b: str, view: str) -> dict[str, Any]:
         """Compare judge rows `a` and `b` (a paper evaluator id, "physicians", a baseline id,
         or the record id of a judge row on the leaderboard; ids only, at most 200 characters,
         never a file) on `view` ("core" or "full"): A - B of kappa, PA and PABAK with paired
         95% CIs, per slot, per tier, and the answers they label differently. A side that
         names no row gives {"error": message}."""
         try:
-            out: dict[str, Any] = jsonable(st.compare(a, b, view or "core").to_dict())
+            out: dict[str, Any] = jsonable(self.ctx.state.compare(a, b, view or "core").to_dict())
         except (ValueError, InputError) as exc:
             return {"error": str(exc)}
         return out
 
-    def ui(a: str, b: str, view: str) -> tuple[Any, ...]:
+    def ui(self, a: str, b: str, view: str) -> tuple[Any, ...]:
         if not a or not b:
             return ("<p>Pick two judges.</p>", *(gr.skip() for _ in range(4)))
         try:
-            c = st.compare(a, b, view or "core")
+            c = self.ctx.state.compare(a, b, view or "core")
         except (ValueError, InputError) as exc:
             return (f"<p><strong>Cannot compare:</strong> {plain(str(exc))}</p>",) + (
                 gr.skip(),
             ) * 4
+        names = {m.id: m.name for m in self.ctx.release.roster.students}
         return (
             compare_views.headline_html(c),
             html_table(compare_views.overall_table(c), OVERALL),
@@ -135,27 +136,34 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
             frame(compare_views.disagreements_table(c)),
         )
 
+
+def _pickers(ctx: TabContext) -> tuple[gr.Dropdown, gr.Dropdown, gr.Radio]:
+    """The two rows to compare (A: the first paper evaluator, B: the physicians) and the view."""
+    choices = ctx.state.compare_choices()
+    evaluators = ctx.release.roster.evaluator_ids
+    with gr.Row():
+        a = gr.Dropdown(
+            choices,
+            value=evaluators[0] if evaluators else None,
+            label="A",
+            elem_id="mq-a",
+            allow_custom_value=True,
+        )
+        b = gr.Dropdown(
+            choices, value="physicians", label="B", elem_id="mq-b", allow_custom_value=True
+        )
+        view = gr.Radio(
+            ["core", "full"], value="core", label="View", min_width=160, elem_id="mq-compare-view"
+        )
+    return a, b, view
+
+
+def add_compare_tab(ctx: TabContext) -> CompareTab:
+    """Lay out the Compare tab over the state in ``ctx``."""
+    handlers = CompareHandlers(ctx)
     with gr.Tab("Compare", id="compare") as tab:
         gr.Markdown(HELP)
-        choices = st.compare_choices()
-        with gr.Row():
-            a = gr.Dropdown(
-                choices,
-                value=evaluators[0] if evaluators else None,
-                label="A",
-                elem_id="mq-a",
-                allow_custom_value=True,
-            )
-            b = gr.Dropdown(
-                choices, value="physicians", label="B", elem_id="mq-b", allow_custom_value=True
-            )
-            view = gr.Radio(
-                ["core", "full"],
-                value="core",
-                label="View",
-                min_width=160,
-                elem_id="mq-compare-view",
-            )
+        a, b, view = _pickers(ctx)
         button = gr.Button("Compare", variant="primary", elem_id="mq-compare")
         summary = gr.HTML(elem_id="mq-compare-summary")
         # read-only tables nobody sorts: plain HTML, one innerHTML each (see html_table)
@@ -182,7 +190,7 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
         slots,
         tiers,
         disagreements,
-        api,
-        ui,
-        st.compare_choices,
+        handlers.api,
+        handlers.ui,
+        ctx.state.compare_choices,
     )
