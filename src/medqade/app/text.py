@@ -89,7 +89,8 @@ ANALYSIS_HELP: Final = (
 
 
 def about(synthetic: bool, max_upload_mb: float, rate_limit: int, window_days: float) -> str:
-    """The About tab (Markdown written by the project; no user text)."""
+    """The About tab (Markdown written by the project; no user text). Long because it is
+    the page's text, one string with four settings filled in; it holds no logic to split."""
     labels = " / ".join(f"`{x}`" for x in vocab.LABELS)
     limit = (
         f"{rate_limit} submissions per account per {window_days:g} days"
