@@ -128,16 +128,10 @@ class BrowseTab:
         )
 
     def load(self, demo: gr.Blocks, tabs: gr.Tabs) -> None:
-        """Fill the list when the page loads, and open the item of a ``?item=`` link."""
-        demo.load(
-            self.browse_items, self.inputs, [self.count, self.results], api_visibility="private"
-        )
-        demo.load(
-            self.deep_link,
-            [self.blind],
-            [tabs, self.item_id, self.header],
-            api_visibility="private",
-        )
+        """Fill the list when the page loads, and open the item of a ``?item=`` link (both
+        answered at once, outside the queue: an index lookup)."""
+        demo.load(self.browse_items, self.inputs, [self.count, self.results], **HIDDEN)
+        demo.load(self.deep_link, [self.blind], [tabs, self.item_id, self.header], **HIDDEN)
 
 
 @dataclass(frozen=True)

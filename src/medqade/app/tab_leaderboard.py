@@ -125,8 +125,9 @@ class LeaderboardTab:
         self.judges.select(open_comparison, [self.view], outputs, api_visibility="private")
 
     def load(self, demo: gr.Blocks) -> None:
-        """Fill the tables when the page loads."""
-        demo.load(self.leaderboard_ui, self.inputs, self.outputs, api_visibility="private")
+        """Fill the tables when the page loads (answered at once, outside the queue: the
+        boards are computed before the Space serves)."""
+        demo.load(self.leaderboard_ui, self.inputs, self.outputs, **HIDDEN)
 
 
 @dataclass(frozen=True)

@@ -270,7 +270,7 @@ def build_app(
             )
             return select, (view if view == "full" else gr.skip())
 
-        demo.load(url_state, None, [tabs, leaderboard.view], api_visibility="private")
+        demo.load(url_state, None, [tabs, leaderboard.view], api_visibility="private", queue=False)
 
     demo.medqade_state = st  # type: ignore[attr-defined]
     return demo
