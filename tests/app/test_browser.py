@@ -78,3 +78,59 @@ def test_browser_submit_score_browse_filter(launch, judge_csv: Path, tmp_path: P
             browser.close()
     assert errors == []
     assert shot.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize(
+    "size",
+    [{"width": 1440, "height": 900}, {"width": 390, "height": 844}],
+    ids=["desktop", "phone"],
+)
+def test_new_submission_reaches_browse_judge_filter_of_another_visitor(
+    launch, judge_csv: Path, size: dict[str, int]
+) -> None:
+    """Issue 27: a judge submitted in one browser appears in the Browse judge filter of a
+    visitor who opened the page before, on reopening Browse (no restart, no reload)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    app = launch()
+    name = "Zweiter Richter"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            visitor = browser.new_context(viewport=size).new_page()
+            visitor.goto(app.url, wait_until="domcontentloaded")
+            expect(visitor.locator("#mq-judges")).to_contain_text("ceiling", timeout=30_000)
+            visitor.get_by_role("tab", name="Browse").click()
+            judge = visitor.get_by_label("Judge (for its filter)")
+
+            def options() -> list[str]:
+                judge.click()
+                listed = visitor.get_by_role("option")
+                expect(listed.first).to_be_visible(timeout=10_000)
+                texts = [t.strip() for t in listed.all_inner_texts()]
+                visitor.keyboard.press("Escape")
+                return texts
+
+            before = options()
+            assert "GPT-5.4 Mini" in before and not any(name in o for o in before)
+
+            submitter = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            submitter.goto(app.url, wait_until="domcontentloaded")
+            submitter.get_by_role("tab", name="Submit").click()
+            submitter.locator("#mq-upload input[type=file]").set_input_files(str(judge_csv))
+            submitter.get_by_label("Display name").fill(name)
+            submitter.get_by_role("button", name="Check and score").click()
+            expect(submitter.locator("#mq-status textarea")).to_have_value(
+                re.compile(r"^Accepted: "), timeout=30_000
+            )
+
+            visitor.get_by_role("tab", name="Leaderboard").click()
+            visitor.get_by_role("tab", name="Browse").click()
+            visitor.wait_for_timeout(500)
+            listed = options()
+            assert f"submitted: {name}" in listed, listed
+            judge.fill(f"submitted: {name}")
+            visitor.keyboard.press("Enter")
+            expect(visitor.locator("#mq-count")).to_contain_text("question sets", timeout=10_000)
+        finally:
+            browser.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from matplotlib.text import Text
 
 from medqade.app.config import SpaceConfig
 
@@ -82,13 +83,8 @@ def open_page(browser: Any, url: str, size: dict[str, int], errors: list[str]) -
 
 
 def click_tab(page: Any, name: str) -> None:
-    """Click a tab, through Gradio's overflow menu where the tab row is too narrow."""
-    tab = page.get_by_role("tab", name=name)
-    if tab.count() and tab.is_visible():
-        tab.click()
-        return
-    page.get_by_role("button", name="More tabs").click()
-    page.locator(".overflow-dropdown button").filter(has_text=name).click()
+    """Click a tab (every tab is in the tab row at both sizes: it wraps, no overflow menu)."""
+    page.get_by_role("tab", name=name).click()
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
@@ -209,6 +205,11 @@ def test_compare_deep_link_opens_and_the_address_follows(space: Running, browser
         expect(page).to_have_url(re.compile(r"tab=compare.*a=gemini-2.5-flash.*b=physicians"))
         link = summary.locator("a[data-mq-link]")
         expect(link).to_have_text(re.compile(r"^http://127\.0\.0\.1:\d+/\?tab=compare&a="))
+        # the read-only tables are plain HTML tables (issue 27's speed lever)
+        overall = page.locator("#mq-compare-overall table")
+        expect(overall.locator("tbody tr")).to_have_count(3)
+        expect(overall.locator("tbody tr").first).to_contain_text("kappa")
+        expect(page.locator("#mq-compare-slots tbody tr")).to_have_count(5)
     finally:
         page.close()
     assert errors == []
@@ -253,17 +254,25 @@ def test_first_screen_shows_top_judge_kappa_and_verdict(space: Running, browser:
         card = page.locator("#mq-cards li.mq-card").first
         expect(card).to_be_visible()
         assert inside(card.bounding_box(), PHONE)
+        top = page.locator("#mq-cards li.mq-card").filter(has_not_text="ceiling").first
+        assert top.locator(".mq-card-rank").inner_text().startswith("1")
+        for part in (".mq-card-kappa", ".mq-card-verdict"):
+            assert inside(top.locator(part).bounding_box(), PHONE), part
+        assert top.locator(".mq-card-verdict").inner_text().strip()
     finally:
         page.close()
     assert errors == []
 
 
-def test_per_physician_button_opens_the_table_in_view(space: Running, browser: Any) -> None:
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
+def test_per_physician_button_opens_the_table_in_view(
+    space: Running, browser: Any, size: dict[str, int]
+) -> None:
     """Issue 27: a visible button opens the per-physician table and scrolls to it."""
     from playwright.sync_api import expect
 
     errors: list[str] = []
-    page = open_page(browser, space.url, DESKTOP, errors)
+    page = open_page(browser, space.url, size, errors)
     try:
         assert not page.locator("#mq-physicians").is_visible()
         page.get_by_role("button", name="Per-physician agreement").click()
@@ -271,18 +280,21 @@ def test_per_physician_button_opens_the_table_in_view(space: Running, browser: A
         expect(first).to_be_visible(timeout=30_000)
         expect(first).to_be_in_viewport(timeout=10_000)
         page.wait_for_timeout(500)
-        assert inside(first.get_by_role("gridcell").first.bounding_box(), DESKTOP)
+        assert inside(first.get_by_role("gridcell").first.bounding_box(), size)
     finally:
         page.close()
     assert errors == []
 
 
-def test_table_links_switch_tabs_in_the_same_page(space: Running, browser: Any) -> None:
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
+def test_table_links_switch_tabs_in_the_same_page(
+    space: Running, browser: Any, size: dict[str, int]
+) -> None:
     """Issue 27: the leaderboard's *vs physicians* opens Compare, and Compare's *open in
     Browse* opens the item in Browse, both in the same page (no new browser tab, no reload)."""
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport=DESKTOP)
+    context = browser.new_context(viewport=size)
     errors: list[str] = []
     page = context.new_page()
     page.set_default_timeout(60_000)
@@ -311,4 +323,77 @@ def test_table_links_switch_tabs_in_the_same_page(space: Running, browser: Any) 
         assert page.evaluate("window.__mq_same_page") == 1  # not reloaded
     finally:
         context.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
+def test_every_tab_reachable_without_the_overflow_menu(
+    space: Running, browser: Any, size: dict[str, int]
+) -> None:
+    """Issue 27: on a phone too every tab is a visible button of the tab row (the row wraps;
+    Gradio's hidden "..." menu is gone), inside the viewport, and opens its tab."""
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page = open_page(browser, space.url, size, errors)
+    try:
+        assert page.get_by_role("button", name="More tabs").count() == 0
+        for name in TABS:
+            tab = page.get_by_role("tab", name=name)
+            expect(tab).to_be_visible()
+            assert inside(tab.bounding_box(), size), name
+        for name in reversed(TABS):
+            page.get_by_role("tab", name=name).click()
+            expect(page.get_by_role("tab", name=name)).to_have_attribute("aria-selected", "true")
+    finally:
+        page.close()
+    assert errors == []
+
+
+def test_phone_cards_badge_each_row_and_come_first(space: Running, browser: Any) -> None:
+    """Issue 27: on a phone the first judge cards are on the first screen, and each card says
+    what its row is (the physicians' ceiling, verified, self-reported)."""
+    errors: list[str] = []
+    page = open_page(browser, space.url, PHONE, errors)
+    try:
+        cards = page.locator("#mq-cards li.mq-card")
+        assert inside(cards.nth(1).bounding_box(), PHONE)
+        ceiling = cards.filter(has_text="ceiling").first
+        assert ceiling.locator(".mq-badge").inner_text() == "physicians"
+        badges = {b.strip() for b in page.locator("#mq-cards .mq-badge").all_inner_texts()}
+        assert "physicians" in badges and len(badges) >= 2
+        assert all(cards.nth(k).locator(".mq-badge").count() == 1 for k in range(cards.count()))
+    finally:
+        page.close()
+    assert errors == []
+
+
+def test_phone_figure_text_at_least_11_css_px(space: Running, browser: Any) -> None:
+    """Issue 27: on a 390 px phone the smallest text of every Analysis figure is at least
+    11 CSS px (the figure's smallest font in points times the image's shown width over its
+    width in points), and the page does not scroll sideways."""
+    from playwright.sync_api import expect
+
+    from medqade.app import analysis
+
+    report = space.state.report.result(timeout=300)
+    ratios = []  # smallest font (pt) per figure width (pt)
+    for key, _, _ in analysis.FIGURES:
+        fig = analysis.figure(report, key)
+        fig.canvas.draw()
+        sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+        ratios.append(min(sizes) / (fig.get_size_inches()[0] * 72))
+    errors: list[str] = []
+    page = open_page(browser, space.url, PHONE, errors)
+    try:
+        click_tab(page, "Analysis")
+        images = page.locator("#mq-analysis .mq-plot img")
+        expect(images.nth(len(analysis.FIGURES) - 1)).to_be_visible(timeout=60_000)
+        widths = [images.nth(k).bounding_box()["width"] for k in range(len(analysis.FIGURES))]
+        smallest = min(widths) * min(ratios)
+        assert smallest >= 11, f"smallest figure text {smallest:.1f} CSS px"
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"] + 1
+        page.screenshot(path=str(ARTIFACTS / "space-analysis-figure-390x844.png"))
+    finally:
+        page.close()
     assert errors == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,34 @@ def test_serve_local_build_answers_http(built_sample: Path, tmp_path: Path) -> N
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
             page = response.read().decode("utf-8")
         assert response.status == 200 and "MedQADE leaderboard" in page
+    finally:
+        demo.close()
+
+
+def test_serve_draws_the_analysis_figures_before_it_serves(
+    built_sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27: the first visitor of the Analysis tab never has to come back: the Space
+    serves once the analyses are computed and every figure is encoded for the page (the
+    address is printed after the figures line)."""
+    from medqade.app import analysis
+
+    port = free_port()
+    config = SpaceConfig(
+        data=str(built_sample), results_dir=tmp_path / "r", port=port, resamples=20
+    )
+    demo = serve_module.serve(config, block=False)
+    try:
+        state = demo.medqade_state
+        assert state.report.done() and state.report.exception() is None
+        out = capsys.readouterr().out
+        assert out.index("figures ready") < out.index("Running on local URL")
+        ui = next(f for f in demo.fns.values() if f.name == "analysis_ui")
+        t = time.perf_counter()
+        answer = ui.fn("", "")
+        assert time.perf_counter() - t < 0.3  # encoded before serving: no drawing on a visit
+        assert "come back" not in str(answer[0]) and "again" not in str(answer[0])
+        assert all(a is not None for a in answer[1 : len(analysis.FIGURES)])
     finally:
         demo.close()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from medqade.app import views
+from medqade.app import result_views, views
 from medqade.app.config import SpaceConfig
 from medqade.app.phone import judges_cards
 from medqade.scoring import JUDGE_COLUMNS
@@ -159,6 +159,26 @@ def test_phone_card_shows_the_rank_range() -> None:
     assert "Alpha &lt;b&gt;" in html_text
 
 
+def test_phone_cards_badge_the_physicians_verified_and_self_reported_rows() -> None:
+    """Issue 27: a self-reported row cannot pass for the physician row on a phone: each card
+    carries its badge word in its own class, from the table's badge column."""
+    table = pd.DataFrame(
+        {
+            "rank": [math.nan, 1.0, 2.0, 3.0],
+            "name": ["Physicians (leave-one-out) — ceiling", "A", "B", "C"],
+            "badge": ["physician ceiling", "verified", "self-reported", "self-reported, partial"],
+            "kappa": [0.8, 0.7, 0.6, 0.5],
+            "verdict": ["", "", "", ""],
+        }
+    )
+    cards = judges_cards(table, "core").split('<li class="mq-card">')[1:]
+    assert '<span class="mq-badge mq-b-physicians">physicians</span>' in cards[0]
+    assert '<span class="mq-badge mq-b-verified">verified</span>' in cards[1]
+    assert '<span class="mq-badge mq-b-self">self-reported</span>' in cards[2]
+    assert '<span class="mq-badge mq-b-self">self-reported, partial</span>' in cards[3]
+    assert all(card.count("mq-badge") == 1 for card in cards)
+
+
 def test_every_verdict_word_reaches_the_phone_card() -> None:
     """The phone cards show the library's verdict words as they are (one constant tuple), in
     a cell that wraps (a long word never widens the card)."""
@@ -194,7 +214,7 @@ def test_bias_unit_percentage_points_everywhere(sample_release) -> None:
     assert out.loc[0, "self-bias (pp) 95% CI"] == "-1.2 – 8.0"
     assert "self-bias (pp)" in views.JUDGE_GROUPS["self-bias"]
     target = {"kind": "self", "student": "x", "bias": -0.05, "bias_ci": [-0.1, 0.0], "n": 12}
-    table = views.bias_table({"bias": {"targets": [target]}}, sample_release.roster)
+    table = result_views.bias_table({"bias": {"targets": [target]}}, sample_release.roster)
     assert list(table.columns) == ["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"]
     assert table.loc[0, "bias (pp)"] == -5.0
     assert table.loc[0, "bias (pp) 95% CI"] == "-10.0 – 0.0"

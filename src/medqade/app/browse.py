@@ -9,11 +9,9 @@ contradicts the consensus). All of them are boolean arrays over the items (and o
 slots, so the item view can mark the answer that triggered a filter), so a filter is a few
 vector operations.
 
-The item view is escaped HTML: one card per answer (consensus, the physicians' vote split such
-as ``7 R / 2 F / 1 k.A.``, *unanimous* or *split*, the active filter's trigger) and one compact
-grid of every label (physicians, paper evaluators, submitted judges), each label that
-contradicts the consensus marked. Specialties sort in German order (umlauts with their base
-letter, ``ß`` as ``ss``), independent of the machine's locale.
+The item view (:meth:`BrowseIndex.view`) gathers one item's answers and labels; its HTML (answer
+cards and the label grid) is drawn by :mod:`medqade.app.item_view`. Specialties sort in German
+order (umlauts with their base letter, ``ß`` as ``ss``), independent of the machine's locale.
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ import html
 import random
 import threading
 import unicodedata
-import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -31,7 +28,19 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from medqade import consensus, vocab
+from medqade import vocab
+from medqade.app.item_view import (  # the agreement words stay importable from here
+    ABSTAINED_ONLY,  # noqa: F401
+    NOBODY,  # noqa: F401
+    SPLIT,  # noqa: F401
+    UNANIMOUS,  # noqa: F401
+    agreement,
+    answer_card,
+    item_header,
+    label_grid,
+    label_text,
+    vote_split,
+)
 from medqade.release import Release
 
 ALL: Final = "all"
@@ -53,14 +62,6 @@ Codes = npt.NDArray[np.int8]
 Mask = npt.NDArray[np.bool_]
 
 
-SHORT: Final = {vocab.RICHTIG_CODE: "R", vocab.FALSCH_CODE: "F", vocab.ABSTAIN_CODE: "k.A."}
-"""Short label codes of the item grid (the legend spells them out)."""
-UNANIMOUS: Final = "unanimous"
-SPLIT: Final = "split"
-ABSTAINED_ONLY: Final = "agree, some k.A."
-NOBODY: Final = "no physician label"
-
-
 def german_key(text: str) -> tuple[str, str]:
     """A sort key in German dictionary order, the same on every machine (no locale):
     case and accents folded (``Ä`` -> ``a``, ``ß`` -> ``ss``), ties broken by the text."""
@@ -69,34 +70,8 @@ def german_key(text: str) -> tuple[str, str]:
     return base, text
 
 
-def agreement(richtig: int, falsch: int, abstained: int) -> str:
-    """*unanimous* (every physician who rated the answer gave the same substantive label),
-    *split* (both Richtig and Falsch), else agreement with some ``Keine Angabe``."""
-    # one rater suffices here: the tag describes the answer's votes as they are
-    if consensus.unanimous(richtig, falsch, min_votes=1) != vocab.MISSING_CODE:
-        return UNANIMOUS if not abstained else ABSTAINED_ONLY
-    if richtig and falsch:
-        return SPLIT
-    return NOBODY if not abstained else "all k.A."
-
-
-def vote_split(richtig: int, falsch: int, abstained: int) -> str:
-    """``"7 R / 2 F / 1 k.A."``: the physicians' labels of one answer."""
-    return f"{richtig} R / {falsch} F / {abstained} k.A."
-
-
 def tier_name(tier: int) -> str:
     return f"T{tier}" if tier else "no rating"
-
-
-def label_text(code: int) -> str:
-    """The German label of a code; an empty string for a missing label."""
-    return "" if code == vocab.MISSING_CODE else vocab.CODE_LABELS[int(code)]
-
-
-def _lines(text: str) -> str:
-    """``text`` escaped, its line breaks kept as ``<br>`` (a review note may span lines)."""
-    return "<br>".join(html.escape(line) for line in text.splitlines())
 
 
 def blind_order(item_id: str) -> list[int]:
@@ -350,6 +325,26 @@ class BrowseIndex:
                 out[int(slot)].append(flag)
         return out
 
+    def raters(self, row: int, order: Sequence[int]) -> list[tuple[str, str, list[int]]]:
+        """``(rater, role, codes in page order)`` of every physician who labelled item ``row``
+        (the extension's adjudicator so named), then every paper evaluator and submitted
+        judge."""
+        rel = self.release
+        extension = str(self.split[row]) == "extension"
+        grid: list[tuple[str, str, list[int]]] = []
+        for p, rater in enumerate(rel.roster.physicians):
+            codes = rel.physician_labels[p, row]
+            if (codes == vocab.MISSING_CODE).all():
+                continue
+            role = "adjudicator" if extension and rater == rel.roster.adjudicator else "physician"
+            grid.append((rater, role, [int(codes[s]) for s in order]))
+        with self._lock:
+            judges = [(n, c, "paper evaluator") for n, c in self._judges.items()]
+            judges += [(n, c, "submitted judge") for n, c in self._submitted.items()]
+        for name, labels, role in judges:
+            grid.append((name, role, [int(labels[row][s]) for s in order]))
+        return grid
+
     def view(
         self,
         item_id: str,
@@ -394,38 +389,20 @@ class BrowseIndex:
                     "adjudicated": "yes" if bool(a["adjudicated"]) else "no",
                 }
             )
-            trigger = "".join(
-                f'<span class="mq-badge mq-trigger">filter: {e(x)}</span>' for x in hits[slot]
-            )
-            adjudicated = " · adjudicated" if bool(a["adjudicated"]) else ""
-            reviewed = "".join(
-                f'<div class="mq-review" lang="de">Review {_lines(line)}</div>'
-                for line in self.reviews.get(str(a["answer_id"]), ())
-            )
             cards.append(
-                f'<li class="mq-answer{" mq-hit" if hits[slot] else ""}">'
-                f'<div class="mq-answer-head"><strong>{names[pos]}</strong> · {e(model)}</div>'
-                f'<div class="mq-answer-text" lang="de">{e(answer_text) or "<em>(no answer)</em>"}'
-                "</div>"
-                f'<div class="mq-answer-meta"><span class="mq-cons mq-c{int(cons[slot])}">'
-                f"consensus {e(consensus)}</span> · physicians {vote_split(r, f, k)}"
-                f'{adjudicated} <span class="mq-badge mq-{agree.split(",")[0].replace(" ", "-")}">'
-                f"{e(agree)}</span>{trigger}</div>{reviewed}</li>"
+                answer_card(
+                    names[pos],
+                    model,
+                    answer_text,
+                    int(cons[slot]),
+                    (r, f, k),
+                    adjudicated=bool(a["adjudicated"]),
+                    triggers=hits[slot],
+                    reviews=self.reviews.get(str(a["answer_id"]), ()),
+                )
             )
-        extension = str(self.split[row]) == "extension"
+        grid = self.raters(row, order)
         label_rows: list[dict[str, str]] = []
-        grid: list[tuple[str, str, list[int]]] = []  # (rater, role, codes in page order)
-        for p, rater in enumerate(rel.roster.physicians):
-            codes = rel.physician_labels[p, row]
-            if (codes == vocab.MISSING_CODE).all():
-                continue
-            role = "adjudicator" if extension and rater == rel.roster.adjudicator else "physician"
-            grid.append((rater, role, [int(codes[s]) for s in order]))
-        with self._lock:
-            judges = [(n, c, "paper evaluator") for n, c in self._judges.items()]
-            judges += [(n, c, "submitted judge") for n, c in self._submitted.items()]
-        for name, labels, role in judges:
-            grid.append((name, role, [int(labels[row][s]) for s in order]))
         for rater, role, codes in grid:
             label_rows.append(
                 {"rater": rater, "role": role}
@@ -439,70 +416,10 @@ class BrowseIndex:
         ]
         if self.has_specialty and self.specialty[row]:
             facts.append(f"specialty {e(str(self.specialty[row]))}")
-        link = "?item=" + urllib.parse.quote(qid, safe="")
-        header = (
-            f'<div class="mq-item" data-mq-item="{e(qid)}"><p class="mq-item-id">'
-            f"<strong>{e(qid)}</strong> · {' · '.join(facts)} · link: "
-            f'<a class="mq-link" data-mq-link href="{e(link)}">{e(link)}</a></p>'
-            f'<p class="mq-question" lang="de">{e(str(q["question"]))}</p>'
-            f'<p class="mq-reference" lang="de">Reference: <strong>'
-            f"{e(str(q['reference_answer']))}</strong></p></div>"
-        )
+        header = item_header(qid, facts, str(q["question"]), str(q["reference_answer"]))
         page = (
             header
             + f'<ol class="mq-answers">{"".join(cards)}</ol>'
-            + self._grid(grid, [int(cons[s]) for s in order], [bool(hits[s]) for s in order])
+            + label_grid(grid, [int(cons[s]) for s in order], [bool(hits[s]) for s in order])
         )
         return ItemView(qid, header, pd.DataFrame(ans_rows), pd.DataFrame(label_rows), page)
-
-    @staticmethod
-    def _grid(rows: list[tuple[str, str, list[int]]], cons: list[int], hit: list[bool]) -> str:
-        """Every label of the item in one compact table (answers as columns)."""
-        e = html.escape
-        head = "".join(
-            f'<th scope="col"{" class=mq-hit" if h else ""}>A{k + 1}</th>'
-            for k, h in enumerate(hit)
-        )
-
-        def cell(code: int, consensus: int) -> str:
-            if code == vocab.MISSING_CODE:
-                return '<td class="mq-l mq-missing" title="no label">–</td>'
-            short, full = SHORT[code], label_text(code)
-            contra = code != vocab.ABSTAIN_CODE and consensus >= 0 and code != consensus
-            if contra:
-                title = f"{full}: contradicts the consensus ({label_text(consensus)})"
-                return f'<td class="mq-l mq-c{code} mq-contra" title="{e(title)}">{short} ≠</td>'
-            return f'<td class="mq-l mq-c{code}" title="{e(full)}">{short}</td>'
-
-        body = [
-            '<tr class="mq-consensus"><th scope="row">consensus</th>'
-            + "".join(
-                f'<td class="mq-l mq-c{c}">{SHORT.get(c, "?") if c >= 0 else "?"}</td>'
-                for c in cons
-            )
-            + "</tr>"
-        ]
-        group = ""
-        for rater, role, codes in rows:
-            kind = "physicians" if role in ("physician", "adjudicator") else role + "s"
-            if kind != group:
-                group = kind
-                body.append(
-                    f'<tr class="mq-group"><th colspan="{len(cons) + 1}">{e(kind)}</th></tr>'
-                )
-            who = e(rater) + (" <small>adjudicator</small>" if role == "adjudicator" else "")
-            body.append(
-                f'<tr><th scope="row">{who}</th>'
-                + "".join(cell(c, cons[k]) for k, c in enumerate(codes))
-                + "</tr>"
-            )
-        legend = (
-            "R = Richtig, F = Falsch, k.A. = Keine Angabe, – = no label, ? = unresolved; "
-            "<span class=mq-contra>≠</span> contradicts the physician consensus; "
-            "highlighted columns triggered the active filter."
-        )
-        return (
-            f'<div class="mq-grid-wrap"><table class="mq-grid"><caption>{legend}</caption>'
-            f'<thead><tr><th scope="col">rater</th>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table></div>"
-        )

@@ -1,17 +1,18 @@
 """The leaderboard's phone view: one line per judge with its headline numbers.
 
 On a narrow screen (the CSS in :mod:`medqade.app.ui` shows it below 640 px and keeps the full
-tables below it) each judge is one card: rank interval (best–worst rank), name, core kappa
-with its 95% CI and verdict,
-so nothing needs sideways scrolling. Formatting only: the numbers are the leaderboard's display
-columns (three decimals); names are escaped.
+tables below it) each judge is one card: rank interval (best–worst rank), name, a badge saying
+what the row is (*physicians* for the leave-one-out ceiling, *verified* or *self-reported* for a
+judge), core kappa with its 95% CI and verdict, so nothing needs sideways scrolling and a
+self-reported row cannot pass for the physicians'. Formatting only: the numbers are the
+leaderboard's display columns (three decimals); names are escaped.
 """
 
 from __future__ import annotations
 
 import html
 import math
-from typing import Any
+from typing import Any, Final
 
 import pandas as pd
 
@@ -28,6 +29,21 @@ def _cell(row: Any, *names: str) -> str:
     return ""
 
 
+BADGES: Final = {"physician ceiling": ("physicians", "mq-b-physicians")}
+"""The leaderboard's badge words shown differently on a card (shorter), with their class."""
+
+
+def card_badge(text: str) -> str:
+    """The badge of a card as escaped HTML: *physicians*, *verified* or *self-reported* (with
+    *partial* when so), each with its own class (colour)."""
+    if not text:
+        return ""
+    word, css = BADGES.get(text, (text, ""))
+    if not css:
+        css = "mq-b-verified" if text.startswith("verified") else "mq-b-self"
+    return f' <span class="mq-badge {css}">{html.escape(word)}</span>'
+
+
 def judges_cards(table: pd.DataFrame, view: str) -> str:
     """The judges display table (rank range, name, kappa, kappa 95% CI, verdict) as HTML
     cards."""
@@ -41,7 +57,8 @@ def judges_cards(table: pd.DataFrame, view: str) -> str:
         cards.append(
             '<li class="mq-card">'
             f'<span class="mq-card-rank">{e(rank) or "–"}</span>'
-            f'<span class="mq-card-name">{e(_cell(row, "name"))}</span>'
+            f'<span class="mq-card-name">{e(_cell(row, "name"))}'
+            f"{card_badge(_cell(row, 'badge'))}</span>"
             f'<span class="mq-card-kappa">κ {e(kappa) or "n/a"}'
             f"{f' <small>({e(ci)})</small>' if ci else ''}</span>"
             f'<span class="mq-card-verdict">{e(verdict)}</span></li>'
@@ -49,7 +66,7 @@ def judges_cards(table: pd.DataFrame, view: str) -> str:
     if not cards:
         return '<p class="mq-empty">No judge matches the search.</p>'
     return (
-        f'<p class="mq-cards-head">Judges, {e(view)} view: rank (best–worst) · name · kappa '
-        "(95% CI) · verdict. The full tables follow below.</p>"
+        f'<p class="mq-cards-head">Judges, {e(view)} view: rank (best–worst) · name and badge · '
+        "kappa (95% CI) · verdict. The full tables follow below.</p>"
         f'<ol class="mq-cards">{"".join(cards)}</ol>'
     )

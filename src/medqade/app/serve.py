@@ -79,11 +79,35 @@ def prepare(config: SpaceConfig) -> Any:
     return demo
 
 
+FIGURES_TIMEOUT_S = 900.0
+"""How long the start waits for the paper's analyses and figures (then serves anyway)."""
+
+
+def wait_for_figures(demo: Any, timeout: float = FIGURES_TIMEOUT_S) -> bool:
+    """Wait until the paper's analyses are computed and the Analysis tab's figures drawn, so
+    the first visitor of the tab never has to come back (issue 27). True when ready; a failed
+    or late computation is not raised (the tab shows it)."""
+    state = demo.medqade_state
+    if state.report.done():
+        return True
+    print("* Drawing the Analysis figures (once per start) ...", flush=True)
+    started = time.perf_counter()
+    try:
+        state.report.result(timeout=timeout)
+    except Exception as exc:  # the tab says what failed; serving goes on
+        print(f"  the analyses are not available: {exc}", flush=True)
+        return False
+    print(f"  figures ready in {time.perf_counter() - started:.1f} s", flush=True)
+    return True
+
+
 def serve(config: SpaceConfig, *, block: bool = True) -> Any:
-    """Build and launch the Space; returns the Blocks (``block=False`` returns at once)."""
+    """Build and launch the Space once the Analysis figures are drawn (see
+    :func:`wait_for_figures`); returns the Blocks (``block=False`` returns once it serves)."""
     from medqade.app.ui import launch_kwargs
 
     demo = prepare(config)
+    wait_for_figures(demo)
     demo.queue(default_concurrency_limit=4)
     # quiet: Gradio's start-up lines end with a hint to set share=True, meant for notebooks,
     # not for someone running the Space from a shell; the address is printed here instead,

@@ -18,6 +18,7 @@ import os
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
@@ -51,6 +52,8 @@ LOCAL_ACCOUNT: Final = "local"
 FAMILY_OTHER: Final = "other"
 SHOWN_NAME: Final = re.compile(r"[^\w .,()+=@-]+")
 REMEMBERED: Final = 1024
+COMPARISONS_KEPT: Final = 64
+"""How many comparisons the Space keeps (each a few kB; a repeat answers at once)."""
 
 
 def display_name(path: str | os.PathLike[str], role: str = "submission") -> str:
@@ -121,6 +124,9 @@ class SpaceState:
         self.browse = BrowseIndex(release)
         self._lock = threading.Lock()
         self._boards: dict[tuple[str, str, float, int, bool], Boards] = {}
+        self._comparisons: OrderedDict[tuple[str, str, str, int, bool], compare_mod.Comparison] = (
+            OrderedDict()
+        )
         self._ranker = measures.Ranker()
         self._references: list[dict[str, Any]] | None = references
         self._judges_loaded: set[str] = set()
@@ -287,6 +293,22 @@ class SpaceState:
         physicians, the baselines and the judge rows the leaderboard shows (a stored record
         is compared through its stored upload, found by its id). They are never paths."""
         a, b = (compare_mod.check_token(str(t or "")) for t in (a, b))  # before any work
+        # seeded, so the same rows on the same board give the same comparison: kept (the last
+        # COMPARISONS_KEPT) until a submission or the reference rows change the board
+        key = (a, b, view, self.store.version, self.references_ready)
+        with self._lock:
+            kept = self._comparisons.get(key)
+            if kept is not None:
+                self._comparisons.move_to_end(key)
+                return kept
+        made = self._compare(a, b, view)
+        with self._lock:
+            self._comparisons[key] = made
+            while len(self._comparisons) > COMPARISONS_KEPT:
+                self._comparisons.popitem(last=False)
+        return made
+
+    def _compare(self, a: str, b: str, view: str) -> compare_mod.Comparison:
         shown = self.board_judge_ids()
         # model-answer records stay, to be refused as "not a judge" by name
         chosen = self.board_records()

@@ -128,23 +128,21 @@ class BrowseTab:
         )
 
     def load(self, demo: gr.Blocks, tabs: gr.Tabs) -> None:
-        """Fill the list when the page loads, and open the item of a ``?item=`` link."""
-        demo.load(
-            self.browse_items, self.inputs, [self.count, self.results], api_visibility="private"
-        )
-        demo.load(
-            self.deep_link,
-            [self.blind],
-            [tabs, self.item_id, self.header],
-            api_visibility="private",
-        )
+        """Fill the list when the page loads, and open the item of a ``?item=`` link (both
+        answered at once, outside the queue: an index lookup)."""
+        demo.load(self.browse_items, self.inputs, [self.count, self.results], **HIDDEN)
+        demo.load(self.deep_link, [self.blind], [tabs, self.item_id, self.header], **HIDDEN)
 
 
-def add_browse_tab(ctx: TabContext) -> BrowseTab:
-    """Lay out the Browse tab (inside ``gr.Tabs``) over the state in ``ctx``."""
-    release, browse = ctx.release, ctx.state.browse
+@dataclass(frozen=True)
+class BrowseHandlers:
+    """The tab's handlers over the Space's :class:`~medqade.app.browse.BrowseIndex`: the
+    public ``/browse`` and ``/item``, the page's item view, row clicks and deep links."""
+
+    ctx: TabContext
 
     def browse_items(
+        self,
         split: str,
         tier: str,
         lexical: str,
@@ -160,18 +158,20 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
         the list, or an id as /compare takes: a paper evaluator's model id, a submission's
         record id or a unique prefix of at least 8 characters) and a free-text `search`.
         Returns a count line and the first 500 matching items."""
+        browse = self.ctx.state.browse
         try:
             keep = browse.mask(split, tier, lexical, specialty, filters or [], judge, search or "")
         except ValueError as exc:
             return str(exc), empty()
         rows, total = browse.results(keep)
         shown = f" (showing the first {len(rows)})" if total > len(rows) else ""
-        return f"{total:,} of {release.n_items:,} question sets{shown}", rows
+        return f"{total:,} of {self.ctx.release.n_items:,} question sets{shown}", rows
 
-    def item(item_id: str, blind: bool) -> tuple[str, Table, Table]:
+    def item(self, item_id: str, blind: bool) -> tuple[str, Table, Table]:
         """One question set by id: its header (question, reference, split, tier, link), the
         five answers with consensus and votes, and every physician's and judge's label.
         With `blind` the models are hidden and the answers shuffled (fixed per item)."""
+        browse = self.ctx.state.browse
         try:
             view = browse.view(item_id or "", bool(blind))
         except KeyError:
@@ -179,9 +179,14 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
         return view.header_html, view.answers, view.labels
 
     def item_ui(
-        item_id: str, blind: bool, filters: list[str] | None = None, judge: str | None = None
+        self,
+        item_id: str,
+        blind: bool,
+        filters: list[str] | None = None,
+        judge: str | None = None,
     ) -> str:
         """The page's item view: answer cards and the label grid (escaped HTML)."""
+        browse = self.ctx.state.browse
         try:
             view = browse.view(item_id or "", bool(blind), filters or [], judge)
         except KeyError:
@@ -189,95 +194,96 @@ def add_browse_tab(ctx: TabContext) -> BrowseTab:
         return view.html
 
     def open_selected(
-        evt: gr.SelectData, blind: bool, filters: list[str] | None, judge: str | None
+        self, evt: gr.SelectData, blind: bool, filters: list[str] | None, judge: str | None
     ) -> tuple[Any, ...]:
         row = evt.row_value if isinstance(evt.row_value, list) else []
         item_id = str(row[0]) if row else ""
-        return (item_id, item_ui(item_id, blind, filters, judge))
+        return (item_id, self.item_ui(item_id, blind, filters, judge))
 
-    def open_disagreement(evt: gr.SelectData, blind: bool) -> tuple[Any, ...]:
+    def open_disagreement(self, evt: gr.SelectData, blind: bool) -> tuple[Any, ...]:
         row = evt.row_value if isinstance(evt.row_value, list) else []
         item_id = str(row[1]) if len(row) > 1 else ""
-        return (gr.update(selected="browse"), item_id, item_ui(item_id, blind))
+        return (gr.update(selected="browse"), item_id, self.item_ui(item_id, blind))
 
-    def judge_choices() -> Any:
+    def judge_choices(self) -> Any:
         """The judge filter's list as it is now (paper evaluators, then every stored judge
         submission); the chosen value stays."""
-        return gr.update(choices=browse.judge_choices())
+        return gr.update(choices=self.ctx.state.browse.judge_choices())
 
-    def deep_link(request: gr.Request, blind: bool) -> tuple[Any, ...]:
+    def deep_link(self, request: gr.Request, blind: bool) -> tuple[Any, ...]:
         item_id = str(request.query_params.get("item", "") or "") if request else ""
         if not item_id:
             return (gr.skip(), gr.skip(), gr.skip())
         shown = item_id if len(item_id) <= MAX_ID else gr.skip()  # an id is never a path
-        return (gr.update(selected="browse"), shown, item_ui(item_id, blind))
+        return (gr.update(selected="browse"), shown, self.item_ui(item_id, blind))
 
+
+def _filters(browse: Any) -> dict[str, Any]:
+    """The list's filters, search, count line and the list itself."""
+    out: dict[str, Any] = {}
+    with gr.Row():
+        out["split"] = gr.Dropdown(browse.split_choices(), value=ALL, label="Split")
+        out["tier"] = gr.Dropdown(browse.tier_choices(), value=ALL, label="Tier")
+        out["lexical"] = gr.Dropdown(browse.lexical_choices(), value=ALL, label="Lexical")
+        out["specialty"] = gr.Dropdown(
+            browse.specialty_choices(), value=ALL, label="Specialty", visible=browse.has_specialty
+        )
+    with gr.Row():
+        out["flags"] = gr.CheckboxGroup(list(FLAGS), label="Filters", scale=3, elem_id="mq-flags")
+        out["judge"] = gr.Dropdown(  # custom values: /browse also takes a judge's id
+            browse.judge_choices(),
+            value=None,
+            label="Judge (for its filter)",
+            scale=1,
+            allow_custom_value=True,
+        )
+    out["search"] = gr.Textbox(
+        label="Search text", placeholder="question, answer or id", elem_id="mq-browse-search"
+    )
+    out["count"] = gr.Markdown(elem_id="mq-count")
+    out["results"] = gr.Dataframe(
+        label="Question sets (select a row to open it)",
+        interactive=False,
+        max_height=400,
+        pinned_columns=1,
+        elem_id="mq-items",
+    )
+    return out
+
+
+def _item_view() -> dict[str, Any]:
+    """The id box, the blind switch, the Open button and the item view (with the hidden
+    tables ``/item`` returns besides the header)."""
+    out: dict[str, Any] = {}
+    with gr.Row():
+        out["item_id"] = gr.Textbox(label="Item id", scale=2, elem_id="mq-item-id")
+        out["blind"] = gr.Checkbox(label="blind (hide models, shuffle)", scale=1)
+        out["open_button"] = gr.Button("Open", scale=1)
+    out["header"] = gr.HTML(
+        '<p class="mq-empty">Select a row above or enter an item id to open it.</p>',
+        elem_id="mq-item",
+    )
+    out["answers"] = gr.Dataframe(label="Answers", interactive=False, visible=False)
+    out["labels"] = gr.Dataframe(label="Labels", interactive=False, visible=False)
+    return out
+
+
+def add_browse_tab(ctx: TabContext) -> BrowseTab:
+    """Lay out the Browse tab (inside ``gr.Tabs``) over the state in ``ctx``."""
+    handlers = BrowseHandlers(ctx)
     with gr.Tab("Browse", id="browse", render_children=True) as tab:
         gr.Markdown(text.BROWSE_HELP)
-        with gr.Row():
-            b_split = gr.Dropdown(browse.split_choices(), value=ALL, label="Split")
-            b_tier = gr.Dropdown(browse.tier_choices(), value=ALL, label="Tier")
-            b_lexical = gr.Dropdown(browse.lexical_choices(), value=ALL, label="Lexical")
-            b_specialty = gr.Dropdown(
-                browse.specialty_choices(),
-                value=ALL,
-                label="Specialty",
-                visible=browse.has_specialty,
-            )
-        with gr.Row():
-            b_flags = gr.CheckboxGroup(list(FLAGS), label="Filters", scale=3, elem_id="mq-flags")
-            b_judge = gr.Dropdown(  # custom values: /browse also takes a judge's id
-                browse.judge_choices(),
-                value=None,
-                label="Judge (for its filter)",
-                scale=1,
-                allow_custom_value=True,
-            )
-        b_search = gr.Textbox(
-            label="Search text", placeholder="question, answer or id", elem_id="mq-browse-search"
-        )
-        b_count = gr.Markdown(elem_id="mq-count")
-        b_results = gr.Dataframe(
-            label="Question sets (select a row to open it)",
-            interactive=False,
-            max_height=400,
-            pinned_columns=1,
-            elem_id="mq-items",
-        )
-        with gr.Row():
-            b_item = gr.Textbox(label="Item id", scale=2, elem_id="mq-item-id")
-            b_blind = gr.Checkbox(label="blind (hide models, shuffle)", scale=1)
-            b_open = gr.Button("Open", scale=1)
-        b_header = gr.HTML(
-            '<p class="mq-empty">Select a row above or enter an item id to open it.</p>',
-            elem_id="mq-item",
-        )
-        # what ``/item`` returns besides the header; the page shows the HTML view above
-        b_answers = gr.Dataframe(label="Answers", interactive=False, visible=False)
-        b_labels = gr.Dataframe(label="Labels", interactive=False, visible=False)
-
+        filters = _filters(ctx.state.browse)
+        item_view = _item_view()
     return BrowseTab(
         tab=tab,
-        split=b_split,
-        tier=b_tier,
-        lexical=b_lexical,
-        specialty=b_specialty,
-        flags=b_flags,
-        judge=b_judge,
-        search=b_search,
-        count=b_count,
-        results=b_results,
-        item_id=b_item,
-        blind=b_blind,
-        open_button=b_open,
-        header=b_header,
-        answers=b_answers,
-        labels=b_labels,
-        browse_items=browse_items,
-        item=item,
-        item_ui=item_ui,
-        open_selected=open_selected,
-        open_disagreement=open_disagreement,
-        judge_choices=judge_choices,
-        deep_link=deep_link,
+        **filters,
+        **item_view,
+        browse_items=handlers.browse_items,
+        item=handlers.item,
+        item_ui=handlers.item_ui,
+        open_selected=handlers.open_selected,
+        open_disagreement=handlers.open_disagreement,
+        judge_choices=handlers.judge_choices,
+        deep_link=handlers.deep_link,
     )

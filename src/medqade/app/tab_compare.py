@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import gradio as gr
 import pandas as pd
 
 from medqade.app import compare_views
 from medqade.app.context import HIDDEN, READS, TabContext, frame
+from medqade.app.html_table import html_table
 from medqade.app.tab_browse import BrowseTab
 from medqade.app.views import plain
 from medqade.problems import InputError
@@ -23,6 +24,9 @@ the **same** bootstrap resamples, so their difference has a paired 95% interval 
 two separate intervals suggest). *Significant* = the paired interval excludes 0. The physician
 reference exists only on the core (the 200 questions all ten physicians rated).
 """
+OVERALL: Final = "Macro agreement, A - B"
+SLOTS: Final = "Kappa per student slot"
+TIERS: Final = "Kappa per difficulty tier"
 
 
 @dataclass(frozen=True)
@@ -33,9 +37,9 @@ class CompareTab:
     view: gr.Radio
     button: gr.Button
     summary: gr.HTML
-    overall: gr.Dataframe
-    slots: gr.Dataframe
-    tiers: gr.Dataframe
+    overall: gr.HTML
+    slots: gr.HTML
+    tiers: gr.HTML
     disagreements: gr.Dataframe
     api: Callable[[str, str, str], dict[str, Any]]
     ui: Callable[[str, str, str], tuple[Any, ...]]
@@ -96,73 +100,77 @@ class CompareTab:
         )
 
 
-def add_compare_tab(ctx: TabContext) -> CompareTab:
-    """Lay out the Compare tab over the state in ``ctx``."""
-    st = ctx.state
-    names = {m.id: m.name for m in ctx.release.roster.students}
-    evaluators = ctx.release.roster.evaluator_ids
+@dataclass(frozen=True)
+class CompareHandlers:
+    """The public ``/compare`` and the page's comparison (headline and tables)."""
 
-    def api(a: str, b: str, view: str) -> dict[str, Any]:
+    ctx: TabContext
+
+    def api(self, a: str, b: str, view: str) -> dict[str, Any]:
         """Compare judge rows `a` and `b` (a paper evaluator id, "physicians", a baseline id,
         or the record id of a judge row on the leaderboard; ids only, at most 200 characters,
         never a file) on `view` ("core" or "full"): A - B of kappa, PA and PABAK with paired
         95% CIs, per slot, per tier, and the answers they label differently. A side that
         names no row gives {"error": message}."""
         try:
-            out: dict[str, Any] = jsonable(st.compare(a, b, view or "core").to_dict())
+            out: dict[str, Any] = jsonable(self.ctx.state.compare(a, b, view or "core").to_dict())
         except (ValueError, InputError) as exc:
             return {"error": str(exc)}
         return out
 
-    def ui(a: str, b: str, view: str) -> tuple[Any, ...]:
+    def ui(self, a: str, b: str, view: str) -> tuple[Any, ...]:
         if not a or not b:
             return ("<p>Pick two judges.</p>", *(gr.skip() for _ in range(4)))
         try:
-            c = st.compare(a, b, view or "core")
+            c = self.ctx.state.compare(a, b, view or "core")
         except (ValueError, InputError) as exc:
             return (f"<p><strong>Cannot compare:</strong> {plain(str(exc))}</p>",) + (
                 gr.skip(),
             ) * 4
+        names = {m.id: m.name for m in self.ctx.release.roster.students}
         return (
             compare_views.headline_html(c),
-            frame(compare_views.overall_table(c)),
-            frame(compare_views.slots_table(c, names)),
-            frame(compare_views.tiers_table(c)),
+            html_table(compare_views.overall_table(c), OVERALL),
+            html_table(compare_views.slots_table(c, names), SLOTS),
+            html_table(compare_views.tiers_table(c), TIERS),
             frame(compare_views.disagreements_table(c)),
         )
 
+
+def _pickers(ctx: TabContext) -> tuple[gr.Dropdown, gr.Dropdown, gr.Radio]:
+    """The two rows to compare (A: the first paper evaluator, B: the physicians) and the view."""
+    choices = ctx.state.compare_choices()
+    evaluators = ctx.release.roster.evaluator_ids
+    with gr.Row():
+        a = gr.Dropdown(
+            choices,
+            value=evaluators[0] if evaluators else None,
+            label="A",
+            elem_id="mq-a",
+            allow_custom_value=True,
+        )
+        b = gr.Dropdown(
+            choices, value="physicians", label="B", elem_id="mq-b", allow_custom_value=True
+        )
+        view = gr.Radio(
+            ["core", "full"], value="core", label="View", min_width=160, elem_id="mq-compare-view"
+        )
+    return a, b, view
+
+
+def add_compare_tab(ctx: TabContext) -> CompareTab:
+    """Lay out the Compare tab over the state in ``ctx``."""
+    handlers = CompareHandlers(ctx)
     with gr.Tab("Compare", id="compare") as tab:
         gr.Markdown(HELP)
-        choices = st.compare_choices()
-        with gr.Row():
-            a = gr.Dropdown(
-                choices,
-                value=evaluators[0] if evaluators else None,
-                label="A",
-                elem_id="mq-a",
-                allow_custom_value=True,
-            )
-            b = gr.Dropdown(
-                choices, value="physicians", label="B", elem_id="mq-b", allow_custom_value=True
-            )
-            view = gr.Radio(["core", "full"], value="core", label="View", min_width=160)
+        a, b, view = _pickers(ctx)
         button = gr.Button("Compare", variant="primary", elem_id="mq-compare")
         summary = gr.HTML(elem_id="mq-compare-summary")
-        diff_columns = list(compare_views.DIFF_COLUMNS)
-        overall = gr.Dataframe(
-            pd.DataFrame(columns=diff_columns), label="Macro agreement, A - B", interactive=False
-        )
-        with gr.Row():
-            slots = gr.Dataframe(
-                pd.DataFrame(columns=diff_columns),
-                label="Kappa per student slot",
-                interactive=False,
-            )
-            tiers = gr.Dataframe(
-                pd.DataFrame(columns=diff_columns),
-                label="Kappa per difficulty tier",
-                interactive=False,
-            )
+        # read-only tables nobody sorts: plain HTML, one innerHTML each (see html_table)
+        overall = gr.HTML(elem_id="mq-compare-overall")
+        with gr.Row(elem_classes="mq-stack-on-phone"):
+            slots = gr.HTML(elem_id="mq-compare-slots")
+            tiers = gr.HTML(elem_id="mq-compare-tiers")
         disagreements = gr.Dataframe(
             pd.DataFrame(columns=list(compare_views.DISAGREEMENT_COLUMNS)),
             label="Answers labelled differently (open in Browse)",
@@ -182,7 +190,7 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
         slots,
         tiers,
         disagreements,
-        api,
-        ui,
-        st.compare_choices,
+        handlers.api,
+        handlers.ui,
+        ctx.state.compare_choices,
     )

@@ -125,26 +125,41 @@ class LeaderboardTab:
         self.judges.select(open_comparison, [self.view], outputs, api_visibility="private")
 
     def load(self, demo: gr.Blocks) -> None:
-        """Fill the tables when the page loads."""
-        demo.load(self.leaderboard_ui, self.inputs, self.outputs, api_visibility="private")
+        """Fill the tables when the page loads (answered at once, outside the queue: the
+        boards are computed before the Space serves)."""
+        demo.load(self.leaderboard_ui, self.inputs, self.outputs, **HIDDEN)
 
 
-def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
-    """Lay out the Leaderboard tab (inside ``gr.Tabs``) over the state in ``ctx``."""
-    release, st, exports = ctx.release, ctx.state, ctx.exports
+@dataclass(frozen=True)
+class LeaderboardHandlers:
+    """The tab's handlers over the state in ``ctx``: the public ``/leaderboard``, the page's
+    refresh (only the parts whose content changed) and the per-physician panel."""
 
-    def leaderboard(view: str, search: str) -> tuple[Table, Table]:
+    ctx: TabContext
+    panel: PhysicianPanel
+
+    def leaderboard(self, view: str, search: str) -> tuple[Table, Table]:
         """The judges and models tables of the leaderboard for `view` ("core": the 200 items
         every physician rated; "full": all items), keeping rows whose name, model id, family,
         source, badge or organisation contain `search`. Numbers are rounded for display."""
-        boards = st.boards(view if view in ("core", "full") else "core")
+        boards = self.ctx.state.boards(view if view in ("core", "full") else "core")
         groups = views.COLUMN_GROUPS
         return (
             views.select(boards.judges_display, views.JUDGE_GROUPS, groups, search or ""),
             views.select(boards.models_display, views.MODEL_GROUPS, groups, search or ""),
         )
 
+    def margin(self, margin: float | None) -> tuple[float, str]:
+        """The verdict's margin as given (the Space's default when empty), or the default with
+        a line saying why when it is out of range."""
+        default = self.ctx.state.config.margin
+        try:
+            return measures.paired.check_margin(default if margin is None else float(margin)), ""
+        except (TypeError, ValueError):
+            return default, f"The margin must lie between 0 and 1; using {default:g}. "
+
     def leaderboard_ui(
+        self,
         view: str,
         search: str,
         columns: list[str],
@@ -152,26 +167,13 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         metric: str = "kappa",
         margin: float | None = None,
     ) -> tuple[Any, ...]:
+        st = self.ctx.state
         view = view if view in ("core", "full") else "core"
         metric = METRICS.get(metric, "kappa")
         shown = dict(shown or {})
-        problem = ""
-        try:
-            margin = measures.paired.check_margin(
-                st.config.margin if margin is None else float(margin)
-            )
-        except (TypeError, ValueError):
-            problem = f"The margin must lie between 0 and 1; using {st.config.margin:g}. "
-            margin = st.config.margin
+        margin, problem = self.margin(margin)
         boards = st.boards(view, metric, margin)
-        note = problem + (
-            ""
-            if st.references_ready
-            else (
-                "Reference rows (paper evaluators, physicians, baselines, students) are being "
-                "computed for this dataset; reload in a few seconds."
-            )
-        )
+        note = problem + ("" if st.references_ready else text.REFERENCES_PENDING)
         tag = f"{view}-{metric}-{margin:g}-{st.store.version}-{int(st.references_ready)}"
         chosen = set(columns or ())
         keys = {
@@ -186,29 +188,32 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         def changed(part: str, make: Callable[[], Any]) -> Any:
             return make() if shown.get(part) != keys[part] else gr.skip()
 
+        needle = search or ""
+        judges_display = boards.judges_display
         cards = changed(
             "judges",
             lambda: phone.judges_cards(
-                views.select(
-                    boards.judges_display, views.JUDGE_GROUPS, ["kappa", "verdict"], search or ""
-                ),
+                views.select(judges_display, views.JUDGE_GROUPS, ["kappa", "verdict"], needle),
                 view,
             ),
         )
         judges = changed(
             "judges",
-            lambda: frame(
-                views.select(boards.judges_display, views.JUDGE_GROUPS, columns, search or "")
-            ),
+            lambda: frame(views.select(judges_display, views.JUDGE_GROUPS, columns, needle)),
         )
         models = changed(
             "models",
-            lambda: frame(
-                views.select(boards.models_display, views.MODEL_GROUPS, columns, search or "")
-            ),
+            lambda: frame(views.select(boards.models_display, views.MODEL_GROUPS, columns, needle)),
         )
+        parts = (changed("note", lambda: note), cards, judges, models)
         if shown.get("downloads") == tag:
-            return (changed("note", lambda: note), cards, judges, models, *(gr.skip(),) * 3, keys)
+            return (*parts, *(gr.skip(),) * 3, keys)
+        return (*parts, *self.downloads(boards, view, tag), keys)
+
+    def downloads(self, boards: Any, view: str, tag: str) -> tuple[Any, Any, Any]:
+        """The judges CSV, models CSV and leaderboard JSON of ``boards`` (replacing this
+        view's earlier files)."""
+        release, exports = self.ctx.release, self.ctx.exports
         payload = {
             "view": view,
             "dataset": {"hash": release.data_hash, "synthetic": release.synthetic},
@@ -216,10 +221,6 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
             "models": rows(boards.models),
         }
         return (
-            changed("note", lambda: note),
-            cards,
-            judges,
-            models,
             exports.write(
                 f"medqade-judges-{tag}.csv",
                 scoring.csv_text(views.judges_export(boards.judges)),
@@ -235,119 +236,117 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
                 json.dumps(payload, indent=1, ensure_ascii=False),
                 replaces=f"medqade-leaderboard-{view}-",
             ),
-            keys,
         )
 
-    with gr.Tab("Leaderboard", id="leaderboard", render_children=True) as tab:
-        gr.Markdown(text.LEADERBOARD_LEAD, elem_id="mq-lead")
-        with gr.Accordion("How to read these tables", open=False, elem_id="mq-help"):
-            gr.Markdown(text.LEADERBOARD_HELP)
-        # phone only (CSS): the judge cards come first, above the controls
-        cards = gr.HTML(elem_id="mq-cards", elem_classes="mq-phone-only")
-        with gr.Row():
-            view = gr.Radio(
-                ["core", "full"],
-                value="core",
-                label="View",
-                scale=1,
-                min_width=160,
-                elem_id="mq-view",
-            )
-            search = gr.Textbox(
-                label="Search",
-                placeholder="name, model id, family, organisation",
-                scale=3,
-                elem_id="mq-search",
-            )
-        columns = gr.CheckboxGroup(
-            list(views.COLUMN_GROUPS),
-            value=list(views.DEFAULT_GROUPS),
-            label="Columns",
-            elem_id="mq-columns",
-        )
-        with gr.Accordion("Rank and verdict", open=False):
-            gr.Markdown(text.RANK_HELP)
-            with gr.Row():
-                metric = gr.Radio(
-                    ["kappa", "PA", "PABAK"],
-                    value="kappa",
-                    label="Rank judges on",
-                    elem_id="mq-metric",
-                )
-                margin = gr.Number(
-                    value=ctx.config.margin,
-                    label="Non-inferiority margin (verdict)",
-                    minimum=0,
-                    maximum=1,
-                    step=0.01,
-                    elem_id="mq-margin",
-                )
-        note = gr.Markdown()
-        judges_table = gr.Dataframe(
-            label="Judges (agreement with physician consensus)",
-            elem_classes="mq-inpage",
-            interactive=False,
-            pinned_columns=3,  # rank, rank range, name
-            max_height=600,
-            elem_id="mq-judges",
-        )
-        physicians_button = gr.Button(
-            "Per-physician agreement", size="sm", variant="secondary", elem_id="mq-physicians-open"
-        )
-        physicians_note = gr.Markdown(visible=False, elem_id="mq-physicians-note")
-        physicians_table = gr.Dataframe(
-            label="Physicians one by one (each against the consensus of the other nine)",
-            interactive=False,
-            visible=False,
-            pinned_columns=1,
-            elem_id="mq-physicians",
-        )
-        models_table = gr.Dataframe(
-            label="Models (accuracy by physician consensus)",
-            interactive=False,
-            pinned_columns=3,  # rank, rank range, name
-            max_height=500,
-            elem_id="mq-models",
-        )
-        with gr.Row():
-            dl_judges = gr.DownloadButton("Judges CSV", size="sm")
-            dl_models = gr.DownloadButton("Models CSV", size="sm")
-            dl_json = gr.DownloadButton("Leaderboard JSON", size="sm")
-        pool = pool_view(ctx.config.data, release)  # the whole pool, when published
-        if pool is not None:
-            add_pool_panel(pool)
-        shown = gr.State({})
-
-    panel = PhysicianPanel(release)
-
-    def open_physicians(evt: gr.SelectData) -> tuple[Any, Any]:
+    def open_physicians(self, evt: gr.SelectData) -> tuple[Any, Any]:
         row = evt.row_value if isinstance(evt.row_value, list) else []
         if not is_ceiling_row(row):
             return gr.skip(), gr.skip()
-        return show_physicians()
+        return self.show_physicians()
 
-    def show_physicians() -> tuple[Any, Any]:
-        note, table = panel.table()
+    def show_physicians(self) -> tuple[Any, Any]:
+        note, table = self.panel.table()
         return gr.update(value=note, visible=True), gr.update(value=table, visible=True)
 
+
+def _controls(ctx: TabContext) -> dict[str, Any]:
+    """The view, search, column groups, ranking metric and margin (in this order on the page,
+    the phone's judge cards above them)."""
+    out: dict[str, Any] = {}
+    gr.Markdown(text.LEADERBOARD_LEAD, elem_id="mq-lead")
+    with gr.Accordion("How to read these tables", open=False, elem_id="mq-help"):
+        gr.Markdown(text.LEADERBOARD_HELP)
+    # phone only (CSS): the judge cards come first, above the controls
+    out["cards"] = gr.HTML(elem_id="mq-cards", elem_classes="mq-phone-only")
+    with gr.Row():
+        out["view"] = gr.Radio(
+            ["core", "full"], value="core", label="View", scale=1, min_width=160, elem_id="mq-view"
+        )
+        out["search"] = gr.Textbox(
+            label="Search",
+            placeholder="name, model id, family, organisation",
+            scale=3,
+            elem_id="mq-search",
+        )
+    out["columns"] = gr.CheckboxGroup(
+        list(views.COLUMN_GROUPS),
+        value=list(views.DEFAULT_GROUPS),
+        label="Columns",
+        elem_id="mq-columns",
+    )
+    with gr.Accordion("Rank and verdict", open=False):
+        gr.Markdown(text.RANK_HELP)
+        with gr.Row():
+            out["metric"] = gr.Radio(
+                ["kappa", "PA", "PABAK"], value="kappa", label="Rank judges on", elem_id="mq-metric"
+            )
+            out["margin"] = gr.Number(
+                value=ctx.config.margin,
+                label="Non-inferiority margin (verdict)",
+                minimum=0,
+                maximum=1,
+                step=0.01,
+                elem_id="mq-margin",
+            )
+    return out
+
+
+def _tables() -> dict[str, Any]:
+    """The note line, the judges table, the per-physician entry and table, the models table
+    and the three downloads."""
+    out: dict[str, Any] = {"note": gr.Markdown()}
+    out["judges"] = gr.Dataframe(
+        label="Judges (agreement with physician consensus)",
+        elem_classes="mq-inpage",
+        interactive=False,
+        pinned_columns=3,  # rank, rank range, name
+        max_height=600,
+        elem_id="mq-judges",
+    )
+    out["physicians_button"] = gr.Button(
+        "Per-physician agreement", size="sm", variant="secondary", elem_id="mq-physicians-open"
+    )
+    out["physicians_note"] = gr.Markdown(visible=False, elem_id="mq-physicians-note")
+    out["physicians"] = gr.Dataframe(
+        label="Physicians one by one (each against the consensus of the other nine)",
+        interactive=False,
+        visible=False,
+        pinned_columns=1,
+        elem_id="mq-physicians",
+    )
+    out["models"] = gr.Dataframe(
+        label="Models (accuracy by physician consensus)",
+        interactive=False,
+        pinned_columns=3,  # rank, rank range, name
+        max_height=500,
+        elem_id="mq-models",
+    )
+    with gr.Row():
+        out["downloads"] = (
+            gr.DownloadButton("Judges CSV", size="sm"),
+            gr.DownloadButton("Models CSV", size="sm"),
+            gr.DownloadButton("Leaderboard JSON", size="sm"),
+        )
+    return out
+
+
+def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
+    """Lay out the Leaderboard tab (inside ``gr.Tabs``) over the state in ``ctx``."""
+    handlers = LeaderboardHandlers(ctx, PhysicianPanel(ctx.release))
+    with gr.Tab("Leaderboard", id="leaderboard", render_children=True) as tab:
+        controls = _controls(ctx)
+        tables = _tables()
+        pool = pool_view(ctx.config.data, ctx.release)  # the whole pool, when published
+        if pool is not None:
+            add_pool_panel(pool)
+        shown = gr.State({})
     return LeaderboardTab(
         tab=tab,
-        view=view,
-        search=search,
-        columns=columns,
-        note=note,
-        cards=cards,
-        judges=judges_table,
-        models=models_table,
-        downloads=(dl_judges, dl_models, dl_json),
+        **controls,
+        **tables,
         shown=shown,
-        leaderboard=leaderboard,
-        leaderboard_ui=leaderboard_ui,
-        metric=metric,
-        margin=margin,
-        physicians_note=physicians_note,
-        physicians=physicians_table,
-        open_physicians=open_physicians,
-        physicians_button=physicians_button,
-        show_physicians=show_physicians,
+        leaderboard=handlers.leaderboard,
+        leaderboard_ui=handlers.leaderboard_ui,
+        open_physicians=handlers.open_physicians,
+        show_physicians=handlers.show_physicians,
     )

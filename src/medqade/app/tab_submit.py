@@ -19,7 +19,7 @@ import pandas as pd
 from gradio import utils as gradio_utils
 
 from medqade import hub_eval, scoring
-from medqade.app import text, views
+from medqade.app import result_views, text, views
 from medqade.app.context import TabContext, Table, empty, frame
 from medqade.app.state import FAMILY_OTHER, Outcome
 
@@ -73,12 +73,15 @@ class SubmitTab:
         ).then(browse.judge_choices, None, browse.judge, api_visibility="private")
 
 
-def add_submit_tab(ctx: TabContext) -> SubmitTab:
-    """Lay out the Submit tab (inside ``gr.Tabs``) over the state in ``ctx``."""
-    release, config, st, exports = ctx.release, ctx.config, ctx.state, ctx.exports
-    families = [*release.roster.families, FAMILY_OTHER]
+@dataclass(frozen=True)
+class SubmitHandlers:
+    """The tab's handlers over the state in ``ctx``: the public ``/submit`` and the result
+    shown from the stored record."""
+
+    ctx: TabContext
 
     def submit(
+        self,
         file: str | None,
         kind: str,
         name: str,
@@ -115,7 +118,7 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
         }
         keep = False
         try:
-            outcome = st.submit(
+            outcome = self.ctx.state.submit(
                 file,
                 kind if kind in scoring.KINDS else None,
                 fields,
@@ -132,17 +135,21 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
                     discard_upload(path)
         return _outcome(outcome)
 
-    def _eval_results_file(record: dict[str, Any]) -> Any:
+    def eval_results_file(self, record: dict[str, Any]) -> Any:
         """The record as a Hub ``.eval_results`` file, when the Space shows a Hub dataset."""
-        text = eval_results_text(record, config.hub_dataset, config.space_id, release.hub_revision)
+        config = self.ctx.config
+        text = eval_results_text(
+            record, config.hub_dataset, config.space_id, self.ctx.release.hub_revision
+        )
         if text is None:
             return gr.update(value=None, visible=False)
-        path = exports.write(hub_eval.eval_results_name(record), text)
+        path = self.ctx.exports.write(hub_eval.eval_results_name(record), text)
         return gr.update(value=path, visible=True)
 
-    def render_result(result: dict[str, Any] | None, problems: Any) -> tuple[Any, ...]:
+    def render_result(self, result: dict[str, Any] | None, problems: Any) -> tuple[Any, ...]:
         # the record is looked up in the store by id: what the browser sends back is not trusted
         sent = (result or {}).get("record") or {}
+        st, exports = self.ctx.state, self.ctx.exports
         record = st.store.get(str(sent.get("id", ""))) if isinstance(sent, dict) else None
         table = problems if isinstance(problems, pd.DataFrame) else pd.DataFrame(problems)
         digest = hashlib.sha256(table.to_json().encode("utf-8")).hexdigest()[:16]
@@ -163,15 +170,26 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
                 warnings,
                 show_problems,
             )
-        roster = release.roster
         record_file = exports.write(
             f"medqade-result-{str(record['id'])[:16]}.json", views.record_json(record)
         )
+        return (
+            gr.update(visible=True),
+            *self.result_tables(record),
+            record_file,
+            self.eval_results_file(record),
+            gr.update(value=None, visible=False),
+            warnings,
+            show_problems,
+        )
+
+    def result_tables(self, record: dict[str, Any]) -> tuple[Any, ...]:
+        """Summary, per slot, grouped, confusion, abstention, bias, panels and disagreements;
+        the judge-only ones hidden for a model-answers result (never shown as empty grids)."""
+        roster = self.ctx.release.roster
         judge = record.get("kind") == "judge"
 
         def judge_only(table: Table) -> Any:
-            # per slot, confusion, abstention, bias, panels and disagreements describe a
-            # judge's labels: hidden for a model-answers result (never shown as empty grids)
             if not judge:
                 return gr.update(value=empty(), visible=False)
             update = frame(table)
@@ -179,134 +197,140 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
             return update
 
         return (
-            gr.update(visible=True),
-            frame(views.summary_table(record)),
-            judge_only(views.slots_table(record, roster)),
-            frame(views.grouped_table(record)),
-            judge_only(views.confusion_table(record)),
-            judge_only(views.abstention_table(record)),
-            judge_only(views.bias_table(record, roster)),
-            judge_only(views.ensembles_table(record)),
-            judge_only(views.disagreements_table(record)),
-            record_file,
-            _eval_results_file(record),
-            gr.update(value=None, visible=False),
-            warnings,
-            show_problems,
+            frame(result_views.summary_table(record)),
+            judge_only(result_views.slots_table(record, roster)),
+            frame(result_views.grouped_table(record)),
+            judge_only(result_views.confusion_table(record)),
+            judge_only(result_views.abstention_table(record)),
+            judge_only(result_views.bias_table(record, roster)),
+            judge_only(result_views.ensembles_table(record)),
+            judge_only(result_views.disagreements_table(record)),
         )
 
+
+def _form(ctx: TabContext) -> dict[str, Any]:
+    """The upload, its kind, the optional labels file and the metadata fields, keyed by the
+    ``/submit`` parameter each one fills."""
+    config = ctx.config
+    families = [*ctx.release.roster.families, FAMILY_OTHER]
+    out: dict[str, Any] = {}
+    with gr.Row():
+        with gr.Column(scale=2):
+            out["file"] = gr.File(
+                label=f"Submission file (at most {config.max_upload_mb:g} MiB)",
+                file_types=UPLOAD_TYPES,
+                type="filepath",
+                elem_id="mq-upload",
+            )
+            out["kind"] = gr.Radio(KIND_CHOICES, value="judge", label="Kind")
+            out["labels_file"] = gr.File(
+                label="Optional, model answers only: a judge's labels for unmatched answers",
+                file_types=UPLOAD_TYPES,
+                type="filepath",
+            )
+        with gr.Column(scale=3):
+            with gr.Row():
+                out["name"] = gr.Textbox(label="Display name", max_length=300)
+                out["model_id"] = gr.Textbox(label="Model id", max_length=300)
+                out["revision"] = gr.Textbox(label="Revision / access date", max_length=300)
+            with gr.Row():
+                out["family"] = gr.Dropdown(families, value=None, label="Family")
+                out["organisation"] = gr.Textbox(label="Organisation", max_length=300)
+                out["link"] = gr.Textbox(label="Link (https://...)", max_length=300)
+            with gr.Row():
+                out["prompt"] = gr.Dropdown(PROMPT_CHOICES, value="", label="Prompt")
+                out["prompt_sha256"] = gr.Textbox(label="Prompt SHA-256", max_length=64)
+            out["decoding"] = gr.Textbox(
+                label="Decoding settings", placeholder="temperature 0", max_length=300
+            )
+            out["notes"] = gr.Textbox(label="Notes", lines=2, max_length=2000)
+    with gr.Row():
+        out["validate_only"] = gr.Checkbox(label="validate only (dry run, nothing stored)")
+        out["button"] = gr.Button("Check and score", variant="primary")
+    return out
+
+
+def _result() -> dict[str, Any]:
+    """The status, warnings, problems and the result box with its tables and downloads, keyed
+    in the order :meth:`SubmitHandlers.render_result` fills them."""
+    out: dict[str, Any] = {}
+    out["status"] = gr.Textbox(label="Status", interactive=False, elem_id="mq-status", lines=2)
+    out["warnings"] = gr.Textbox(label="Warnings", interactive=False, lines=2)
+    out["result_json"] = gr.JSON(label="Result record", visible=False)
+    out["problems"] = gr.Dataframe(
+        label="Problems", interactive=False, elem_id="mq-problems", visible=False
+    )
+    out["problems_file"] = gr.DownloadButton("Problems CSV", visible=False, size="sm")
+    with gr.Column(visible=False) as out["box"]:
+        out["summary"] = gr.Dataframe(label="Summary", interactive=False, elem_id="mq-summary")
+        for key, label in RESULT_TABLES:
+            out[key] = gr.Dataframe(label=label, interactive=False)
+        with gr.Row():
+            out["record_file"] = gr.DownloadButton("Result record (JSON)", size="sm")
+            out["eval_file"] = gr.DownloadButton(
+                "For your model repo's .eval_results/ (YAML)", size="sm", visible=False
+            )
+    return out
+
+
+RESULT_TABLES: Final = (
+    ("slots", "Per answer slot (core)"),
+    ("grouped", "By difficulty tier and lexical stratum"),
+    ("confusion", "Confusion matrix (judge label x consensus)"),
+    ("abstention", "Abstention by tier"),
+    ("bias", "Self and family bias (percentage points, vs out-of-family evaluators)"),
+    ("ensembles", "Majority-vote panels with and without the submission (core)"),
+    ("disagreements", "Answers where the judge contradicts a unanimous physician panel"),
+)
+"""The result's tables below the summary, in the order they are filled, with their labels."""
+FORM: Final = (
+    "file",
+    "kind",
+    "name",
+    "model_id",
+    "revision",
+    "family",
+    "organisation",
+    "link",
+    "prompt",
+    "prompt_sha256",
+    "decoding",
+    "notes",
+    "validate_only",
+    "labels_file",
+)
+"""The ``/submit`` parameters in order (the form's components are keyed by them)."""
+
+
+def add_submit_tab(ctx: TabContext) -> SubmitTab:
+    """Lay out the Submit tab (inside ``gr.Tabs``) over the state in ``ctx``."""
+    handlers = SubmitHandlers(ctx)
     with gr.Tab("Submit", id="submit"):
         gr.Markdown(text.SUBMIT_HELP)
-        if config.show_login:
+        if ctx.config.show_login:
             gr.LoginButton()
-        with gr.Row():
-            with gr.Column(scale=2):
-                upload = gr.File(
-                    label=f"Submission file (at most {config.max_upload_mb:g} MiB)",
-                    file_types=UPLOAD_TYPES,
-                    type="filepath",
-                    elem_id="mq-upload",
-                )
-                kind = gr.Radio(KIND_CHOICES, value="judge", label="Kind")
-                labels_upload = gr.File(
-                    label="Optional, model answers only: a judge's labels for unmatched answers",
-                    file_types=UPLOAD_TYPES,
-                    type="filepath",
-                )
-            with gr.Column(scale=3):
-                with gr.Row():
-                    f_name = gr.Textbox(label="Display name", max_length=300)
-                    f_model = gr.Textbox(label="Model id", max_length=300)
-                    f_revision = gr.Textbox(label="Revision / access date", max_length=300)
-                with gr.Row():
-                    f_family = gr.Dropdown(families, value=None, label="Family")
-                    f_org = gr.Textbox(label="Organisation", max_length=300)
-                    f_link = gr.Textbox(label="Link (https://...)", max_length=300)
-                with gr.Row():
-                    f_prompt = gr.Dropdown(PROMPT_CHOICES, value="", label="Prompt")
-                    f_prompt_sha = gr.Textbox(label="Prompt SHA-256", max_length=64)
-                f_decoding = gr.Textbox(
-                    label="Decoding settings", placeholder="temperature 0", max_length=300
-                )
-                f_notes = gr.Textbox(label="Notes", lines=2, max_length=2000)
-        with gr.Row():
-            validate = gr.Checkbox(label="validate only (dry run, nothing stored)")
-            submit_btn = gr.Button("Check and score", variant="primary")
-        status = gr.Textbox(label="Status", interactive=False, elem_id="mq-status", lines=2)
-        warnings_box = gr.Textbox(label="Warnings", interactive=False, lines=2)
-        result_json = gr.JSON(label="Result record", visible=False)
-        problems = gr.Dataframe(
-            label="Problems", interactive=False, elem_id="mq-problems", visible=False
-        )
-        problems_file = gr.DownloadButton("Problems CSV", visible=False, size="sm")
-        with gr.Column(visible=False) as result_box:
-            summary = gr.Dataframe(label="Summary", interactive=False, elem_id="mq-summary")
-            slots = gr.Dataframe(label="Per answer slot (core)", interactive=False)
-            grouped = gr.Dataframe(
-                label="By difficulty tier and lexical stratum", interactive=False
-            )
-            confusion = gr.Dataframe(
-                label="Confusion matrix (judge label x consensus)", interactive=False
-            )
-            abstention = gr.Dataframe(label="Abstention by tier", interactive=False)
-            bias = gr.Dataframe(
-                label="Self and family bias (percentage points, vs out-of-family evaluators)",
-                interactive=False,
-            )
-            ensembles = gr.Dataframe(
-                label="Majority-vote panels with and without the submission (core)",
-                interactive=False,
-            )
-            disagreements = gr.Dataframe(
-                label="Answers where the judge contradicts a unanimous physician panel",
-                interactive=False,
-            )
-            with gr.Row():
-                record_file = gr.DownloadButton("Result record (JSON)", size="sm")
-                eval_file = gr.DownloadButton(
-                    "For your model repo's .eval_results/ (YAML)", size="sm", visible=False
-                )
-
+        form = _form(ctx)
+        result = _result()
+    tables = [result[key] for key, _ in RESULT_TABLES]
     return SubmitTab(
-        form=[
-            upload,
-            kind,
-            f_name,
-            f_model,
-            f_revision,
-            f_family,
-            f_org,
-            f_link,
-            f_prompt,
-            f_prompt_sha,
-            f_decoding,
-            f_notes,
-            validate,
-            labels_upload,
-        ],
-        button=submit_btn,
-        status=status,
-        result_json=result_json,
-        problems=problems,
+        form=[form[key] for key in FORM],
+        button=form["button"],
+        status=result["status"],
+        result_json=result["result_json"],
+        problems=result["problems"],
         result_outputs=[
-            result_box,
-            summary,
-            slots,
-            grouped,
-            confusion,
-            abstention,
-            bias,
-            ensembles,
-            disagreements,
-            record_file,
-            eval_file,
-            problems_file,
-            warnings_box,
-            problems,
+            result["box"],
+            result["summary"],
+            *tables,
+            result["record_file"],
+            result["eval_file"],
+            result["problems_file"],
+            result["warnings"],
+            result["problems"],
         ],
-        disagreements=disagreements,
-        submit=submit,
-        render_result=render_result,
+        disagreements=result["disagreements"],
+        submit=handlers.submit,
+        render_result=handlers.render_result,
     )
 
 

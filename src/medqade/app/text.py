@@ -31,6 +31,12 @@ LEADERBOARD_LEAD: Final = (
 )
 """The one line above the tables; :data:`LEADERBOARD_HELP` is folded below it."""
 
+REFERENCES_PENDING: Final = (
+    "Reference rows (paper evaluators, physicians, baselines, students) are being computed for "
+    "this dataset; reload in a few seconds."
+)
+"""The leaderboard's note while the reference rows are computed."""
+
 LEADERBOARD_HELP: Final = (
     "**Judges**: agreement with the physician consensus (Cohen's kappa, percent agreement PA, "
     "PABAK; macro mean over the five answer slots, 95% bootstrap CIs). The physician "
@@ -83,7 +89,8 @@ ANALYSIS_HELP: Final = (
 
 
 def about(synthetic: bool, max_upload_mb: float, rate_limit: int, window_days: float) -> str:
-    """The About tab (Markdown written by the project; no user text)."""
+    """The About tab (Markdown written by the project; no user text). Long because it is
+    the page's text, one string with four settings filled in; it holds no logic to split."""
     labels = " / ".join(f"`{x}`" for x in vocab.LABELS)
     limit = (
         f"{rate_limit} submissions per account per {window_days:g} days"

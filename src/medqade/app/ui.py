@@ -82,7 +82,17 @@ table.mq-grid tr.mq-consensus { font-weight: 700; border-bottom: 2px solid #999;
 table.mq-grid th.mq-hit { background: #c2410c; color: #fff; }
 td.mq-c1 { color: #166534; } td.mq-c0 { color: #991b1b; } td.mq-c2 { color: #6b7280; }
 td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c2d12; }
-/* figures: full width of their column, legible on a phone */
+/* server-rendered read-only tables (html_table) */
+.mq-table { overflow-x: auto; }
+.mq-table table { border-collapse: collapse; font-size: 0.92em; }
+.mq-table caption { caption-side: top; text-align: left; font-weight: 600; padding: 2px 0 4px; }
+.mq-table th, .mq-table td { padding: 2px 10px; border-bottom: 1px solid #e5e7eb;
+                             white-space: nowrap; text-align: left; }
+.mq-table thead th { border-bottom: 2px solid #9ca3af; }
+.mq-table th[scope=row] { font-weight: normal; }
+.mq-table td.mq-num, .prose .mq-table td.mq-num { text-align: right;
+                                                  font-variant-numeric: tabular-nums; }
+/* figures: full width of their column on a desktop (at print size on a phone, below) */
 .mq-plot img { width: 100%; max-width: 900px; height: auto; }
 .mq-caption h3 { margin-bottom: 0; }
 /* phone: judge cards above the tables; desktop: tables only */
@@ -93,6 +103,9 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
 .mq-card-rank { grid-row: span 2; font-weight: 700; text-align: right; }
 .mq-card-name { font-weight: 600; overflow-wrap: anywhere; }
 .mq-card-kappa small { color: #555; }
+.mq-badge.mq-b-physicians { background: #1e3a8a; color: #fff; }
+.mq-badge.mq-b-verified { background: #dcfce7; color: #14532d; }
+.mq-badge.mq-b-self { background: #fef3c7; color: #78350f; }
 .mq-card-verdict { grid-column: 2; font-size: 0.85em; color: #444; overflow-wrap: anywhere; }
 @media (max-width: 640px) {
   .mq-phone-only { display: block !important; }
@@ -102,6 +115,12 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
   table.mq-grid th[scope=row] { max-width: 8.5em; }
   table.mq-grid th, table.mq-grid td { padding: 1px 4px; }
   .mq-grid-wrap { max-height: none; }
+  .mq-stack-on-phone { flex-direction: column !important; }
+  #mq-lead { display: none; }  /* folded: "How to read these tables" stays */
+  /* figures at their print size (6 in = 600 px, so 9 pt text is 12.5 px), panned inside
+     their own box rather than scaled to 5-8 px text */
+  .mq-plot { overflow-x: auto !important; }
+  .mq-plot img { width: 600px !important; max-width: none !important; }
 }
 """
 
@@ -209,6 +228,7 @@ def build_app(
         analyses=analyses,
         on_report=plots_cache.warm,
     )
+    plots_cache.records = st.records  # the first judge's figures are drawn with the report's
     exports = Exports()
     judge_template, answers_template = templates(release, exports)
     ctx = TabContext(release=release, config=config, state=st, exports=exports)
@@ -218,7 +238,7 @@ def build_app(
         if release.synthetic:
             gr.HTML(text.SYNTHETIC_BANNER, elem_id="mq-synthetic-banner")
         gr.Markdown(text.INTRO)
-        with gr.Tabs() as tabs:
+        with gr.Tabs(overflow_behavior="wrap") as tabs:
             leaderboard = add_leaderboard_tab(ctx)
             submit = add_submit_tab(ctx)
             browse = add_browse_tab(ctx)
@@ -250,7 +270,7 @@ def build_app(
             )
             return select, (view if view == "full" else gr.skip())
 
-        demo.load(url_state, None, [tabs, leaderboard.view], api_visibility="private")
+        demo.load(url_state, None, [tabs, leaderboard.view], api_visibility="private", queue=False)
 
     demo.medqade_state = st  # type: ignore[attr-defined]
     return demo

@@ -1,0 +1,58 @@
+"""A display table as server-rendered HTML: the light component for tables nobody sorts or edits.
+
+``gr.Dataframe`` is a virtualised, sortable grid; rendering one costs the page 100-200 ms on
+the 2-core machine, several in a row more (issue 27 measured Compare's four at ~530 ms). A
+small table that is only read (Compare's macro, per-slot and per-tier differences) is sent as a
+plain ``<table>`` inside ``gr.HTML`` instead: one ``innerHTML`` on the page. Formatting only:
+every cell is escaped (submitter text never becomes markup), numbers are shown with three
+decimals as the Dataframes show them, a missing number is an empty cell.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Final
+
+import pandas as pd
+
+from medqade.app.views import DIGITS
+
+NUMBER_CLASS: Final = "mq-num"
+
+
+def _cell(value: object) -> tuple[str, bool]:
+    """The cell's text and whether it is a number (right-aligned)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "", False
+    if isinstance(value, bool):
+        return str(value), False
+    if isinstance(value, int):
+        return str(value), True
+    if isinstance(value, float):
+        return f"{value:.{DIGITS}f}", True
+    return str(value), False
+
+
+def html_table(table: pd.DataFrame, caption: str, elem_class: str = "") -> str:
+    """``table`` as an escaped HTML table with ``caption`` above it (the Dataframe's label);
+    the first column is the row header. An empty table says so in one line."""
+    e = html.escape
+    classes = " ".join(c for c in ("mq-table", elem_class) if c)
+    if table.empty:
+        return f'<div class="{classes}"><p class="mq-table-caption">{e(caption)}</p></div>'
+    head = "".join(f'<th scope="col">{e(str(c))}</th>' for c in table.columns)
+    body = []
+    for row in table.itertuples(index=False):
+        cells = []
+        for k, value in enumerate(row):
+            text, numeric = _cell(value)
+            css = f' class="{NUMBER_CLASS}"' if numeric else ""
+            tag = "th" if k == 0 else "td"
+            scope = ' scope="row"' if k == 0 else ""
+            cells.append(f"<{tag}{scope}{css}>{e(text)}</{tag}>")
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return (
+        f'<div class="{classes}"><table><caption>{e(caption)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )

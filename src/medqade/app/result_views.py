@@ -1,0 +1,253 @@
+"""The tables of one scored result record (the Submit tab's result), formatted only.
+
+Every number was computed by :func:`medqade.scoring.score` and stored in the record; these
+functions pick its blocks, join a CI into one text cell and round for display (three decimals,
+bias in percentage points), as :mod:`medqade.app.views` does for the leaderboard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from medqade import vocab
+from medqade.app.views import _alt_text, _count, _pair, ci_text, number, points, points_ci
+
+
+def _metric_rows(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, Any]]:
+    if not block:
+        return []
+    rows = []
+    for m, label in (("kappa", "kappa"), ("pa", "PA"), ("pabak", "PABAK")):
+        low, high = _pair(block.get(f"{m}_ci"))
+        rows.append(
+            {
+                "scope": scope,
+                "metric": label,
+                "value": number(block.get(m)),
+                "95% CI": ci_text(low, high),
+                "n": _count(block.get("n")),
+            }
+        )
+    return rows
+
+
+def _acc_row(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, Any]]:
+    if not block:
+        return []
+    out = []
+    for key, label, ci_key in (
+        ("anchored", "accuracy (anchored)", "ci"),
+        ("lower", "lower bound (unmatched wrong)", "lower_ci"),
+        ("upper", "upper bound (unmatched right)", "upper_ci"),
+    ):
+        low, high = _pair(block.get(ci_key))
+        out.append(
+            {
+                "scope": scope,
+                "metric": label,
+                "value": number(block.get(key)),
+                "95% CI": ci_text(low, high),
+                "n": _count(block.get("n_anchored")),
+            }
+        )
+    judged = block.get("judged") or {}
+    if judged:
+        low, high = _pair(judged.get("ci"))
+        out.append(
+            {
+                "scope": scope,
+                "metric": "accuracy (judged)",
+                "value": number(judged.get("estimate")),
+                "95% CI": ci_text(low, high),
+                "n": _count(judged.get("n")),
+            }
+        )
+    out.append(
+        {
+            "scope": scope,
+            "metric": "coverage (anchored share)",
+            "value": number(block.get("coverage")),
+            "95% CI": "",
+            "n": _count(block.get("n_answered")),
+        }
+    )
+    return out
+
+
+def summary_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Headline numbers of a record: agreement (judge) or accuracy (answers), with CIs."""
+    rows: list[dict[str, Any]] = []
+    if record.get("kind") == "judge":
+        rows += _metric_rows(record.get("core"), "core")
+        rows += _metric_rows(record.get("full"), "all items")
+        rows += _metric_rows((record.get("core") or {}).get("rated"), "core, when rated")
+        rows += _metric_rows(record.get("physician_reference"), "physicians (LOO ceiling)")
+        for key, scope in (
+            ("physician_difference", "judge - physicians, core (like for like)"),
+            ("extension_difference", "judge - physicians, extension (like for like)"),
+        ):
+            rows += _metric_rows(record.get(key), scope)
+        alt = record.get("alt_test") or {}
+        if alt:
+            rows.append(
+                {
+                    "scope": f"alt-test (epsilon {alt.get('epsilon')}): "
+                    f"{_alt_text(alt.get('passed'))}",
+                    "metric": "winning rate",
+                    "value": number(alt.get("winning_rate")),
+                    "95% CI": "",
+                    "n": _count(alt.get("n_items")),
+                }
+            )
+        abst = record.get("abstention") or {}
+        rows.append(
+            {
+                "scope": str(abst.get("split", "")),
+                "metric": "abstention",
+                "value": number(abst.get("global"), 4),
+                "95% CI": "",
+                "n": _count(abst.get("n_slots")),
+            }
+        )
+    else:
+        rows += _acc_row(record.get("accuracy_core"), "core")
+        rows += _acc_row(record.get("accuracy"), "all items")
+    return pd.DataFrame(rows, columns=["scope", "metric", "value", "95% CI", "n"])
+
+
+def slots_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
+    """Per answer slot (student model) agreement on the core."""
+    slots = (record.get("core") or {}).get("slots") or {}
+    rows = []
+    for model_id, block in slots.items():
+        try:
+            name = roster.name(model_id)
+        except KeyError:
+            name = model_id
+        row: dict[str, Any] = {"slot": name}
+        for m, label in (("kappa", "kappa"), ("pa", "PA"), ("pabak", "PABAK")):
+            row[label] = number(block.get(m))
+            row[f"{label} 95% CI"] = ci_text(*_pair(block.get(f"{m}_ci")))
+        row["n"] = _count(block.get("n"))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def grouped_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Agreement (judge) or accuracy (answers) per difficulty tier and lexical stratum."""
+    rows: list[dict[str, Any]] = []
+    if record.get("kind") == "judge":
+        by_tier = record.get("by_tier") or {}
+        by_lex = record.get("by_lexical") or {}
+        groups = [(f"T{k}", v) for k, v in by_tier.items()] + [
+            (k.replace("_", " "), v) for k, v in by_lex.items()
+        ]
+        for name, block in groups:
+            block = block or {}
+            rows.append(
+                {
+                    "group": name,
+                    "kappa": number(block.get("kappa")),
+                    "kappa 95% CI": ci_text(*_pair(block.get("kappa_ci"))),
+                    "PA": number(block.get("pa")),
+                    "PA 95% CI": ci_text(*_pair(block.get("pa_ci"))),
+                    "n": _count(block.get("n")),
+                }
+            )
+        return pd.DataFrame(rows)
+    acc = record.get("accuracy") or record.get("accuracy_core") or {}
+    tiers = list(acc.get("by_tier") or [])
+    groups2 = [(f"T{k + 1}", v) for k, v in enumerate(tiers)] + [
+        (k.replace("_", " "), v) for k, v in (acc.get("by_lexical") or {}).items()
+    ]
+    for name, block in groups2:
+        block = block or {}
+        rows.append(
+            {
+                "group": name,
+                "accuracy": number(block.get("anchored")),
+                "95% CI": ci_text(*_pair(block.get("ci"))),
+                "coverage": number(block.get("coverage")),
+                "n": _count(block.get("n_anchored")),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def confusion_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Judge label (rows) x physician consensus (columns), core then all items."""
+    conf = record.get("confusion") or {}
+    rows = []
+    for scope in ("core", "all"):
+        matrix = conf.get(scope)
+        if not matrix:
+            continue
+        for judge_label, counts in matrix.items():
+            rows.append({"scope": scope, "judge label": judge_label} | dict(counts))
+    return pd.DataFrame(rows)
+
+
+def abstention_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Abstention share per difficulty tier (and overall)."""
+    abst = record.get("abstention") or {}
+    by_tier = list(abst.get("by_tier") or [])
+    rows = [{"tier": f"T{k + 1}", "abstention": number(v, 4)} for k, v in enumerate(by_tier)] + [
+        {"tier": "all", "abstention": number(abst.get("global"), 4)}
+    ]
+    return pd.DataFrame(rows) if abst else pd.DataFrame(columns=["tier", "abstention"])
+
+
+def bias_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
+    """Self and family bias against out-of-family evaluators in percentage points (the unit
+    of Figure 3 and the leaderboard's self-bias), with CIs."""
+    bias = record.get("bias") or {}
+    rows = []
+    for t in bias.get("targets") or ():
+        try:
+            name = roster.name(str(t.get("student")))
+        except KeyError:
+            name = str(t.get("student"))
+        rows.append(
+            {
+                "kind": t.get("kind"),
+                "student": name,
+                "bias (pp)": points(t.get("bias")),
+                "bias (pp) 95% CI": points_ci(*_pair(t.get("bias_ci"))),
+                "n": _count(t.get("n")),
+            }
+        )
+    return pd.DataFrame(rows, columns=["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"])
+
+
+def ensembles_table(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Best majority-vote panel of each size with and without the submission (core)."""
+    ens = record.get("ensembles") or {}
+    rows = []
+    for panel in ens.get("panels") or ():
+        for side in ("with", "without"):
+            block = panel.get(side)
+            if not block:
+                continue
+            rows.append(
+                {
+                    "size": panel.get("size"),
+                    "panel": side,
+                    "members": ", ".join(str(m) for m in block.get("members") or ()),
+                    "kappa": number(block.get("kappa")),
+                    "kappa 95% CI": ci_text(*_pair(block.get("kappa_ci"))),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def disagreements_table(record: Mapping[str, Any], limit: int = 200) -> pd.DataFrame:
+    """Answer ids where the judge contradicts a unanimous physician panel (first ``limit``)."""
+    ids = list((record.get("disagreements") or {}).get("answer_ids") or ())[:limit]
+    rows = [
+        {"answer": a, "item": a.split("/", 1)[0], "link": "?item=" + a.split("/", 1)[0]}
+        for a in ids
+    ]
+    return pd.DataFrame(rows, columns=["answer", "item", "link"])

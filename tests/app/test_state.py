@@ -1,0 +1,34 @@
+"""SpaceState's own behaviour (the rest of the Space's state is covered through its tabs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from medqade.app.config import SpaceConfig
+from medqade.app.state import SpaceState
+from medqade.scoring import compare as compare_mod
+
+
+def same(x: Any, y: Any) -> bool:
+    """Equal as JSON (NaN written as NaN on both sides)."""
+    return json.dumps(x.to_dict(), sort_keys=True) == json.dumps(y.to_dict(), sort_keys=True)
+
+
+def test_compare_is_kept_until_the_board_changes(sample_release, tmp_path: Path) -> None:
+    """A repeated comparison answers from the kept one (issue 27: a Compare run under 300 ms);
+    it equals a fresh computation (seeded), and a change of the board computes anew."""
+    config = SpaceConfig(results_dir=tmp_path, resamples=30)
+    state = SpaceState(sample_release, tmp_path, config, background=False, analyses=False)
+    a, b = sample_release.roster.evaluator_ids[:2]
+    first = state.compare(a, b, "core")
+    assert state.compare(a, b, "core") is first
+    assert state.compare(b, a, "core") is not first
+    fresh = state._compare(a, b, "core")
+    assert fresh is not first
+    assert same(fresh, first)
+    other = state.compare(a, compare_mod.PHYSICIANS, "core")
+    state.store.version += 1  # what a stored submission does
+    again = state.compare(a, compare_mod.PHYSICIANS, "core")
+    assert again is not other and same(again, other)
