@@ -22,7 +22,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 
-from medqade.analyses.figures import STYLE, WIDTH, _figure, _watermark
+from medqade.analyses.figures import STYLE, WIDTH, new_figure, watermark
 
 Record = Mapping[str, Any]
 
@@ -54,7 +54,7 @@ def caution_figure(records: Iterable[Record]) -> Figure:
     the physicians' mean slope with its CI as a grey band (core)."""
     chosen = _with(records, "caution")
     with mpl.rc_context(STYLE):
-        fig = _figure(WIDTH, 0.8 + 0.32 * max(len(chosen), 3))
+        fig = new_figure(WIDTH, 0.8 + 0.32 * max(len(chosen), 3))
         ax = fig.add_subplot()
         if not chosen:
             _empty(ax, "no judge record with caution")
@@ -82,7 +82,7 @@ def caution_figure(records: Iterable[Record]) -> Figure:
         ax.set_xlabel("abstention slope (pp per difficulty tier)")
         ax.grid(axis="y", visible=False)
         fig.legend(loc="outside lower center", ncols=2)
-        _watermark(fig, _synthetic(chosen))
+        watermark(fig, _synthetic(chosen))
     return fig
 
 
@@ -92,7 +92,7 @@ def breakdown_heatmap(records: Iterable[Record], dimension: str = "specialty") -
     chosen = [r for r in _with(records, "breakdowns") if dimension in r["behaviour"]["breakdowns"]]
     groups = sorted({g for r in chosen for g in r["behaviour"]["breakdowns"][dimension]})
     with mpl.rc_context(STYLE):
-        fig = _figure(WIDTH + 1.5, 1.2 + 0.28 * max(len(groups), 4))
+        fig = new_figure(WIDTH + 1.5, 1.2 + 0.28 * max(len(groups), 4))
         ax = fig.add_subplot()
         if not chosen or not groups:
             _empty(ax, f"no judge record with a breakdown by {dimension}")
@@ -108,7 +108,7 @@ def breakdown_heatmap(records: Iterable[Record], dimension: str = "specialty") -
         ax.set_xticks(np.arange(len(chosen)), [_name(r) for r in chosen], rotation=45, ha="right")
         ax.grid(visible=False)
         fig.colorbar(image, ax=ax, label="kappa")
-        _watermark(fig, _synthetic(chosen))
+        watermark(fig, _synthetic(chosen))
     return fig
 
 
@@ -117,7 +117,7 @@ def cost_kappa(records: Iterable[Record]) -> Figure:
     judge has a price, else tokens), one labelled point per judge with token counts."""
     chosen = [r for r in _with(records, "cost") if r.get("core")]
     with mpl.rc_context(STYLE):
-        fig = _figure(WIDTH, 4.2)
+        fig = new_figure(WIDTH, 4.2)
         ax = fig.add_subplot()
         if not chosen:
             _empty(ax, "no judge record with token counts")
@@ -139,5 +139,5 @@ def cost_kappa(records: Iterable[Record]) -> Figure:
             ax.annotate(_name(r), (xi, ki), textcoords="offset points", xytext=(4, 4), fontsize=9)
         ax.set_xlabel("EUR per 1,000 answers" if euros else "tokens per 1,000 answers")
         ax.set_ylabel("core kappa (abstentions as disagreements)")
-        _watermark(fig, _synthetic(chosen))
+        watermark(fig, _synthetic(chosen))
     return fig

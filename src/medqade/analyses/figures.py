@@ -60,13 +60,13 @@ HIGHLIGHT: Final = "#c2410c"
 OTHERS: Final = "0.6"
 
 
-def _figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
     fig = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
 
-def _watermark(fig: Figure, report: Report | bool) -> None:
+def watermark(fig: Figure, report: Report | bool) -> None:
     synthetic = report if isinstance(report, bool) else report.synthetic
     if synthetic:
         fig.suptitle("synthetic data", fontsize=9, color="0.4", x=0.99, ha="right")
@@ -82,7 +82,7 @@ def _legend_below(fig: Figure, ax: Axes, ncols: int = 3) -> None:
 def accuracy_by_tier(report: Report) -> Figure:
     """Figure 2: accuracy per tier and student with Wilson intervals."""
     with mpl.rc_context(STYLE):
-        fig = _figure(WIDTH, 4.6)
+        fig = new_figure(WIDTH, 4.6)
         ax = fig.add_subplot()
         by_tier = report.rq2.by_tier
         n = len(by_tier)
@@ -105,7 +105,7 @@ def accuracy_by_tier(report: Report) -> Figure:
         ax.set_ylim(0, 100)
         ax.grid(axis="x", visible=False)
         _legend_below(fig, ax)
-        _watermark(fig, report)
+        watermark(fig, report)
     return fig
 
 
@@ -114,7 +114,7 @@ def bias_forest(report: Report) -> Figure:
     rows = [("self", b) for b in report.rq4.self_bias.values()]
     rows += [("family", b) for b in report.rq4.family]
     with mpl.rc_context(STYLE):
-        fig = _figure(WIDTH, 0.34 * len(rows) + 1.6)
+        fig = new_figure(WIDTH, 0.34 * len(rows) + 1.6)
         ax = fig.add_subplot()
         y = np.arange(len(rows))[::-1]
         for yi, (kind, b) in zip(y, rows, strict=True):
@@ -136,7 +136,7 @@ def bias_forest(report: Report) -> Figure:
         # two lines: beside the long evaluator names the axes are narrower than one line of label
         ax.set_xlabel("bias vs out-of-family peers\n(percentage points, pp)")
         ax.grid(axis="y", visible=False)
-        _watermark(fig, report)
+        watermark(fig, report)
     return fig
 
 
@@ -144,7 +144,7 @@ def physician_heatmap(report: Report) -> Figure:
     """Physician x physician Cohen's kappa on the core items (mean over the five slots)."""
     km = report.supplementary.physician_kappa
     with mpl.rc_context(STYLE | {"axes.grid": False}):
-        fig = _figure(WIDTH, 5.2)
+        fig = new_figure(WIDTH, 5.2)
         ax = fig.add_subplot()
         m = np.ma.masked_invalid(km.matrix)
         image = ax.imshow(m, vmin=0, vmax=1, cmap="viridis")
@@ -158,7 +158,7 @@ def physician_heatmap(report: Report) -> Figure:
                     colour = "k" if v > 0.6 else "w"
                     ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9, color=colour)
         fig.colorbar(image, ax=ax, label="Cohen's kappa, mean over slots")
-        _watermark(fig, report)
+        watermark(fig, report)
     return fig
 
 
@@ -172,7 +172,7 @@ def risk_coverage(report: Report, highlight: str | None = None) -> Figure:
     name = report.roster.name
     chosen = next((ev for ev in curves if highlight in (ev, name(ev))), None)
     with mpl.rc_context(STYLE):
-        fig = _figure(WIDTH, 4.6)
+        fig = new_figure(WIDTH, 4.6)
         ax = fig.add_subplot()
         order = [ev for ev in curves if ev != chosen] + ([chosen] if chosen else [])
         for k, ev in enumerate(order):
@@ -210,7 +210,7 @@ def risk_coverage(report: Report, highlight: str | None = None) -> Figure:
         ax.set_xlabel("coverage (share of the evaluator's answers kept)")
         ax.set_ylabel("accuracy vs consensus (%)")
         _legend_below(fig, ax, ncols=2 if chosen is not None else 3)
-        _watermark(fig, report)
+        watermark(fig, report)
     return fig
 
 
@@ -221,7 +221,7 @@ def abstention_by_tier(report: Report) -> Figure:
     tiers = np.asarray(vocab.TIERS, dtype=float)
     slots = np.asarray(rq5.tier_slots, dtype=float)
     with mpl.rc_context(STYLE):
-        fig = _figure(WIDTH, 4.8)
+        fig = new_figure(WIDTH, 4.8)
         ax = fig.add_subplot()
         rates = np.array([list(r) for r in rq5.physician_rates.values()], dtype=float)
         if rates.size:
@@ -257,7 +257,7 @@ def abstention_by_tier(report: Report) -> Figure:
         ax.set_ylim(bottom=0)
         ax.grid(axis="x", visible=False)
         _legend_below(fig, ax, ncols=2)
-        _watermark(fig, report)
+        watermark(fig, report)
     return fig
 
 
@@ -266,7 +266,7 @@ def position_bias(report: Report) -> Figure:
     bootstrap interval, the permutation p-value in the legend (S7)."""
     found = report.positions or {}
     with mpl.rc_context(STYLE):
-        fig = _figure(WIDTH, 4.8)
+        fig = new_figure(WIDTH, 4.8)
         ax = fig.add_subplot()
         x = np.arange(1, 6, dtype=float)
         n = len(found)
@@ -289,7 +289,7 @@ def position_bias(report: Report) -> Figure:
         ax.set_ylabel("Richtig (% of substantive labels)")
         ax.grid(axis="x", visible=False)
         _legend_below(fig, ax, ncols=2)
-        _watermark(fig, report)
+        watermark(fig, report)
     return fig
 
 
@@ -299,7 +299,7 @@ def tier_agreement(
     """One judge's kappa, PA and PABAK per difficulty tier with their 95% intervals, from a
     result record's ``by_tier`` block (as :func:`medqade.scoring.score` wrote it)."""
     with mpl.rc_context(STYLE):
-        fig = _figure(WIDTH, 4.0)
+        fig = new_figure(WIDTH, 4.0)
         ax = fig.add_subplot()
         labels = [f"T{t}" for t in by_tier]
         x = np.arange(len(labels), dtype=float)
@@ -325,7 +325,7 @@ def tier_agreement(
         ax.set_ylim(min(0.0, ax.get_ylim()[0]), 1.0)
         ax.grid(axis="x", visible=False)
         _legend_below(fig, ax)
-        _watermark(fig, synthetic)
+        watermark(fig, synthetic)
     return fig
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from medqade import vocab
-from medqade.app.views import _alt_text, _count, _pair, ci_text, number, points, points_ci
+from medqade.app.views import alt_text, ci_text, count, number, pair, points, points_ci
 
 
 def _metric_rows(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, Any]]:
@@ -21,14 +21,14 @@ def _metric_rows(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, 
         return []
     rows = []
     for m, label in (("kappa", "kappa"), ("pa", "PA"), ("pabak", "PABAK")):
-        low, high = _pair(block.get(f"{m}_ci"))
+        low, high = pair(block.get(f"{m}_ci"))
         rows.append(
             {
                 "scope": scope,
                 "metric": label,
                 "value": number(block.get(m)),
                 "95% CI": ci_text(low, high),
-                "n": _count(block.get("n")),
+                "n": count(block.get("n")),
             }
         )
     return rows
@@ -43,26 +43,26 @@ def _acc_row(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, Any]
         ("lower", "lower bound (unmatched wrong)", "lower_ci"),
         ("upper", "upper bound (unmatched right)", "upper_ci"),
     ):
-        low, high = _pair(block.get(ci_key))
+        low, high = pair(block.get(ci_key))
         out.append(
             {
                 "scope": scope,
                 "metric": label,
                 "value": number(block.get(key)),
                 "95% CI": ci_text(low, high),
-                "n": _count(block.get("n_anchored")),
+                "n": count(block.get("n_anchored")),
             }
         )
     judged = block.get("judged") or {}
     if judged:
-        low, high = _pair(judged.get("ci"))
+        low, high = pair(judged.get("ci"))
         out.append(
             {
                 "scope": scope,
                 "metric": "accuracy (judged)",
                 "value": number(judged.get("estimate")),
                 "95% CI": ci_text(low, high),
-                "n": _count(judged.get("n")),
+                "n": count(judged.get("n")),
             }
         )
     out.append(
@@ -71,7 +71,7 @@ def _acc_row(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, Any]
             "metric": "coverage (anchored share)",
             "value": number(block.get("coverage")),
             "95% CI": "",
-            "n": _count(block.get("n_answered")),
+            "n": count(block.get("n_answered")),
         }
     )
     return out
@@ -95,11 +95,11 @@ def summary_table(record: Mapping[str, Any]) -> pd.DataFrame:
             rows.append(
                 {
                     "scope": f"alt-test (epsilon {alt.get('epsilon')}): "
-                    f"{_alt_text(alt.get('passed'))}",
+                    f"{alt_text(alt.get('passed'))}",
                     "metric": "winning rate",
                     "value": number(alt.get("winning_rate")),
                     "95% CI": "",
-                    "n": _count(alt.get("n_items")),
+                    "n": count(alt.get("n_items")),
                 }
             )
         abst = record.get("abstention") or {}
@@ -109,7 +109,7 @@ def summary_table(record: Mapping[str, Any]) -> pd.DataFrame:
                 "metric": "abstention",
                 "value": number(abst.get("global"), 4),
                 "95% CI": "",
-                "n": _count(abst.get("n_slots")),
+                "n": count(abst.get("n_slots")),
             }
         )
     else:
@@ -130,8 +130,8 @@ def slots_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame
         row: dict[str, Any] = {"slot": name}
         for m, label in (("kappa", "kappa"), ("pa", "PA"), ("pabak", "PABAK")):
             row[label] = number(block.get(m))
-            row[f"{label} 95% CI"] = ci_text(*_pair(block.get(f"{m}_ci")))
-        row["n"] = _count(block.get("n"))
+            row[f"{label} 95% CI"] = ci_text(*pair(block.get(f"{m}_ci")))
+        row["n"] = count(block.get("n"))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -151,10 +151,10 @@ def grouped_table(record: Mapping[str, Any]) -> pd.DataFrame:
                 {
                     "group": name,
                     "kappa": number(block.get("kappa")),
-                    "kappa 95% CI": ci_text(*_pair(block.get("kappa_ci"))),
+                    "kappa 95% CI": ci_text(*pair(block.get("kappa_ci"))),
                     "PA": number(block.get("pa")),
-                    "PA 95% CI": ci_text(*_pair(block.get("pa_ci"))),
-                    "n": _count(block.get("n")),
+                    "PA 95% CI": ci_text(*pair(block.get("pa_ci"))),
+                    "n": count(block.get("n")),
                 }
             )
         return pd.DataFrame(rows)
@@ -169,9 +169,9 @@ def grouped_table(record: Mapping[str, Any]) -> pd.DataFrame:
             {
                 "group": name,
                 "accuracy": number(block.get("anchored")),
-                "95% CI": ci_text(*_pair(block.get("ci"))),
+                "95% CI": ci_text(*pair(block.get("ci"))),
                 "coverage": number(block.get("coverage")),
-                "n": _count(block.get("n_anchored")),
+                "n": count(block.get("n_anchored")),
             }
         )
     return pd.DataFrame(rows)
@@ -215,8 +215,8 @@ def bias_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
                 "kind": t.get("kind"),
                 "student": name,
                 "bias (pp)": points(t.get("bias")),
-                "bias (pp) 95% CI": points_ci(*_pair(t.get("bias_ci"))),
-                "n": _count(t.get("n")),
+                "bias (pp) 95% CI": points_ci(*pair(t.get("bias_ci"))),
+                "n": count(t.get("n")),
             }
         )
     return pd.DataFrame(rows, columns=["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"])
@@ -237,7 +237,7 @@ def ensembles_table(record: Mapping[str, Any]) -> pd.DataFrame:
                     "panel": side,
                     "members": ", ".join(str(m) for m in block.get("members") or ()),
                     "kappa": number(block.get("kappa")),
-                    "kappa 95% CI": ci_text(*_pair(block.get("kappa_ci"))),
+                    "kappa 95% CI": ci_text(*pair(block.get("kappa_ci"))),
                 }
             )
     return pd.DataFrame(rows)

@@ -113,7 +113,7 @@ def ci_text(low: object, high: object, digits: int = DIGITS) -> str:
     return f"{lo:.{digits}f} – {hi:.{digits}f}"
 
 
-def _pair(value: object) -> tuple[object, object]:
+def pair(value: object) -> tuple[object, object]:
     if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2:
         return value[0], value[1]
     return None, None
@@ -132,7 +132,7 @@ def badge(record: Mapping[str, Any]) -> str:
 # --- leaderboard ----------------------------------------------------------------------------------
 
 
-def _alt_text(passed: object) -> str:
+def alt_text(passed: object) -> str:
     """``pass``, ``fail`` or empty (no alt-test)."""
     if passed is True:
         return "pass"
@@ -153,7 +153,7 @@ def judges_table(
             name += " (core)"
         rows.append(
             {
-                "rank": _count(r["rank"]),
+                "rank": count(r["rank"]),
                 "rank range": rank_range(r["rank"], r["rank_worst"]),
                 "name": name,
                 "family": _text(r["family"]),
@@ -167,7 +167,7 @@ def judges_table(
                 "PABAK 95% CI": ci_text(r["pabak_low"], r["pabak_high"]),
                 "abstention (%)": percent(r["abstention"]),
                 "coverage": number(r["coverage"]),
-                "n": _count(r["n"]),
+                "n": count(r["n"]),
                 "verdict": _text(r["verdict"]),
                 "vs physicians": number(r["d_physicians"]),
                 "vs physicians 95% CI": ci_text(r["d_physicians_low"], r["d_physicians_high"]),
@@ -176,7 +176,7 @@ def judges_table(
                 "vs physicians (extension) 95% CI": ci_text(
                     r["d_extension_low"], r["d_extension_high"]
                 ),
-                "alt-test": _alt_text(r["alt_test_passed"]),
+                "alt-test": alt_text(r["alt_test_passed"]),
                 "winning rate": number(r["alt_test_winning_rate"]),
                 "kappa when rated": number(r["kappa_rated"]),
                 "PA when rated": number(r["pa_rated"]),
@@ -227,7 +227,7 @@ def models_table(
         by_tier = list(block.get("by_tier") or [])
         by_lex = block.get("by_lexical") or {}
         row = {
-            "rank": _count(r["rank"]),
+            "rank": count(r["rank"]),
             "rank range": rank_range(r["rank"], r["rank_worst"]),
             "name": str(r["name"]),
             "family": _text(r["family"]),
@@ -242,7 +242,7 @@ def models_table(
             "judged 95% CI": ci_text(r["judged_low"], r["judged_high"]),
             "judge": _text(r["judge"]),
             "coverage": number(r["coverage"]),
-            "n": _count(r["n"]),
+            "n": count(r["n"]),
             "flags": flag_words(r["flags"]),
             "id": _text(r["id"])[:16],
             "model_id": _text(r["model_id"]),
@@ -260,7 +260,7 @@ def models_table(
 def rank_range(best: object, worst: object) -> str:
     """``"1–4"``: the rank interval (best to worst rank; one number when they agree), empty
     for a row that is not ranked."""
-    lo, hi = _count(best), _count(worst)
+    lo, hi = count(best), count(worst)
     if math.isnan(lo):
         return ""
     if math.isnan(hi) or hi == lo:
@@ -268,7 +268,7 @@ def rank_range(best: object, worst: object) -> str:
     return f"{lo:.0f}–{hi:.0f}"
 
 
-def _count(value: object) -> float:
+def count(value: object) -> float:
     if value is None or isinstance(value, bool):
         return math.nan
     try:
@@ -407,19 +407,19 @@ def headline(record: Mapping[str, Any]) -> str:
     name = meta.get("name") or meta.get("model_id") or record.get("id", "")[:12]
     if record.get("kind") == "judge":
         core = record.get("core") or {}
-        low, high = _pair(core.get("kappa_ci"))
+        low, high = pair(core.get("kappa_ci"))
         ext = record.get("extension_difference") or {}
         alt = record.get("alt_test") or {}
         extra = f"; extension: {ext['verdict'] or 'n/a'}" if ext else ""
         if alt:
-            extra += f"; alt-test: {_alt_text(alt.get('passed'))}"
+            extra += f"; alt-test: {alt_text(alt.get('passed'))}"
         return (
             f"{name}: core kappa {number(core.get('kappa')):.3f} "
             f"(95% CI {ci_text(low, high) or 'n/a'}), verdict: {record.get('verdict') or 'n/a'}"
             f"{extra}"
         )
     acc = record.get("accuracy_core") or record.get("accuracy") or {}
-    low, high = _pair(acc.get("ci"))
+    low, high = pair(acc.get("ci"))
     return (
         f"{name}: accuracy {number(acc.get('anchored')):.3f} "
         f"(95% CI {ci_text(low, high) or 'n/a'}), coverage {number(acc.get('coverage')):.3f}"
