@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from medqade.build import build
-from medqade.sources import SYNTHETIC_SEED
+from medqade.dataset.build import build
+from medqade.dataset.sources import SYNTHETIC_SEED
 from medqade.synthetic import synthesize
 
 

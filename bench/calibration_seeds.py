@@ -27,9 +27,9 @@ import numpy as np
 
 from medqade.analyses.calibration import Target, calibration_table
 from medqade.analyses.report import Report, reproduce
-from medqade.build import build
-from medqade.release import load_release
-from medqade.sources import SYNTHETIC_SEED
+from medqade.dataset.build import build
+from medqade.dataset.release import load_release
+from medqade.dataset.sources import SYNTHETIC_SEED
 from medqade.synthetic import synthesize
 
 GEMINI_3, MINI = "gemini-3-flash-preview", "gpt-5.4-mini"

@@ -25,6 +25,8 @@ from collections import Counter
 
 import numpy as np
 
+from medqade.dataset.release import Release
+from medqade.dataset.sources import open_release, resolve_data
 from medqade.measures.agreement import agreement, loo_references
 from medqade.measures.rater_report import panel_report
 from medqade.measures.raters import (
@@ -35,8 +37,6 @@ from medqade.measures.raters import (
     quantile_mc_se,
 )
 from medqade.measures.seeds import STREAM_OUTLIER, question_weights
-from medqade.release import Release
-from medqade.sources import open_release, resolve_data
 
 
 def verdicts(release: Release, resamples: int, seed: int) -> list[tuple[str | None, float, float]]:

@@ -63,14 +63,14 @@ import numpy as np
 
 from medqade import vocab
 from medqade.app.accounts import SCHEME as ACCOUNT_SCHEME
+from medqade.dataset.release import Release
+from medqade.dataset.sources import open_release, resolve_data
 from medqade.measures import Ranker
 from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.release import Release
 from medqade.scoring import leaderboard, parse_submission, replicates, score
 from medqade.scoring.board import cached_reference_records
 from medqade.scoring.compare import compare, resolve
-from medqade.sources import open_release, resolve_data
 
 EVALUATOR = "gpt-5.4-mini"
 FLIP_SHARE = 0.05

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from medqade.build import build
-from medqade.release import Release, load_release
+from medqade.dataset.build import build
+from medqade.dataset.release import Release, load_release
 from medqade.scoring import context, parse_submission, score
 from medqade.synthetic import synthesize
 

@@ -98,7 +98,7 @@ def main() -> None:
 
     from gradio_client import Client, handle_file
 
-    from medqade.sources import open_release, resolve_data
+    from medqade.dataset.sources import open_release, resolve_data
 
     folder = resolve_data(args.data)  # builds the synthetic release once (not timed)
     rows: list[tuple[str, str]] = []

@@ -135,7 +135,7 @@ def header_present(selector: str, name: str) -> str:
 def launch(data: str | None, resamples: int) -> tuple[Any, str, Any]:
     from medqade.app.config import SpaceConfig
     from medqade.app.ui import build_app, launch_kwargs
-    from medqade.sources import open_release, resolve_data
+    from medqade.dataset.sources import open_release, resolve_data
 
     sys_path = resolve_data(data)
     release = open_release(sys_path)

@@ -178,7 +178,7 @@ def simulate(
 
 
 def release_panel_error() -> None:
-    from medqade.sources import open_release
+    from medqade.dataset.sources import open_release
 
     release = open_release()
     core = release.is_core

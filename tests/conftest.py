@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 # --- hermetic caches: no test writes to the user's cache folders -----------------------------
 
@@ -47,7 +47,7 @@ def copy_sample(tmp_path: Path) -> Callable[[], Path]:
 @pytest.fixture(scope="session")
 def built_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``medqade build`` of the sample, once per session. Read it; never modify it."""
-    from medqade.build import build
+    from medqade.dataset.build import build
 
     out = tmp_path_factory.mktemp("built") / "sample"
     build(SAMPLE, out)
@@ -66,7 +66,7 @@ def hf_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def synthetic_raw(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The raw synthetic release of the default seed (read it; never modify it)."""
-    from medqade.sources import SYNTHETIC_SEED
+    from medqade.dataset.sources import SYNTHETIC_SEED
     from medqade.synthetic import synthesize
 
     return synthesize(tmp_path_factory.mktemp("synthetic") / "raw", seed=SYNTHETIC_SEED)
@@ -75,7 +75,7 @@ def synthetic_raw(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def synthetic_build(synthetic_raw: Path) -> Path:
     """The built 3,800-item synthetic release (read it; never modify it)."""
-    from medqade.build import build
+    from medqade.dataset.build import build
 
     out = synthetic_raw.parent / "build"
     build(synthetic_raw, out)
@@ -84,12 +84,12 @@ def synthetic_build(synthetic_raw: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def synthetic(synthetic_build: Path) -> Release:
-    from medqade.release import load_release
+    from medqade.dataset.release import load_release
 
     return load_release(synthetic_build)
 
 
-# --- the sample with a pool (medqade.raw_pool): its six items plus two new ones -------------
+# --- the sample with a pool (medqade.raw.pool): its six items plus two new ones -------------
 
 POOL_STUDENTS = ["gemini-2.5-flash", "gpt-5-nano", "gemma3:27b", "gemma3:4b", "qwen3:4b"]
 

@@ -150,7 +150,7 @@ def test_the_private_name_rule_catches_each_form(tmp_path: Path) -> None:
     source = package / "analyses" / "fake.py"
     source.parent.mkdir(parents=True)
     source.write_text(
-        "from medqade.raw import _strip, RawRelease\n"
+        "from medqade.raw.reader import _strip, RawRelease\n"
         "from medqade import vocab\n"
         "from medqade.commands._args import add_data_argument\n"
         "from medqade.analyses._local import ok\n"
@@ -159,7 +159,7 @@ def test_the_private_name_rule_catches_each_form(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert _private_uses(source, package) == {
-        "medqade.analyses.fake uses medqade.raw._strip",
+        "medqade.analyses.fake uses medqade.raw.reader._strip",
         "medqade.analyses.fake uses medqade.commands._args",
         "medqade.analyses.fake uses medqade.vocab._hidden",
     }

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from medqade.build import build
 from medqade.cli import main
-from medqade.pool_data import load_pool_labels
-from medqade.sources import SYNTHETIC_SEED
+from medqade.dataset.build import build
+from medqade.dataset.pool_data import load_pool_labels
+from medqade.dataset.sources import SYNTHETIC_SEED
 from medqade.synthetic.pool import latent_consensus
 from medqade.vocab import DEFAULT_ROSTER
 

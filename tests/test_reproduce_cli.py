@@ -12,7 +12,7 @@ import pytest
 from medqade.analyses.figures import FIGURES
 from medqade.analyses.report import SYNTHETIC_BANNER
 from medqade.cli import main
-from medqade.release import load_release
+from medqade.dataset.release import load_release
 
 ANALYSES = Path(__file__).resolve().parent / "analyses"
 FAST = ["--resamples", "40", "--contrast-resamples", "60", "--seed", "11"]

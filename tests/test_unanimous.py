@@ -8,12 +8,13 @@ import itertools
 import numpy as np
 import pytest
 
-from medqade import consensus, review, vocab
+from medqade import consensus, vocab
 from medqade.app import browse
-from medqade.release import Release
+from medqade.dataset.release import Release
+from medqade.dataset.sources import open_release
+from medqade.labelstudio import review_queue as review
 from medqade.scoring import context
 from medqade.scoring.judge import disagreements, unanimous_panel
-from medqade.sources import open_release
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ Each command module defines ``NAME``, ``HELP``, ``add_arguments(parser)`` and
 ``run(args) -> int``; the module is named for the command (``pool-estimate`` lives in
 ``pool_estimate.py``), so ``medqade pool-estimate ...`` imports that module only and does not pay
 for the others' imports (``datasets``, ``openai``, ``gradio``); ``--help`` and an unknown
-command import them all. User errors (:class:`~medqade.problems.InputError`, ``ValueError``,
+command import them all. User errors (:class:`~medqade.files.problems.InputError`, ``ValueError``,
 ``FileNotFoundError``, and any other ``OSError`` such as a folder without write permission)
 print one clear message to stderr and exit with status 2.
 """
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from medqade import __version__, commands
-from medqade.problems import InputError
+from medqade.files.problems import InputError
 
 
 def command_module_names() -> list[str]:

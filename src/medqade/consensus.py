@@ -7,9 +7,10 @@ recompute it from the raw votes with :func:`majority`.
 
 A *unanimous* group (:func:`unanimous`) is the one definition the leaderboard's
 disagreement list (:func:`medqade.scoring.judge.unanimous_panel`), the review queues
-(:mod:`medqade.review`) and the Space's Browse tab (:func:`medqade.app.browse.agreement`)
-share: at least ``min_votes`` non-abstaining votes, all the same; abstentions are ignored.
-Each caller names its threshold (:data:`PANEL_MIN_VOTES` for the leaderboard).
+(:mod:`medqade.labelstudio.review_queue`) and the Space's Browse tab
+(:func:`medqade.app.browse.agreement`) share: at least ``min_votes`` non-abstaining votes, all the
+same; abstentions are ignored. Each caller names its threshold (:data:`PANEL_MIN_VOTES` for the
+leaderboard).
 """
 
 from __future__ import annotations

@@ -239,7 +239,8 @@ class Roster:
         """Build a roster from its JSON form; missing keys fall back to the paper's roster.
 
         Every value's type is checked (``synthetic`` must be a JSON boolean, ids text); all
-        faults are raised together as one :class:`~medqade.problems.InputError` naming ``name``.
+        faults are raised together as one :class:`~medqade.files.problems.InputError` naming
+        ``name``.
         """
         allowed = {"students", "evaluators", "physicians", "adjudicator", "ensemble_pool"}
         problems: list[str] = []
@@ -310,7 +311,7 @@ class Roster:
                 f"{_json_type(synthetic)} {synthetic!r}"
             )
         if problems:
-            from medqade.problems import InputError, Problem
+            from medqade.files.problems import InputError, Problem
 
             raise InputError(name, [Problem(name, None, p) for p in problems])
         return cls(

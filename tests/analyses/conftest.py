@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from medqade.analyses.report import Report, reproduce
-from medqade.release import Release, load_release
+from medqade.dataset.release import Release, load_release
 
 RESAMPLES = 100
 CONTRAST_RESAMPLES = 200

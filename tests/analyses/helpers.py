@@ -10,7 +10,7 @@ import krippendorff
 import numpy as np
 from sklearn.metrics import cohen_kappa_score
 
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 TOL = 1e-9
 

@@ -19,7 +19,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from medqade.analyses.calibration import Target, calibration_table
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 PHYSICIANS = [f"P{i:02d}" for i in range(1, 11)]
 STUDENTS = ["gemini-2.5-flash", "gpt-5-nano", "gemma3:27b", "gemma3:4b", "qwen3:4b"]

@@ -8,7 +8,7 @@ import pytest
 
 from medqade.analyses.calibration import calibration_table, format_table
 from medqade.cli import main
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 
 def test_calibration_table_all_rows_within_tolerance(synthetic: Release) -> None:

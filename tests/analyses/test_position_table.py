@@ -10,7 +10,7 @@ from scipy.stats import chi2_contingency
 from medqade import vocab
 from medqade.analyses import figures
 from medqade.analyses.report import Report
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 
 def test_s7_lists_every_evaluator_with_scipy_chi_square(report: Report, release: Release) -> None:

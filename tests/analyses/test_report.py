@@ -10,7 +10,7 @@ import pytest
 
 from medqade.analyses.common import json_ready
 from medqade.analyses.report import SYNTHETIC_BANNER, Report, reproduce
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 from .conftest import CONTRAST_RESAMPLES, RESAMPLES, SEED
 from .helpers import check_report_shape

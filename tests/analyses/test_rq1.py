@@ -7,8 +7,8 @@ import pytest
 
 from medqade.analyses.report import Report
 from medqade.analyses.rq1 import difficulty_alpha, physician_reliability, slot_statistics
+from medqade.dataset.release import Release
 from medqade.measures.seeds import question_weights
-from medqade.release import Release
 
 from .helpers import TOL, alpha, panel_means, pingouin_icc2, statsmodels_fleiss, weights_of
 

@@ -15,7 +15,7 @@ from medqade.analyses.rq2 import (
     stratum_difference,
     student_accuracy,
 )
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 from .helpers import TOL
 

@@ -9,7 +9,7 @@ import pytest
 
 from medqade.analyses.report import Report
 from medqade.analyses.rq3 import ensemble_candidates, evaluator_alignment, macro_agreement
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 from .helpers import TOL, kappa, majority, pa, weights_of
 

@@ -7,7 +7,7 @@ import pytest
 
 from medqade.analyses.report import Report
 from medqade.analyses.rq4 import bias_replicates, bias_targets, bias_terms, evaluator_bias
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 from .helpers import TOL, weights_of
 

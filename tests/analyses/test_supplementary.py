@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from medqade.analyses.report import Report
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 from .helpers import TOL, kappa
 

@@ -18,8 +18,8 @@ import pytest
 
 from medqade.analyses.report import Report, Table, reproduce
 from medqade.cli import main
+from medqade.dataset.release import Release, load_release
 from medqade.measures import paired
-from medqade.release import Release, load_release
 
 from .conftest import RESAMPLES, SEED
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from medqade.app.config import SpaceConfig
-from medqade.release import Release, load_release
+from medqade.dataset.release import Release, load_release
 
 from .helpers import Running, free_port, judge_variant
 

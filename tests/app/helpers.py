@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 from gradio_client import handle_file
 
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 EVALUATOR = "gpt-5.4-mini"
 SCRIPT = "<script>window.__mq_xss = 1</script>"

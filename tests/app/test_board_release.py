@@ -15,7 +15,7 @@ import pytest
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
 from medqade.cli import main
-from medqade.release import Release
+from medqade.dataset.release import Release
 from medqade.scoring import board, record_id
 
 RESAMPLES = 10

@@ -173,9 +173,9 @@ def test_space_first_run_progress_lines(
 ) -> None:
     """A first ``medqade space`` on the embedded release says each step of building it
     (synthesizing, building, ready, starting) instead of a minute of silence."""
-    import medqade.build
+    import medqade.dataset.build
     import medqade.synthetic
-    from medqade import release
+    from medqade.dataset import release
 
     def fake_synthesize(raw: Path, seed: int) -> Path:
         raw.mkdir(parents=True)
@@ -189,7 +189,7 @@ def test_space_first_run_progress_lines(
     monkeypatch.setenv("MEDQADE_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("MEDQADE_DATASET", raising=False)
     monkeypatch.setattr(medqade.synthetic, "synthesize", fake_synthesize)
-    monkeypatch.setattr(medqade.build, "build", fake_build)
+    monkeypatch.setattr(medqade.dataset.build, "build", fake_build)
     served: list[SpaceConfig] = []
     monkeypatch.setattr(serve_module, "serve", lambda config: served.append(config))
     assert main(["space", "--results", str(tmp_path / "r")]) == 0

@@ -22,7 +22,7 @@ from medqade.app import accounts
 from medqade.app.config import ENV_ACCOUNT_KEY, SpaceConfig
 from medqade.app.exports import MARKER, PREFIX, Exports, sweep_stale
 from medqade.app.state import SpaceState
-from medqade.release import Release
+from medqade.dataset.release import Release
 from medqade.scoring.store import MIRROR_PATTERNS
 
 from .helpers import EVALUATOR, Running, judge_frame, judge_variant, submit_args

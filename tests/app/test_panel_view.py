@@ -5,7 +5,7 @@ from __future__ import annotations
 from medqade.analyses.panel_table import HEADER
 from medqade.app import views
 from medqade.app.panel_view import CEILING_BADGE, PhysicianPanel, is_ceiling_row
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 
 def test_ceiling_badge_is_the_leaderboards_physician_badge() -> None:

@@ -9,9 +9,9 @@ import pytest
 
 from medqade.app.config import SpaceConfig
 from medqade.app.pool_view import PoolView, pool_view
-from medqade.build import build
 from medqade.commands.pool_estimate import estimate
-from medqade.release import Release, load_release
+from medqade.dataset.build import build
+from medqade.dataset.release import Release, load_release
 
 
 def test_pool_view_rows_match_pool_estimate(synthetic_build: Path, synthetic: Release) -> None:

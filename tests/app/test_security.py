@@ -15,10 +15,11 @@ import gradio as gr
 import httpx
 import pytest
 
-from medqade import atomic, scoring
+from medqade import scoring
 from medqade.app import views
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
+from medqade.files import atomic
 
 from .helpers import IMG, SCRIPT, Running, judge_variant, submit_args
 

@@ -1,4 +1,4 @@
-"""The Submit tab offers a result's Hub ``.eval_results`` file (medqade.hub_eval)."""
+"""The Submit tab offers a result's Hub ``.eval_results`` file (medqade.dataset.hub_eval)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 import yaml
 from huggingface_hub import parse_eval_result_entries
 
-from medqade import hub_eval
 from medqade.app.config import SpaceConfig
-from medqade.release import Release
+from medqade.dataset import hub_eval
+from medqade.dataset.release import Release
 
 DATASET = "medqade/medqade"
 SPACE = "medqade/leaderboard"

@@ -18,7 +18,7 @@ from medqade import scoring
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
 from medqade.app.tab_submit import UPLOAD_TYPES
-from medqade.release import Release
+from medqade.dataset.release import Release
 from medqade.runners.inspect_tasks import judge
 
 USER = "some-hf-user"

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from medqade.app.config import SpaceConfig
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 JUDGE_ONLY = (
     "Per answer slot (core)",

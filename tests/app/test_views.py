@@ -84,7 +84,7 @@ def test_select_search_and_column_groups() -> None:
 
 
 def test_problems_table_lists_every_problem() -> None:
-    from medqade.problems import Problem
+    from medqade.files.problems import Problem
 
     frame = views.problems_table(
         [Problem("f.csv", 3, "bad label", column="label", value="x", fix="use Richtig")]

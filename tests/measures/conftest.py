@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from medqade.release import Release, load_release
+from medqade.dataset.release import Release, load_release
 
 RESAMPLES = 60
 """Question resamples for the replicate-by-replicate checks (small: every check loops)."""

@@ -15,9 +15,9 @@ from sklearn.metrics import cohen_kappa_score
 
 from medqade import vocab
 from medqade.consensus import majority_of_codes
+from medqade.dataset.release import Release
 from medqade.measures import agreement as agr
 from medqade.measures.seeds import question_weights
-from medqade.release import Release
 
 from .conftest import RESAMPLES
 

@@ -7,9 +7,9 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from medqade import vocab
+from medqade.dataset.release import Release
 from medqade.measures.breakdown import breakdowns, categorical_columns, dimensions
 from medqade.measures.seeds import question_weights
-from medqade.release import Release
 
 
 def test_specialty_is_the_categorical_column(full: Release) -> None:

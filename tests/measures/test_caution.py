@@ -8,9 +8,9 @@ import pytest
 from scipy.stats import linregress
 
 from medqade import vocab
+from medqade.dataset.release import Release
 from medqade.measures.caution import caution
 from medqade.measures.seeds import question_weights
-from medqade.release import Release
 
 
 def _rates(frame, rater_col: str, rater: str, tiers: dict[str, int]) -> list[float]:

@@ -7,9 +7,9 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from medqade import vocab
+from medqade.dataset.release import Release
 from medqade.measures.consistency import consistency, physicians_intra
 from medqade.measures.seeds import question_weights
-from medqade.release import Release
 
 R, F, A = vocab.RICHTIG_CODE, vocab.FALSCH_CODE, vocab.ABSTAIN_CODE
 

@@ -13,9 +13,9 @@ import pytest
 from scipy.stats import chi2_contingency
 
 from medqade import vocab
+from medqade.dataset.release import Release
 from medqade.measures import position as P
 from medqade.measures.seeds import STREAM_ALL, question_weights
-from medqade.release import Release
 
 R, F, A, M = vocab.RICHTIG_CODE, vocab.FALSCH_CODE, vocab.ABSTAIN_CODE, vocab.MISSING_CODE
 

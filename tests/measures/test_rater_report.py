@@ -10,11 +10,11 @@ import pytest
 
 from analyses.helpers import kappa, pa
 from medqade import vocab
+from medqade.dataset.release import Release
 from medqade.measures.agreement import leave_one_out
 from medqade.measures.rater_report import PanelReport, panel_report
 from medqade.measures.raters import OUTLIER_VERDICTS
 from medqade.measures.seeds import question_weights
-from medqade.release import Release
 
 from .conftest import RESAMPLES
 

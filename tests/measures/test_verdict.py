@@ -11,11 +11,11 @@ from scipy import stats as sps
 from sklearn.metrics import cohen_kappa_score
 
 from medqade.consensus import majority_of_codes
+from medqade.dataset.release import Release
 from medqade.measures import aat, paired
 from medqade.measures import agreement as agr
 from medqade.measures.paired import VERDICTS, margins, verdict_of_bounds
 from medqade.measures.seeds import question_weights
-from medqade.release import Release
 
 from .conftest import RESAMPLES
 

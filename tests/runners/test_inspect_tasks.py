@@ -22,8 +22,8 @@ from inspect_ai._util.registry import registry_info
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 
-from medqade import hub_eval
 from medqade.cli import main
+from medqade.dataset import hub_eval
 from medqade.runners.inspect_metrics import answer_values, judge_values
 from medqade.runners.inspect_tasks import answer, epoch_seed, format_ladder, judge
 from medqade.runners.judge import answer_order

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from medqade.dataset.sources import open_release
 from medqade.runners.judge import answer_order
 from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT
-from medqade.sources import open_release
 from medqade.vocab import DIFFICULTIES, LABELS, RICHTIG
 from servers.stub_server import StubServer
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from medqade.build import build
 from medqade.cli import main
+from medqade.dataset.build import build
 from servers.stub_server import StubServer
 
 from .helpers import check_judgments, read_jsonl

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from medqade.build import build
-from medqade.release import Release, load_release
+from medqade.dataset.build import build
+from medqade.dataset.release import Release, load_release
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample"

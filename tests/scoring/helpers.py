@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from medqade import vocab
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 
 def judge_rows(release: Release, evaluator: str) -> pd.DataFrame:

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from medqade import stats
-from medqade.build import build
-from medqade.release import Release, load_release
+from medqade.dataset.build import build
+from medqade.dataset.release import Release, load_release
 from medqade.scoring import attach_labels, parse_submission, score
 from medqade.scoring.answers import anchor
 

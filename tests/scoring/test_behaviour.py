@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from medqade.cli import main
+from medqade.dataset.release import Release
+from medqade.files.problems import InputError
 from medqade.measures import position as measured_position
-from medqade.problems import InputError
-from medqade.release import Release
 from medqade.scoring import parse_submission, score
 
 Write = Callable[[str, str | bytes], Path]

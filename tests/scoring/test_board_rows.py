@@ -8,7 +8,7 @@ from dataclasses import fields
 
 import pytest
 
-from medqade.release import Release
+from medqade.dataset.release import Release
 from medqade.scoring import (
     JUDGE_COLUMNS,
     MODEL_COLUMNS,

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from medqade.cli import main
+from medqade.dataset.release import Release
 from medqade.measures import agreement as measured
 from medqade.measures import seeds
-from medqade.release import Release
 from medqade.scoring import parse_submission, score
 from medqade.scoring.compare import CompareError, compare, resolve
 

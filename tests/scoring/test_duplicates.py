@@ -11,7 +11,7 @@ import pytest
 
 from medqade import vocab
 from medqade.cli import main
-from medqade.release import Release
+from medqade.dataset.release import Release
 from medqade.scoring import parse_submission, score
 from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.duplicates import (

@@ -12,8 +12,8 @@ import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from medqade.problems import InputError
-from medqade.release import Release
+from medqade.dataset.release import Release
+from medqade.files.problems import InputError
 from medqade.scoring import Submission, parse_submission, validate_only
 
 from .helpers import parquet_bytes

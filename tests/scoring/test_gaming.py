@@ -13,8 +13,8 @@ from itertools import pairwise
 import numpy as np
 
 from medqade import vocab
+from medqade.dataset.release import Release
 from medqade.measures import paired
-from medqade.release import Release
 from medqade.scoring.judge import judge_metrics
 from medqade.scoring.replicates import decode
 

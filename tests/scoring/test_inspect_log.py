@@ -19,7 +19,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import match
 
-from medqade.problems import InputError
+from medqade.files.problems import InputError
 from medqade.scoring.inspect_log import is_eval_log, log_rows
 from medqade.scoring.upload import read_upload
 

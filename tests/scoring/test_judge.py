@@ -13,9 +13,9 @@ import pytest
 from medqade import vocab
 from medqade.analyses import rq3, rq4
 from medqade.cli import main
+from medqade.dataset.release import Release
 from medqade.measures import agreement as alignment
 from medqade.measures import paired, seeds
-from medqade.release import Release
 from medqade.scoring import leaderboard, parse_submission, score, score_file
 from medqade.scoring.judge import abstention
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from medqade.cli import main
-from medqade.release import Release
+from medqade.dataset.release import Release
 from medqade.scoring import Limits, policy
 from medqade.scoring.duplicates import DUPLICATE_FLAG
 from medqade.scoring.store import RateLimit, ResultsStore

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from medqade.release import Release
+from medqade.dataset.release import Release
 from medqade.scoring import policy, record_id, reference_records
 from medqade.scoring.record import Agreement, ScoreRecord, read_record
 from medqade.scoring.store import RateLimit, ResultsStore

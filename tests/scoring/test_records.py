@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from medqade.dataset.release import Release, load_release
+from medqade.files.problems import InputError
 from medqade.measures import paired
-from medqade.problems import InputError
-from medqade.release import Release, load_release
 from medqade.scoring import (
     BASELINES,
     JUDGE_COLUMNS,

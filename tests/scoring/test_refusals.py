@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from medqade.cli import main
-from medqade.problems import InputError
-from medqade.release import Release
+from medqade.dataset.release import Release
+from medqade.files.problems import InputError
 from medqade.scoring import attach_labels, parse_submission, validate_only
 
 from .helpers import jsonl

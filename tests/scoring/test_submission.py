@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from medqade import vocab
-from medqade.problems import InputError
-from medqade.release import Release
+from medqade.dataset.release import Release
+from medqade.files.problems import InputError
 from medqade.scoring import (
     Limits,
     attach_labels,

@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from medqade.build import build
-from medqade.release import Release
-from medqade.sources import SYNTHETIC_SEED
+from medqade.dataset.build import build
+from medqade.dataset.release import Release
+from medqade.dataset.sources import SYNTHETIC_SEED
 from medqade.synthetic import load_facts, synthesize
 from medqade.synthetic.simulate import _extension_pairs
 

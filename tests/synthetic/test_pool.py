@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from medqade import vocab
-from medqade.sources import SYNTHETIC_SEED
+from medqade.dataset.sources import SYNTHETIC_SEED
 from medqade.synthetic import simulate
 from medqade.synthetic.facts import load_facts
 from medqade.synthetic.pool import POOL_EXACT, POOL_ITEMS, Pool, latent_consensus
@@ -57,7 +57,7 @@ def test_simulate_pool_keeps_benchmark_items(pool: Pool) -> None:
 def test_simulate_pool_latent_consensus_matches_benchmark(
     synthetic_build: Path, pool: Pool
 ) -> None:
-    from medqade.release import load_release
+    from medqade.dataset.release import load_release
 
     rel = load_release(synthetic_build)
     index = {q: i for i, q in enumerate(pool.pool["question_id"])}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from medqade import vocab
-from medqade.sources import SYNTHETIC_SEED
+from medqade.dataset.sources import SYNTHETIC_SEED
 from medqade.synthetic.facts import load_facts
 from medqade.synthetic.rerating import (
     N_ITEMS,

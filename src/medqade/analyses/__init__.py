@@ -1,4 +1,4 @@
-"""The paper's analyses (RQ1-RQ5) on a loaded :class:`~medqade.release.Release`.
+"""The paper's analyses (RQ1-RQ5) on a loaded :class:`~medqade.dataset.release.Release`.
 
 Modules: :mod:`.alignment` (agreement with a reference, shared with the scorer), :mod:`.rq1`
 physician reliability, :mod:`.rq2` student accuracy, :mod:`.rq3` evaluator alignment and

@@ -35,7 +35,7 @@ from medqade.analyses import rq3
 from medqade.analyses.common import physician_tiers
 from medqade.analyses.report import Report, reproduce
 from medqade.consensus import majority_of_codes
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 GEMINI_3 = "gemini-3-flash-preview"
 GEMINI_25 = "gemini-2.5-flash"

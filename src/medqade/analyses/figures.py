@@ -28,8 +28,9 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from medqade import atomic, vocab
+from medqade import vocab
 from medqade.analyses.report import Report
+from medqade.files import atomic
 from medqade.stats.intervals import wilson_interval
 
 FORMATS: Final = ("png", "svg")

@@ -17,8 +17,8 @@ from typing import Any
 
 from medqade import vocab
 from medqade.analyses.cells import Cell, Table
+from medqade.dataset.pool_data import load_pool_labels, pool_evaluators
 from medqade.measures.pool import StudentPoolEstimate, estimate_pool
-from medqade.pool_data import load_pool_labels, pool_evaluators
 
 NAME = "table_s5_pool"
 

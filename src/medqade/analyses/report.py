@@ -49,6 +49,7 @@ from medqade.analyses.rq4 import EvaluatorBias, evaluator_bias
 from medqade.analyses.rq5 import Abstention, abstention
 from medqade.analyses.supplementary import Supplementary, supplementary
 from medqade.analyses.verdicts import JudgeVerdict, PhysicianVerdicts, physician_verdicts
+from medqade.dataset.release import Release
 from medqade.measures import paired
 from medqade.measures.rater_report import PanelReport, panel_report
 from medqade.measures.seeds import (
@@ -58,7 +59,6 @@ from medqade.measures.seeds import (
     check_seed,
     question_weights,
 )
-from medqade.release import Release
 
 SYNTHETIC_BANNER = (
     "SYNTHETIC DATA: this release was simulated (medqade.synthetic); its numbers exercise the "

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade.analyses.common import FloatArray
+from medqade.dataset.release import Release
 from medqade.measures.agreement import (
     Agreement,
     agreement,
@@ -34,7 +35,6 @@ from medqade.measures.agreement import (
 )
 from medqade.measures.estimate import Estimate
 from medqade.measures.seeds import Weights
-from medqade.release import Release
 
 ENSEMBLE_SIZES: Final = (1, 3, 5, 7)
 METRICS: Final = ("kappa", "pa", "pabak")

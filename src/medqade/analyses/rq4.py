@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from medqade.dataset.release import Release
 from medqade.measures.bias import (
     FAMILY,
     SELF,
@@ -21,7 +22,6 @@ from medqade.measures.bias import (
     biases,
 )
 from medqade.measures.seeds import Weights
-from medqade.release import Release
 
 __all__ = [
     "FAMILY",

@@ -22,7 +22,7 @@ import numpy as np
 
 from medqade import vocab
 from medqade.analyses.common import FloatArray, physician_tiers, ratio
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ import numpy as np
 
 from medqade import stats, vocab
 from medqade.analyses.common import FloatArray, ratio
+from medqade.dataset.release import Release
 from medqade.measures.agreement import substantive
-from medqade.release import Release
 
 
 @dataclass(frozen=True)

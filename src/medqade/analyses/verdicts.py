@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 
 from medqade import vocab
+from medqade.dataset.release import Release
 from medqade.measures import aat, paired
 from medqade.measures import agreement as measured
 from medqade.measures.seeds import Weights
 from medqade.measures.verdicts import Verdict, core_verdict, extension_pair, extension_verdict
-from medqade.release import Release
 
 
 @dataclass(frozen=True)

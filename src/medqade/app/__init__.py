@@ -1,8 +1,8 @@
 """The MedQADE leaderboard Space: a Gradio UI over the library (display and calls only).
 
 :func:`build_app` arranges the five tabs (Leaderboard, Submit, Browse, Analysis, About) over a
-loaded :class:`~medqade.release.Release` and a results folder; :func:`serve` resolves the data,
-pulls and mirrors the results repo on the Hub and launches it. Every number shown comes from
+loaded :class:`~medqade.dataset.release.Release` and a results folder; :func:`serve` resolves the
+data, pulls and mirrors the results repo on the Hub and launches it. Every number shown comes from
 :mod:`medqade.scoring` or :mod:`medqade.analyses`; this package only formats and stores.
 
 Importing :mod:`medqade.app` does not import Gradio; the names below load on first use.

@@ -41,7 +41,7 @@ from medqade.app.item_view import (  # the agreement words stay importable from 
     label_text,
     vote_split,
 )
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 ALL: Final = "all"
 FLAG_SPLIT: Final = "physicians split"
@@ -166,7 +166,7 @@ class BrowseIndex:
             name: disagrees(codes, consensus) for name, codes in self._judges.items()
         }
         self.row_of = release.item_index
-        from medqade.review import review_notes
+        from medqade.labelstudio.review_queue import review_notes
 
         self.reviews = review_notes(release)  # answer id -> "reviewer: codes (note)" lines
 

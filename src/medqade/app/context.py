@@ -12,7 +12,7 @@ from medqade.app import views
 from medqade.app.config import SpaceConfig
 from medqade.app.exports import Exports
 from medqade.app.state import SpaceState
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 READ_CONCURRENCY: Final = 8
 HIDDEN: Final[dict[str, Any]] = {"api_visibility": "private", "queue": False}

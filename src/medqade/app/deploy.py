@@ -21,7 +21,7 @@ from typing import Any, Final, Protocol
 from huggingface_hub import CommitOperationAdd, HfApi
 
 import medqade
-from medqade.publish import FileEntry, check_repo_id
+from medqade.dataset.publish import FileEntry, check_repo_id
 
 SPACE_FILES: Final = ("app.py", "requirements.txt", "README.md")
 CONFIG_NAME: Final = "medqade_space.json"

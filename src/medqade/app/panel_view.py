@@ -8,7 +8,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 CEILING_BADGE: Final = "physician ceiling"
 RESAMPLES: Final = 1000

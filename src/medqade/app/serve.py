@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from medqade.app.config import ENV_DATASET, ENV_RESULTS_REPO, SpaceConfig
+from medqade.dataset.sources import open_release
 from medqade.scoring.store import MIRROR_IGNORE, MIRROR_PATTERNS
-from medqade.sources import open_release
 
 log = logging.getLogger(__name__)
 

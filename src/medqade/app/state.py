@@ -34,8 +34,8 @@ from medqade.app.accounts import SCHEME as ACCOUNT_SCHEME
 from medqade.app.accounts import AccountHasher
 from medqade.app.browse import BrowseIndex
 from medqade.app.config import SpaceConfig
-from medqade.problems import InputError
-from medqade.release import Release
+from medqade.dataset.release import Release
+from medqade.files.problems import InputError
 from medqade.scoring import board, policy
 from medqade.scoring import compare as compare_mod
 from medqade.scoring.leaderboard import VIEWS, on_board

@@ -9,7 +9,7 @@ from medqade import scoring
 from medqade.app import text
 from medqade.app.context import TabContext
 from medqade.app.exports import Exports
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 
 def templates(release: Release, exports: Exports) -> tuple[str, str]:

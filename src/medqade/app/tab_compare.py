@@ -14,7 +14,7 @@ from medqade.app.context import HIDDEN, READS, TabContext, frame
 from medqade.app.html_table import html_table
 from medqade.app.tab_browse import BrowseTab
 from medqade.app.views import plain
-from medqade.problems import InputError
+from medqade.files.problems import InputError
 from medqade.scoring.compare import MAX_TOKEN
 from medqade.scoring.upload import jsonable
 

@@ -18,10 +18,11 @@ import gradio as gr
 import pandas as pd
 from gradio import utils as gradio_utils
 
-from medqade import hub_eval, scoring
+from medqade import scoring
 from medqade.app import result_views, text, views
 from medqade.app.context import TabContext, Table, empty, frame
 from medqade.app.state import FAMILY_OTHER, Outcome
+from medqade.dataset import hub_eval
 
 if TYPE_CHECKING:
     from medqade.app.tab_browse import BrowseTab

@@ -48,7 +48,7 @@ from medqade.app.tab_browse import add_browse_tab
 from medqade.app.tab_compare import add_compare_tab
 from medqade.app.tab_leaderboard import add_leaderboard_tab
 from medqade.app.tab_submit import add_submit_tab
-from medqade.release import Release
+from medqade.dataset.release import Release
 
 CSS: Final = """
 .mq-banner { background: #fff3cd; color: #5c4400; border: 1px solid #e0c36a;

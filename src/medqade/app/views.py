@@ -427,7 +427,7 @@ def headline(record: Mapping[str, Any]) -> str:
 
 
 def problems_table(problems: Iterable[Any]) -> pd.DataFrame:
-    """Row-level problems of an :class:`~medqade.problems.InputError` as a table."""
+    """Row-level problems of an :class:`~medqade.files.problems.InputError` as a table."""
     rows = [
         {
             "line": "" if p.row is None else f"{p.row_kind} {p.row}",

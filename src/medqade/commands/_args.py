@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from medqade.sources import DATA_HELP as DATA_HELP
-from medqade.sources import add_data_argument as add_data_argument
+from medqade.dataset.sources import DATA_HELP as DATA_HELP
+from medqade.dataset.sources import add_data_argument as add_data_argument
 
 
 def _integer(text: str, minimum: int, what: str) -> int:

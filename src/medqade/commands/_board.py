@@ -20,12 +20,12 @@ from medqade.commands._args import (
     non_negative_int,
     positive_int,
 )
+from medqade.dataset.release import Release
+from medqade.dataset.sources import open_release
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.release import Release
 from medqade.scoring import board
 from medqade.scoring.leaderboard import VIEWS
 from medqade.scoring.store import RateLimit, ResultsStore, default_results_dir
-from medqade.sources import open_release
 
 log = logging.getLogger(__name__)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from medqade.dataset.sources import open_release
 from medqade.runners.options import ANSWER_MAX_TOKENS, add_run_arguments, runner_inputs
 from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import STUDENT_SYSTEM_PROMPT, load_prompt, student_user_message
@@ -16,7 +17,6 @@ from medqade.runners.student import (
     submission_rows,
     write_submission,
 )
-from medqade.sources import open_release
 
 NAME = "answer"
 HELP = "Run an LLM as a MedQADE student: answer each cloze question, write a submission."

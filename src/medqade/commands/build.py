@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from medqade.build import build
-from medqade.publish import REPO_ID
+from medqade.dataset.build import build
+from medqade.dataset.publish import REPO_ID
 
 NAME = "build"
 HELP = "Build the Hugging Face dataset folder (Parquet + card) from a raw release."

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from medqade import vocab
-from medqade.labelstudio import import_export, load_rater_map
-from medqade.tables import find_table
+from medqade.files.tables import find_table
+from medqade.labelstudio.ratings import import_export, load_rater_map
 
 NAME = "import-labelstudio"
 HELP = "Convert a Label Studio JSON export into the raw release's ratings (and difficulty) table."

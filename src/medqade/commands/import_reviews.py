@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from medqade.codebook import load_codebook
-from medqade.labelstudio import check_user_map, read_user_map
-from medqade.labelstudio_reviews import import_reviews
-from medqade.problems import Problem
+from medqade.files.problems import Problem
+from medqade.labelstudio.ratings import check_user_map, read_user_map
+from medqade.labelstudio.reviews import import_reviews
+from medqade.raw.codebook import load_codebook
 
 NAME = "import-reviews"
 HELP = "Convert a Label Studio export of review-queue tasks into the raw release's reviews table."
@@ -58,7 +58,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _reviewer_map(path: Path | None) -> dict[str, str] | None:
-    """The reviewer map, checked like the rater map (:func:`medqade.labelstudio.check_user_map`):
+    """The reviewer map, checked like the rater map
+    (:func:`medqade.labelstudio.ratings.check_user_map`):
     keys that name the same user but map to different reviewers are refused, naming both."""
     if path is None:
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from medqade.dataset.sources import open_release
 from medqade.runners.judge import (
     RESPONSE_FORMATS,
     check_judgment_path,
@@ -19,7 +20,6 @@ from medqade.runners.options import JUDGE_MAX_TOKENS, add_run_arguments, runner_
 from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT, judge_user_message, load_prompt
 from medqade.runners.student import select_questions
-from medqade.sources import open_release
 
 NAME = "judge"
 HELP = "Run an LLM as a MedQADE evaluator: label the five answers of each question set."

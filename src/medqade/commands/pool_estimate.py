@@ -8,9 +8,9 @@ import math
 from typing import Any
 
 from medqade.commands._args import add_data_argument
+from medqade.dataset.pool_data import PoolLabels, load_pool_labels
+from medqade.dataset.sources import resolve_data
 from medqade.measures.pool import StudentPoolEstimate, estimate_pool
-from medqade.pool_data import PoolLabels, load_pool_labels
-from medqade.sources import resolve_data
 
 NAME = "pool-estimate"
 HELP = (

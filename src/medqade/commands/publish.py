@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from medqade.publish import check_repo_id, format_plan, plan, publish
+from medqade.dataset.publish import check_repo_id, format_plan, plan, publish
 
 NAME = "publish"
 HELP = "Upload a build folder to a Hugging Face dataset repo in one commit (--dry-run lists it)."

@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from medqade import atomic
 from medqade.analyses.report import reproduce
 from medqade.commands._args import add_data_argument, non_negative_int, positive_int
+from medqade.dataset.sources import open_release
+from medqade.files import atomic
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.sources import open_release
 
 NAME = "reproduce"
 HELP = "Recompute Tables 1-4 and the figures of the paper from a release (default: synthetic)."
@@ -56,10 +56,10 @@ REPRODUCE_KIND = "MedQADE reproduce output"
 
 
 def output(data: str | None) -> atomic.Output:
-    """The output folder's policy (:func:`medqade.atomic.check_target`): an empty or new
+    """The output folder's policy (:func:`medqade.files.atomic.check_target`): an empty or new
     folder, or an earlier ``reproduce --out`` (its marker lists every file); never the release
     it reads, a build or a raw release."""
-    from medqade.sources import resolve_data
+    from medqade.dataset.sources import resolve_data
 
     inputs = [(resolve_data(data), "the release it reads (--data)")]
     if data is not None and Path(data).exists():
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         import dataclasses
 
         from medqade.analyses.pool_table import pool_report
-        from medqade.sources import resolve_data
+        from medqade.dataset.sources import resolve_data
 
         report = dataclasses.replace(
             report, pool=pool_report(resolve_data(args.data), release.roster)

@@ -19,10 +19,10 @@ from medqade.commands._args import (
     non_negative_int,
     positive_int,
 )
+from medqade.dataset.sources import open_release
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import board, policy
 from medqade.scoring.store import RateLimit, ResultsStore
-from medqade.sources import open_release
 
 NAME = "rescore"
 HELP = "Score the stored submissions of another release again on this release (--data)."

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from medqade.codebook import load_codebook
 from medqade.commands._args import add_data_argument
-from medqade.review import (
+from medqade.dataset.sources import open_release
+from medqade.labelstudio.review_queue import (
     JUDGE_VS_PANEL,
     KINDS,
     MIN_VOTES,
@@ -17,7 +17,7 @@ from medqade.review import (
     select_queue,
     write_queue,
 )
-from medqade.sources import open_release
+from medqade.raw.codebook import load_codebook
 
 NAME = "review-queue"
 HELP = (
@@ -57,7 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from medqade.sources import resolve_data
+    from medqade.dataset.sources import resolve_data
 
     inputs = [(resolve_data(args.data), "the release it reads (--data)")]
     if args.data is not None and Path(args.data).exists():

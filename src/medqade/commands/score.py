@@ -9,11 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from medqade import atomic, hub_eval
 from medqade.commands._args import add_data_argument, add_margin_argument, non_negative_int
+from medqade.dataset import hub_eval
+from medqade.dataset.publish import REPO_ID
+from medqade.dataset.release import HUB_ID, Release
+from medqade.dataset.sources import open_release
+from medqade.files import atomic
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.publish import REPO_ID
-from medqade.release import HUB_ID, Release
 from medqade.scoring import Limits, policy, validate_only
 from medqade.scoring.behaviour_text import summary_lines as behaviour_lines
 from medqade.scoring.meta import FORM_KEYS, PROMPTS
@@ -25,7 +27,6 @@ from medqade.scoring.record import (
     read_record,
 )
 from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder, upload_suffix
-from medqade.sources import open_release
 
 NAME = "score"
 CLI_ACCOUNT = "cli"
@@ -349,7 +350,7 @@ def is_record(path: Path) -> bool:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse ``--out`` / ``--eval-results`` targets the output policy forbids, before
-    scoring (:func:`medqade.atomic.check_file`)."""
+    scoring (:func:`medqade.files.atomic.check_file`)."""
     inputs: list[tuple[Path, str]] = [(f, "the submission") for f in args.file]
     if args.labels is not None:
         inputs.append((args.labels, "the labels file (--labels)"))

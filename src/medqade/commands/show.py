@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from medqade.commands._args import add_data_argument
-from medqade.release import read_meta
-from medqade.sources import resolve_data
+from medqade.dataset.release import read_meta
+from medqade.dataset.sources import resolve_data
 
 NAME = "show"
 HELP = "Load a release with datasets.load_dataset and print its configs (default: synthetic)."

@@ -83,7 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _deploy(args: argparse.Namespace) -> int:
     from medqade.app.deploy import assemble, deploy
-    from medqade.publish import check_repo_id, format_plan
+    from medqade.dataset.publish import check_repo_id, format_plan
 
     check_repo_id(args.space_id)
     bundle = assemble(args.dataset, args.deploy_results_repo, args.space_dir)
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from medqade.app.serve import serve
 
     if not config.data:  # the embedded synthetic release: say what a first build is doing
-        from medqade.sources import default_build
+        from medqade.dataset.sources import default_build
 
         default_build(progress=_progress)
     _progress("loading the release and starting the Space; it prints its address once it serves")

@@ -6,7 +6,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from medqade.sources import SYNTHETIC_SEED
+from medqade.dataset.sources import SYNTHETIC_SEED
 
 NAME = "synthesize"
 HELP = "Write a synthetic raw release with the paper's design (not physician data)."
@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote synthetic raw release to {args.out} (seed {args.seed})")
     if args.check:
         from medqade.analyses.calibration import calibration_table, format_table
-        from medqade.build import build
-        from medqade.release import load_release
+        from medqade.dataset.build import build
+        from medqade.dataset.release import load_release
 
         with tempfile.TemporaryDirectory() as tmp:
             build(args.out, Path(tmp) / "build")

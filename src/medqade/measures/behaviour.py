@@ -38,7 +38,7 @@ from medqade.measures.raters import IntraRater
 from medqade.measures.seeds import STREAM_RERATING, question_weights
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 Codes = npt.NDArray[np.int8]
 FloatWeights = npt.NDArray[np.float64]

@@ -148,7 +148,7 @@ def pool_estimates(
 
 class PoolSample(Protocol):
     """One judge on the pool, aligned with the physician consensus (what
-    :func:`medqade.pool_data.load_pool_labels` returns): ``judge_pool`` (N, 5) and
+    :func:`medqade.dataset.pool_data.load_pool_labels` returns): ``judge_pool`` (N, 5) and
     ``lexical_pool`` (N,) over every pool item, ``labelled`` (N,) the benchmark items,
     ``consensus`` (n, 5) their physician consensus in pool order."""
 

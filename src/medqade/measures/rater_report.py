@@ -52,7 +52,7 @@ from medqade.measures.seeds import (
 )
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,9 +16,9 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
+from medqade.dataset.sources import open_release
 from medqade.scoring import attach_labels, parse_submission, score
 from medqade.scoring.upload import jsonable
-from medqade.sources import open_release
 
 
 def _first_epoch(scores: Sequence[SampleScore]) -> list[Mapping[str, Any]]:

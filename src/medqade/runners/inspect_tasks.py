@@ -49,6 +49,7 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
+from medqade.dataset.sources import open_release
 from medqade.runners.inspect_metrics import answer_accuracy, judge_agreement, valid_share
 from medqade.runners.judge import RESPONSE_FORMATS, JudgeItem, answer_order, judge_items
 from medqade.runners.options import ANSWER_MAX_TOKENS, JUDGE_MAX_TOKENS, ORDER_SEED
@@ -64,7 +65,6 @@ from medqade.runners.prompts import (
 )
 from medqade.runners.student import select_questions
 from medqade.schema import POOL_SPLIT
-from medqade.sources import open_release
 
 SPLITS: Final = ("core", "extension", "all", POOL_SPLIT)
 GRADER_ROLE: Final = "grader"

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from medqade import atomic
+from medqade.files import atomic
 from medqade.runners.prompts import judge_schema, response_keys
 
 RESPONSE_FORMATS: Final = ("json_schema", "json_object", "none")
@@ -147,12 +147,13 @@ def earlier_judgments(
 
 
 JUDGE_OUTPUT: Final = "judge output"
-"""The kind in the sidecar marker (:func:`medqade.atomic.sidecar`) of ``medqade judge --out``."""
+"""The kind in the sidecar marker (:func:`medqade.files.atomic.sidecar`) of ``medqade judge
+--out``."""
 
 
 def check_judgment_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` and the output policy
-    (:func:`medqade.atomic.check_file`) lets the command write it and its sidecar marker: new,
+    (:func:`medqade.files.atomic.check_file`) lets the command write it and its sidecar marker: new,
     or an earlier output of ``medqade judge``; never an input (``inputs``), a link, a build or
     a raw release."""
     if Path(path).suffix.lower() != ".jsonl":

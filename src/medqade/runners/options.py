@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from medqade.dataset.sources import add_data_argument
 from medqade.runners.student import SPLIT_CHOICES
-from medqade.sources import add_data_argument
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 DUMMY_KEY = "EMPTY"

@@ -13,9 +13,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from medqade import vocab
-from medqade.build import RELEASE_JSON
+from medqade.dataset.build import RELEASE_JSON
+from medqade.dataset.sources import resolve_data
 from medqade.schema import POOL_SPLIT
-from medqade.sources import resolve_data
 
 
 def pool_inputs(

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from medqade import atomic
+from medqade.files import atomic
 from medqade.vocab import CORE, EXTENSION
 
 SPLIT_CHOICES: Final = (CORE, EXTENSION, "all")
@@ -78,12 +78,13 @@ def earlier_answers(path: Path, settings: Mapping[str, Any]) -> dict[str, dict[s
 
 
 ANSWER_OUTPUT: Final = "answer submission"
-"""The kind in the sidecar marker (:func:`medqade.atomic.sidecar`) of ``medqade answer --out``."""
+"""The kind in the sidecar marker (:func:`medqade.files.atomic.sidecar`) of ``medqade answer
+--out``."""
 
 
 def check_submission_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` or ``.csv`` and the output policy
-    (:func:`medqade.atomic.check_file`) lets the command write it and its sidecar marker: new,
+    (:func:`medqade.files.atomic.check_file`) lets the command write it and its sidecar marker: new,
     or an earlier output of ``medqade answer``; never an input (``inputs``), a link, a build or
     a raw release."""
     if Path(path).suffix.lower() not in SUBMISSION_SUFFIXES:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from medqade.problems import ProblemLog
+from medqade.files.problems import ProblemLog
 from medqade.scoring.rows import Walker, ignored, require, summarise
 from medqade.scoring.upload import LINE, NOT_TEXT, cell_text, looks_like_formula
 

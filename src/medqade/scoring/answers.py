@@ -39,7 +39,7 @@ from medqade.scoring import context, replicates
 from medqade.scoring.normalize import normalise
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 Codes = npt.NDArray[np.int8]
 SAME_FAMILY: Final = "same_family_judge"

@@ -19,7 +19,7 @@ from medqade.scoring import context
 from medqade.scoring.normalize import char_ngram_dice, fuzzy_ratio, normalise, token_f1
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 TOKEN_F1_THRESHOLD: Final = 0.5
 CHAR_NGRAM_THRESHOLD: Final = 0.6

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from medqade import atomic
+from medqade.files import atomic
 from medqade.scoring.record import DatasetRef, ScoreRecord
 from medqade.scoring.records import SCORER_VERSION, reference_records
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 log = logging.getLogger(__name__)
 

@@ -55,7 +55,7 @@ from medqade.scoring.submission import (
 )
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 Codes = npt.NDArray[np.int8]
 PHYSICIANS: Final = "physicians"

@@ -2,8 +2,8 @@
 
 Bootstrap weights, the leave-one-out physician reference, normalised answer keys, physician
 vote counts and the reference evaluators' ensembles do not depend on the submission. They are
-kept in a cache keyed weakly by the :class:`~medqade.release.Release` object, so a Space that
-scores many submissions against one release pays for them once; a new release gets a new
+kept in a cache keyed weakly by the :class:`~medqade.dataset.release.Release` object, so a Space
+that scores many submissions against one release pays for them once; a new release gets a new
 entry and a dropped release frees its entry.
 """
 
@@ -22,7 +22,7 @@ from medqade.measures import seeds, verdicts
 from medqade.scoring.normalize import normalise
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 Weights = npt.NDArray[np.int64]
 CORE = "core"

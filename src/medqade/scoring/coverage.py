@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from medqade.problems import Problem
+from medqade.files.problems import Problem
 from medqade.scoring.kinds import JUDGE
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 
 def scope_of(present_items: npt.NDArray[np.bool_], is_core: npt.NDArray[np.bool_]) -> str:

@@ -35,7 +35,7 @@ from medqade.scoring.kinds import JUDGE
 from medqade.scoring.normalize import normalise
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
     from medqade.scoring.submission import Submission
 
 DUPLICATE_FLAG: Final = "duplicate_of_reference"

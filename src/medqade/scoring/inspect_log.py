@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from medqade.problems import InputError, Problem
+from medqade.files.problems import InputError, Problem
 
 EVAL_SUFFIX: Final = ".eval"
 ZIP_MAGIC: Final = b"PK\x03\x04"

@@ -60,7 +60,7 @@ from medqade.schema import answer_id
 from medqade.scoring import context, replicates
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 Codes = npt.NDArray[np.int8]
 Weights = npt.NDArray[np.int64]

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.problems import ProblemLog
+from medqade.files.problems import ProblemLog
 from medqade.scoring.rows import Walker, cells, evaluators, ignored, require, summarise
 from medqade.scoring.upload import LINE, NOT_TEXT, cell_text
 

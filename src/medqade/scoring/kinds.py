@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from medqade.problems import InputError, Problem
+from medqade.files.problems import InputError, Problem
 
 JUDGE: Final = "judge"
 ANSWERS: Final = "answers"

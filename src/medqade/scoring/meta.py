@@ -35,7 +35,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from medqade.problems import Problem
+from medqade.files.problems import Problem
 
 TEXT_KEYS: Final = (
     "name",

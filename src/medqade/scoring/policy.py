@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
+from medqade.files.problems import InputError, Problem
 from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.problems import InputError, Problem
 from medqade.scoring.duplicates import reference_match
 from medqade.scoring.record import read_record
 from medqade.scoring.records import score
@@ -49,7 +49,7 @@ from medqade.scoring.submission import (
 )
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 log = logging.getLogger(__name__)
 

@@ -45,10 +45,10 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from medqade import __version__, vocab
+from medqade.files.problems import InputError, Problem
 from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.position import release_positions
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.problems import InputError, Problem
 from medqade.scoring import context, replicates
 from medqade.scoring.answers import answer_metrics
 from medqade.scoring.baselines import BASELINES, baseline_labels
@@ -69,7 +69,7 @@ from medqade.scoring.submission import (
 from medqade.scoring.upload import dumps, jsonable
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 SCHEMA_VERSION: Final = 2
 SCORER_VERSION: Final = f"medqade {__version__} scoring 3"

@@ -1,7 +1,7 @@
 """The shared walk over the rows of an uploaded table: cell checks and table-level notes.
 
 :class:`Walker` turns one cell into a question index, a student slot, a label code or a checked
-difficulty, logging a :class:`~medqade.problems.Problem` (file, line, column, value, fix) for
+difficulty, logging a :class:`~medqade.files.problems.Problem` (file, line, column, value, fix) for
 every cell it cannot use. The functions below it check a table's columns and summarise groups
 of rows as one warning. Used by :mod:`~medqade.scoring.judge_rows`,
 :mod:`~medqade.scoring.answer_rows` and :mod:`~medqade.scoring.submission`.
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from medqade import vocab
-from medqade.problems import Problem, ProblemLog
+from medqade.files.problems import Problem, ProblemLog
 from medqade.scoring.upload import NOT_TEXT, RawTable, cell_text, looks_like_formula
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 IGNORED_COLUMNS: Final = frozenset(
     {

@@ -13,8 +13,8 @@ Layout (the whole folder is what the Hub mirror uploads)::
     uploads/<sha256><suffix>     the submitted file, named by its content hash
     reference/<key>.json         cached reference records (paper evaluators, physicians, ...)
 
-Every write is atomic (:func:`medqade.atomic.write_bytes`: temp file, fsync, rename). The store
-keeps the records in memory behind one lock; :meth:`ResultsStore.add` re-checks the duplicate
+Every write is atomic (:func:`medqade.files.atomic.write_bytes`: temp file, fsync, rename). The
+store keeps the records in memory behind one lock; :meth:`ResultsStore.add` re-checks the duplicate
 and rate rules under that lock, so concurrent submissions never overwrite each other and never
 slip past the limit. A user's file name is never used as a path.
 """
@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from medqade import atomic
+from medqade.files import atomic
 from medqade.scoring.record import ScoreRecord
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
         return Path(env[ENV_RESULTS_DIR])
     if on_space(env):
         return Path("results")
-    from medqade.sources import cache_dir
+    from medqade.dataset.sources import cache_dir
 
     return cache_dir() / "results"
 

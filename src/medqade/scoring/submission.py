@@ -51,7 +51,7 @@ questions are never counted as wrong. A JSON Lines file may start with a ``{"met
 header (keys in :mod:`medqade.scoring.meta`).
 
 Nothing is scored from a file with problems: :func:`parse_submission` raises one
-:class:`~medqade.problems.InputError` that lists every problem with file, line (or row),
+:class:`~medqade.files.problems.InputError` that lists every problem with file, line (or row),
 column, value and fix; notes that do not block scoring are :attr:`Submission.warnings`.
 
 The work is spread over small modules, re-exported here: :mod:`~medqade.scoring.kinds` (kinds,
@@ -71,7 +71,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.problems import InputError, Problem, ProblemLog
+from medqade.files.problems import InputError, Problem, ProblemLog
 from medqade.scoring.answer_rows import answer_rows
 from medqade.scoring.coverage import (
     answers_content_hash,
@@ -92,7 +92,7 @@ from medqade.scoring.upload import LINE, RawTable, cell_text, jsonable
 from medqade.scoring.upload import read_upload as _read_upload
 
 if TYPE_CHECKING:
-    from medqade.release import Release
+    from medqade.dataset.release import Release
 
 __all__ = [
     "ANSWERS",
@@ -189,7 +189,7 @@ def parse_submission(
     """Parse and check an uploaded submission (see the module docstring for the formats).
 
     ``kind`` (``"judge"`` or ``"answers"``) is detected from the columns when ``None``.
-    Raises :class:`~medqade.problems.InputError` listing every problem; nothing is returned
+    Raises :class:`~medqade.files.problems.InputError` listing every problem; nothing is returned
     from a file with problems.
     """
     if kind is not None and kind not in KINDS:

@@ -2,7 +2,7 @@
 mistakes people make when they export a file (size, encoding, delimiter, spreadsheet formats,
 compressed files and archives: each is named, with what to upload instead).
 
-Decoding and CSV/JSONL parsing reuse :mod:`medqade.tables`; this module adds what an upload
+Decoding and CSV/JSONL parsing reuse :mod:`medqade.files.tables`; this module adds what an upload
 needs on top: a size limit, format detection by extension or content, the ``{"meta": {...}}``
 header line of JSONL, normalised column names and a ``_line`` position for every row.
 """
@@ -23,9 +23,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from medqade.problems import InputError, Problem
+from medqade.files.problems import InputError, Problem
+from medqade.files.tables import read_csv_text, read_jsonl_text
 from medqade.scoring.inspect_log import is_eval_log, log_table_text
-from medqade.tables import read_csv_text, read_jsonl_text
 
 LINE: Final = "_line"
 BOM: Final = b"\xef\xbb\xbf"

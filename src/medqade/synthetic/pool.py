@@ -40,8 +40,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from medqade import atomic, vocab
+from medqade import vocab
 from medqade.consensus import majority, majority_of_codes
+from medqade.files import atomic
 from medqade.synthetic.facts import Fact
 from medqade.synthetic.simulate import (
     TIER_EXACT,

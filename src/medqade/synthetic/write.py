@@ -10,7 +10,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from medqade import atomic, vocab
+from medqade import vocab
+from medqade.files import atomic
 from medqade.synthetic.facts import default_facts_path, load_facts
 from medqade.synthetic.pool import write_pool
 from medqade.synthetic.rerating import with_rerating
@@ -38,8 +39,8 @@ def synthesize(
     """Write a synthetic raw release to ``out`` (atomically: all tables or nothing).
 
     ``out`` is replaced only when it is empty or an earlier synthetic release written here
-    (its :data:`medqade.atomic.MARKER` lists every file); anything else is refused with
-    :class:`~medqade.atomic.OutputRefused`, as is a path that is or contains the facts file.
+    (its :data:`medqade.files.atomic.MARKER` lists every file); anything else is refused with
+    :class:`~medqade.files.atomic.OutputRefused`, as is a path that is or contains the facts file.
     """
     facts = Path(facts_path) if facts_path is not None else default_facts_path()
     output = atomic.Output(SYNTHETIC_KIND, "--out", None, ((facts, "the facts file (--facts)"),))

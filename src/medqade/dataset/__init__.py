@@ -1,0 +1,1 @@
+"""The dataset: built from the raw release, carded, published, loaded back."""

@@ -1,0 +1,1 @@
+"""File helpers: the atomic output policy, row-level problems, user tables."""

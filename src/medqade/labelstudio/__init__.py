@@ -1,0 +1,1 @@
+"""Label Studio: rating exports in, review tasks out, their answers in."""
