@@ -1,0 +1,291 @@
+"""Tests mirror modules: ``src/medqade/<pkg>/<mod>.py`` has ``tests/<pkg>/test_<mod>.py``, or one
+line here says which test files exercise it and why it has no file of its own (issue 25).
+
+``TESTED_ELSEWHERE`` names test files that each reference the module itself: its dotted name, a
+``from medqade.<pkg> import <mod>``, or for a command its name in a CLI call (``main(["score",
+...])``). ``ONLY_REACHED_THROUGH`` holds the modules no test references at all: they run only
+inside the modules that import them, which the line names (``via medqade.x.y: tests/...``) with
+the tests of those. Both lists only shrink: an entry for a module that now has its mirrored test
+file, that a test now references (``ONLY_REACHED_THROUGH``), or that is gone, fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "medqade"
+TESTS = ROOT / "tests"
+
+TESTED_ELSEWHERE: dict[str, str] = {
+    "analyses/common.py": "tests/analyses/test_cells.py, tests/analyses/test_rq2.py, "
+    "tests/analyses/test_report.py: the helpers the RQ modules share, tested with the tables "
+    "they make",
+    "app/accounts.py": "tests/app/test_hygiene.py: the keyed account hash, with the stored "
+    "record it goes into",
+    "app/config.py": "tests/app/test_cli.py, tests/app/test_security.py: the Space's settings "
+    "from flags and the environment, read by every app test",
+    "app/exports.py": "tests/app/test_hygiene.py: the download folder, with the files the tabs "
+    "offer",
+    "app/phone.py": "tests/app/test_views.py: the phone view, with the other formatted views",
+    "app/result_views.py": "tests/app/test_views.py: the tables of a scored record, with the "
+    "other formatted views",
+    "app/serve.py": "tests/app/test_cli.py, tests/app/test_deploy.py: starting the Space, "
+    "through `medqade space` and its deploy",
+    "app/tab_submit.py": "tests/app/test_submit_inspect_log.py, tests/dataset/test_hub_eval.py: "
+    "the upload types and the eval-results text; the form itself runs through medqade.app.ui",
+    "app/ui.py": "tests/app/conftest.py, tests/app/test_browser_layout.py, "
+    "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
+    "commands/_board.py": "tests/app/test_board_release.py: the board the leaderboard and "
+    "compare commands read, with the release it is built from",
+    "commands/answer.py": "tests/runners/test_answer.py, tests/files/test_write_safety.py: the "
+    "command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
+    "commands/build.py": "tests/test_cli_build.py, tests/dataset/test_build_safety.py: the "
+    "command end to end (the build is medqade.dataset.build's)",
+    "commands/compare.py": "tests/scoring/test_compare.py: the command end to end (printing "
+    "only; the comparison is medqade.scoring's)",
+    "commands/import_labelstudio.py": "tests/labelstudio/test_ratings.py, "
+    "tests/files/test_write_safety.py: the command end to end (the parsing is "
+    "medqade.labelstudio.ratings')",
+    "commands/import_reviews.py": "tests/labelstudio/test_reviews.py, "
+    "tests/files/test_write_safety.py: the command end to end (the parsing is "
+    "medqade.labelstudio.reviews')",
+    "commands/judge.py": "tests/runners/test_inspect_run.py, tests/files/test_write_safety.py: "
+    "the command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
+    "commands/leaderboard.py": "tests/test_leaderboard_cli.py, tests/app/test_board_release.py: "
+    "the command end to end (printing only; the tables are medqade.scoring.leaderboard's)",
+    "commands/panel.py": "tests/test_panel_cli.py: the command end to end (printing only; the "
+    "verdicts are medqade.measures.panel's)",
+    "commands/pool_estimate.py": "tests/test_pool_estimate_cli.py: the command end to end "
+    "(printing only; the estimate is medqade.measures.pool's)",
+    "commands/publish.py": "tests/dataset/test_publish.py: the command end to end (the upload "
+    "is medqade.dataset.publish's)",
+    "commands/reproduce.py": "tests/test_reproduce_cli.py, tests/files/test_write_safety.py: "
+    "the command end to end (the tables and figures are medqade.analyses')",
+    "commands/rescore.py": "tests/app/test_board_release.py: the command end to end (scoring "
+    "is medqade.scoring's)",
+    "commands/review_queue.py": "tests/labelstudio/test_review_queue.py, "
+    "tests/files/test_write_safety.py: the command end to end (the queue is "
+    "medqade.labelstudio.review_queue's)",
+    "commands/score.py": "tests/scoring/test_policy.py, tests/scoring/test_behaviour.py, "
+    "tests/files/test_write_safety.py: the command end to end (argument parsing and printing "
+    "only; its rules are medqade.scoring.policy's)",
+    "commands/show.py": "tests/labelstudio/test_review_queue_roundtrip.py: the command end to "
+    "end, printing a release after the review round trip",
+    "commands/space.py": "tests/app/test_cli.py, tests/app/test_deploy.py: the command and its "
+    "deploy sub-command end to end (the Space is medqade.app's)",
+    "commands/synthesize.py": "tests/dataset/test_build_safety.py, "
+    "tests/files/test_write_safety.py: the command end to end (the release is "
+    "medqade.synthetic.write's)",
+    "dataset/card.py": "tests/dataset/test_build.py: the card, written by every build",
+    "dataset/pool_data.py": "tests/test_pool_estimate_cli.py: the pool arrays, with the "
+    "command that reads them",
+    "dataset/sources.py": "tests/dataset/test_release.py, tests/conftest.py: resolving "
+    "--data, used by the shared build fixtures",
+    "files/problems.py": "tests/files/test_tables.py, tests/raw/test_reader.py, "
+    "tests/scoring/test_submission.py: Problem and InputError, asserted wherever a file is "
+    "refused",
+    "measures/aat.py": "tests/measures/test_verdict.py: the alt-test, with the verdict it feeds",
+    "measures/estimate.py": "tests/measures/test_paired.py, tests/measures/test_bias.py, "
+    "tests/analyses/test_cells.py: intervals and their rules, with the measures that make them",
+    "runners/inspect_metrics.py": "tests/runners/test_inspect_tasks.py: the metrics, with the "
+    "tasks that report them",
+    "runners/options.py": "tests/runners/test_inspect_run.py: the shared options, with the run "
+    "they configure",
+    "schema.py": "tests/dataset/test_build.py, tests/dataset/test_build_safety.py: the "
+    "Features, checked against what a build writes",
+    "scoring/baselines.py": "tests/scoring/test_duplicates.py: the baseline judges, scored as "
+    "copies of reference rows",
+    "scoring/behaviour_columns.py": "tests/app/test_behaviour_view.py: the behaviour columns, "
+    "with the leaderboard view that shows them",
+    "scoring/board.py": "tests/app/test_board_release.py: the reference rows, with the board "
+    "built from them",
+    "scoring/context.py": "tests/scoring/test_records.py, tests/test_unanimous.py: the "
+    "per-release context, with the records scored from it",
+    "scoring/leaderboard.py": "tests/scoring/test_board_rows.py, tests/scoring/test_records.py: "
+    "the tables, with the records they rank",
+    "scoring/normalize.py": "tests/scoring/test_records.py: normalisation and similarity, with "
+    "the anchoring that uses them",
+    "scoring/replicates.py": "tests/scoring/test_records.py, tests/scoring/test_gaming.py: the "
+    "stored replicates, with the records that keep them",
+    "scoring/upload.py": "tests/scoring/test_inspect_log.py: the upload reader, with the "
+    "parsers that read its cells",
+    "stats/_validation.py": "tests/stats/test_agreement.py: the shared input checks, with the "
+    "statistics that call them",
+    "synthetic/facts.py": "tests/synthetic/test_pool.py, tests/synthetic/test_rerating.py: the "
+    "facts, with the simulated items built from them",
+    "synthetic/simulate.py": "tests/synthetic/test_design.py, tests/synthetic/test_pool.py: the "
+    "latent model, through the design it must reproduce",
+    "synthetic/write.py": "tests/dataset/test_build_safety.py: writing the synthetic release, "
+    "with the builds that read it",
+}
+
+ONLY_REACHED_THROUGH: dict[str, str] = {
+    "app/context.py": "via medqade.app.ui: tests/app/conftest.py (the app fixture builds every "
+    "tab, each given a TabContext)",
+    "app/tab_about.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browser.py",
+    "app/tab_analysis.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_analysis.py",
+    "app/tab_browse.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browse.py",
+    "app/tab_compare.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_security.py "
+    "(its from_url handler)",
+    "app/tab_leaderboard.py": "via medqade.app.ui: tests/app/conftest.py, "
+    "tests/app/test_browser_layout.py",
+    "app/text.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browser_layout.py",
+    "measures/behaviour.py": "via medqade.scoring.judge, medqade.scoring.records: "
+    "tests/scoring/test_judge.py, tests/scoring/test_records.py, tests/scoring/test_behaviour.py",
+    "raw/check.py": "via medqade.raw.reader, medqade.raw.reviews: tests/raw/test_reader.py, "
+    "tests/raw/test_reviews.py",
+    "runners/student.py": "via medqade.runners.inspect_tasks, medqade.commands.answer: "
+    "tests/runners/test_inspect_tasks.py, tests/runners/test_answer.py",
+    "scoring/answer_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
+    "tests/scoring/test_answers.py",
+    "scoring/behaviour_text.py": "via medqade.commands.score: tests/scoring/test_behaviour.py",
+    "scoring/judge_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
+    "tests/scoring/test_fuzz.py",
+    "scoring/meta.py": "via medqade.scoring.submission, medqade.scoring.record: "
+    "tests/scoring/test_submission.py, tests/scoring/test_record.py",
+    "scoring/rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
+    "tests/scoring/test_fuzz.py",
+}
+
+TEST_FILE = re.compile(r"tests/[\w/]+\.py")
+VIA = re.compile(r"^via ((?:medqade(?:\.\w+)+)(?:, medqade(?:\.\w+)+)*): ")
+
+
+def _modules() -> list[str]:
+    return sorted(
+        p.relative_to(SRC).as_posix()
+        for p in SRC.rglob("*.py")
+        if p.stem not in ("__init__", "__main__")
+    )
+
+
+def _mirror(module: str) -> Path:
+    rel = Path(module)
+    return TESTS / rel.parent / f"test_{rel.stem}.py"
+
+
+def _dotted(module: str) -> str:
+    return "medqade." + ".".join(Path(module).with_suffix("").parts)
+
+
+def _module_of(dotted: str) -> str:
+    return "/".join(dotted.split(".")[1:]) + ".py"
+
+
+@cache
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+@cache
+def _from_imports(path: Path) -> frozenset[str]:
+    """``package.name`` for each ``from package import name`` (relative ones resolved)."""
+    tree = ast.parse(_text(path))
+    package = (
+        "medqade." + ".".join(path.relative_to(SRC).parent.parts) if SRC in path.parents else ""
+    )
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                base = node.module or ""
+            elif node.level == 1 and package:
+                base = package.rstrip(".") + (f".{node.module}" if node.module else "")
+            else:
+                continue
+            out.add(base)
+            out.update(f"{base}.{alias.name}" for alias in node.names)
+    return frozenset(out)
+
+
+def _command_name(module: str) -> str | None:
+    match = re.search(r'^NAME = "([^"]+)"', _text(SRC / module), re.MULTILINE)
+    return match.group(1) if match else None
+
+
+def _references(path: Path, module: str) -> bool:
+    """Whether the file at ``path`` imports or names ``module``: its dotted name, a ``from
+    package import module``, or for a command its name as an argument of a CLI call."""
+    dotted = _dotted(module)
+    text = _text(path)
+    if re.search(re.escape(dotted) + r"(?![\w])", text) or dotted in _from_imports(path):
+        return True
+    name = _command_name(module) if module.startswith("commands/") else None
+    if name is None or "medqade.cli" not in text:
+        return False
+    return re.search(r"[\[(,]\s*[\"']" + re.escape(name) + r"[\"']\s*[,\])]", text) is not None
+
+
+def _test_files() -> list[Path]:
+    return sorted(TESTS.rglob("*.py"))
+
+
+def test_every_module_has_its_test_file_or_a_reason() -> None:
+    missing = [
+        m
+        for m in _modules()
+        if not _mirror(m).exists() and m not in TESTED_ELSEWHERE and m not in ONLY_REACHED_THROUGH
+    ]
+    assert not missing, (
+        "write tests/<pkg>/test_<module>.py for these modules, or say in TESTED_ELSEWHERE which "
+        f"test files exercise them and why they have none: {missing}"
+    )
+
+
+def test_entries_are_for_existing_modules_without_their_own_test_file() -> None:
+    assert not set(TESTED_ELSEWHERE) & set(ONLY_REACHED_THROUGH)
+    modules = set(_modules())
+    for module in [*TESTED_ELSEWHERE, *ONLY_REACHED_THROUGH]:
+        assert module in modules, f"{module} no longer exists: delete its entry"
+        assert not _mirror(module).exists(), (
+            f"{module} has {_mirror(module).relative_to(ROOT)} now: delete its entry"
+        )
+
+
+def test_tested_elsewhere_names_tests_that_reference_the_module() -> None:
+    for module, line in TESTED_ELSEWHERE.items():
+        named = [ROOT / t for t in TEST_FILE.findall(line)]
+        assert named, f"{module}: the line names no test file"
+        for path in named:
+            assert path.is_file(), f"{module}: {path.relative_to(ROOT)} does not exist"
+            assert _references(path, module), (
+                f"{module}: {path.relative_to(ROOT)} does not import {_dotted(module)} "
+                "(or run its command)"
+            )
+
+
+def test_only_reached_through_is_true() -> None:
+    """Each module is imported by the modules its line names, one of the named test files
+    exercises one of those (references it, or is its mirrored test file), and no test file
+    references the module itself (else it belongs in ``TESTED_ELSEWHERE``)."""
+    tests = _test_files()
+    for module, line in ONLY_REACHED_THROUGH.items():
+        referenced = [str(p.relative_to(ROOT)) for p in tests if _references(p, module)]
+        assert not referenced, f"{module} is referenced by {referenced}: move it"
+        via = VIA.match(line)
+        assert via, f"{module}: the line must start 'via medqade.x.y: '"
+        importers = [_module_of(d) for d in via.group(1).split(", ")]
+        for importer in importers:
+            assert (SRC / importer).is_file(), f"{module}: {importer} does not exist"
+            assert _references(SRC / importer, module), f"{importer} does not import {module}"
+        named = [ROOT / t for t in TEST_FILE.findall(line)]
+        assert named, f"{module}: the line names no test file"
+        for path in named:
+            assert path.is_file(), f"{module}: {path.relative_to(ROOT)} does not exist"
+        assert any(
+            path == _mirror(importer) or _references(path, importer)
+            for path in named
+            for importer in importers
+        ), f"{module}: no named test file exercises {importers}"
+
+
+def test_references_reads_imports_and_commands() -> None:
+    """The check itself: an import, a dotted name and a CLI call count; a bare word does not."""
+    assert _references(TESTS / "scoring" / "test_kinds.py", "scoring/kinds.py")
+    assert _references(TESTS / "test_cli_build.py", "commands/build.py")
+    assert not _references(TESTS / "scoring" / "test_kinds.py", "scoring/coverage.py")
+    assert not _references(TESTS / "test_cli_build.py", "commands/score.py")
