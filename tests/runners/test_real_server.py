@@ -3,7 +3,8 @@
 
 The server is installed by ``scripts/install_llama_server.sh`` (``.ci/run`` calls it) into
 ``.venv-server/`` or named by ``$MEDQADE_LLAMA_SERVER_PYTHON``; without it these tests skip
-and say why. One server (the `server` fixture of conftest.py) is started per test process on a free port and stopped at the end.
+and say why. One server (the ``server`` fixture of conftest.py) is started per test process
+on a free port and stopped at the end.
 The model is tiny: the tests check that the runners work with the server and that
 ``medqade score`` scores what they write, not the labels' quality. About a minute on two
 cores (the judge takes some 6 s per question set, the student about 1 s per question).
