@@ -10,6 +10,8 @@ from matplotlib.figure import Figure
 from medqade.app import analysis
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
+from medqade.app.tab_analysis import judge_records
+from medqade.scoring.record import read_record
 
 
 def test_analysis_inputs_from_report(sample_release, tmp_path: Path) -> None:
@@ -31,10 +33,12 @@ def test_analysis_inputs_from_report(sample_release, tmp_path: Path) -> None:
     abstention = analysis.figure(report, "abstention")
     entries = [t.get_text() for t in abstention.legends[0].get_texts()]
     assert len(entries) == 1 + len(report.rq5.evaluators)  # every rater in the legend
-    fig = analysis.judge_figure(judge, name)
+    fig = analysis.judge_figure(read_record(judge), name)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["kappa", "PA", "PABAK"]
-    table = analysis.judge_tier_table(judge)
+    table = analysis.judge_tier_table(read_record(judge))
     assert table["tier"].tolist() == ["T1", "T2", "T3", "T4"]
+    chosen = judge_records(state.records())[name]  # the Analysis tab reads them typed
+    assert chosen.id == judge["id"] and analysis.judge_tier_table(chosen).equals(table)
 
 
 def test_state_without_analyses_reports_why(sample_release, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from medqade.app import result_views, views
 from medqade.app.config import SpaceConfig
 from medqade.app.phone import judges_cards
 from medqade.scoring import JUDGE_COLUMNS
+from medqade.scoring.record import read_record
 
 
 def test_number_rounds_and_maps_missing_to_nan() -> None:
@@ -26,9 +27,12 @@ def test_ci_text() -> None:
 
 
 def test_badge() -> None:
-    assert views.badge({"flags": ["physician_reference"]}) == "physician ceiling"
-    assert views.badge({"meta": {"verified": True}}) == "verified"
-    assert views.badge({"meta": {}, "flags": ["partial_coverage"]}) == "self-reported, partial"
+    assert views.badge(read_record({"flags": ["physician_reference"]})) == "physician ceiling"
+    assert views.badge(read_record({"meta": {"verified": True}})) == "verified"
+    assert (
+        views.badge(read_record({"meta": {}, "flags": ["partial_coverage"]}))
+        == "self-reported, partial"
+    )
 
 
 def test_judges_table_formats_the_library_decisions() -> None:
@@ -214,7 +218,9 @@ def test_bias_unit_percentage_points_everywhere(sample_release) -> None:
     assert out.loc[0, "self-bias (pp) 95% CI"] == "-1.2 – 8.0"
     assert "self-bias (pp)" in views.JUDGE_GROUPS["self-bias"]
     target = {"kind": "self", "student": "x", "bias": -0.05, "bias_ci": [-0.1, 0.0], "n": 12}
-    table = result_views.bias_table({"bias": {"targets": [target]}}, sample_release.roster)
+    table = result_views.bias_table(
+        read_record({"bias": {"targets": [target]}}), sample_release.roster
+    )
     assert list(table.columns) == ["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"]
     assert table.loc[0, "bias (pp)"] == -5.0
     assert table.loc[0, "bias (pp) 95% CI"] == "-10.0 – 0.0"

@@ -70,7 +70,8 @@ def test_typed_fields_are_the_json_values() -> None:
     assert typed.space is not None and typed.space.uploads == tuple(judge["space"]["uploads"])
     assert typed.behaviour is None and typed.accuracy is None
     assert read_record(typed) is typed
-    assert "slots" in typed.core.extra  # untyped values kept as JSON
+    assert typed.core.slots == judge["core"]["slots"]  # a section kept as its JSON
+    assert typed.by_tier == judge["by_tier"] and "by_tier" not in typed.extra
 
 
 def test_fresh_records_of_every_source_roundtrip(sample: Release, tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from medqade.analyses.report import Report
+    from medqade.scoring.record import ScoreRecord
 
 FIGURES: Final = (
     (
@@ -95,18 +95,18 @@ def figure(report: Report, name: str, highlight: str | None = None) -> Figure:
     return cached
 
 
-def judge_figure(record: Mapping[str, Any], name: str) -> Figure:
+def judge_figure(record: ScoreRecord, name: str) -> Figure:
     """A judge record's kappa, PA and PABAK per tier with CIs (drawn by the library)."""
     from medqade.analyses import figures
 
-    synthetic = bool((record.get("dataset") or {}).get("synthetic"))
-    return figures.tier_agreement(record.get("by_tier") or {}, name, synthetic)
+    synthetic = bool(record.dataset and record.dataset.synthetic)
+    return figures.tier_agreement(record.by_tier or {}, name, synthetic)
 
 
-def judge_tier_table(record: Mapping[str, Any]) -> pd.DataFrame:
+def judge_tier_table(record: ScoreRecord) -> pd.DataFrame:
     """A judge record's agreement per tier with CIs (fixed three decimals, as text)."""
     rows = []
-    for tier, block in (record.get("by_tier") or {}).items():
+    for tier, block in (record.by_tier or {}).items():
         block = block or {}
         row: dict[str, Any] = {"tier": f"T{tier}"}
         for key, name in (("kappa", "kappa"), ("pa", "PA"), ("pabak", "PABAK")):

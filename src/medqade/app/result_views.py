@@ -7,102 +7,103 @@ bias in percentage points), as :mod:`medqade.app.views` does for the leaderboard
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from medqade import vocab
 from medqade.app.views import alt_text, ci_text, count, number, pair, points, points_ci
+from medqade.scoring.record import Accuracy, Agreement, Difference, ScoreRecord
 
 
-def _metric_rows(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, Any]]:
-    if not block:
+def _metric_rows(block: Agreement | Difference | None, scope: str) -> list[dict[str, Any]]:
+    if block is None or not block.json_keys:
         return []
+    n = block.n if isinstance(block, Agreement) else block.extra.get("n")
     rows = []
     for m, label in (("kappa", "kappa"), ("pa", "PA"), ("pabak", "PABAK")):
-        low, high = pair(block.get(f"{m}_ci"))
+        low, high = pair(block.ci(m))
         rows.append(
             {
                 "scope": scope,
                 "metric": label,
-                "value": number(block.get(m)),
+                "value": number(block.value(m)),
                 "95% CI": ci_text(low, high),
-                "n": count(block.get("n")),
+                "n": count(n),
             }
         )
     return rows
 
 
-def _acc_row(block: Mapping[str, Any] | None, scope: str) -> list[dict[str, Any]]:
-    if not block:
+def _acc_row(block: Accuracy | None, scope: str) -> list[dict[str, Any]]:
+    if block is None or not block.json_keys:
         return []
     out = []
-    for key, label, ci_key in (
-        ("anchored", "accuracy (anchored)", "ci"),
-        ("lower", "lower bound (unmatched wrong)", "lower_ci"),
-        ("upper", "upper bound (unmatched right)", "upper_ci"),
+    for value, label, ci in (
+        (block.anchored, "accuracy (anchored)", block.ci),
+        (block.lower, "lower bound (unmatched wrong)", block.lower_ci),
+        (block.upper, "upper bound (unmatched right)", block.upper_ci),
     ):
-        low, high = pair(block.get(ci_key))
+        low, high = pair(ci)
         out.append(
             {
                 "scope": scope,
                 "metric": label,
-                "value": number(block.get(key)),
+                "value": number(value),
                 "95% CI": ci_text(low, high),
-                "n": count(block.get("n_anchored")),
+                "n": count(block.n_anchored),
             }
         )
-    judged = block.get("judged") or {}
-    if judged:
-        low, high = pair(judged.get("ci"))
+    judged = block.judged
+    if judged is not None and judged.json_keys:
+        low, high = pair(judged.ci)
         out.append(
             {
                 "scope": scope,
                 "metric": "accuracy (judged)",
-                "value": number(judged.get("estimate")),
+                "value": number(judged.estimate),
                 "95% CI": ci_text(low, high),
-                "n": count(judged.get("n")),
+                "n": count(judged.n),
             }
         )
     out.append(
         {
             "scope": scope,
             "metric": "coverage (anchored share)",
-            "value": number(block.get("coverage")),
+            "value": number(block.coverage),
             "95% CI": "",
-            "n": count(block.get("n_answered")),
+            "n": count(block.n_answered),
         }
     )
     return out
 
 
-def summary_table(record: Mapping[str, Any]) -> pd.DataFrame:
+def summary_table(record: ScoreRecord) -> pd.DataFrame:
     """Headline numbers of a record: agreement (judge) or accuracy (answers), with CIs."""
     rows: list[dict[str, Any]] = []
-    if record.get("kind") == "judge":
-        rows += _metric_rows(record.get("core"), "core")
-        rows += _metric_rows(record.get("full"), "all items")
-        rows += _metric_rows((record.get("core") or {}).get("rated"), "core, when rated")
-        rows += _metric_rows(record.get("physician_reference"), "physicians (LOO ceiling)")
-        for key, scope in (
-            ("physician_difference", "judge - physicians, core (like for like)"),
-            ("extension_difference", "judge - physicians, extension (like for like)"),
-        ):
-            rows += _metric_rows(record.get(key), scope)
-        alt = record.get("alt_test") or {}
-        if alt:
+    if record.kind == "judge":
+        rows += _metric_rows(record.core, "core")
+        rows += _metric_rows(record.full, "all items")
+        rows += _metric_rows(record.core and record.core.rated, "core, when rated")
+        rows += _metric_rows(record.physician_reference, "physicians (LOO ceiling)")
+        rows += _metric_rows(
+            record.physician_difference, "judge - physicians, core (like for like)"
+        )
+        rows += _metric_rows(
+            record.extension_difference, "judge - physicians, extension (like for like)"
+        )
+        alt = record.alt_test
+        if alt is not None and alt.json_keys:
             rows.append(
                 {
-                    "scope": f"alt-test (epsilon {alt.get('epsilon')}): "
-                    f"{alt_text(alt.get('passed'))}",
+                    "scope": f"alt-test (epsilon {alt.epsilon}): {alt_text(alt.passed)}",
                     "metric": "winning rate",
-                    "value": number(alt.get("winning_rate")),
+                    "value": number(alt.winning_rate),
                     "95% CI": "",
-                    "n": count(alt.get("n_items")),
+                    "n": count(alt.n_items),
                 }
             )
-        abst = record.get("abstention") or {}
+        abst = record.abstention or {}
         rows.append(
             {
                 "scope": str(abst.get("split", "")),
@@ -113,14 +114,14 @@ def summary_table(record: Mapping[str, Any]) -> pd.DataFrame:
             }
         )
     else:
-        rows += _acc_row(record.get("accuracy_core"), "core")
-        rows += _acc_row(record.get("accuracy"), "all items")
+        rows += _acc_row(record.accuracy_core, "core")
+        rows += _acc_row(record.accuracy, "all items")
     return pd.DataFrame(rows, columns=["scope", "metric", "value", "95% CI", "n"])
 
 
-def slots_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
+def slots_table(record: ScoreRecord, roster: vocab.Roster) -> pd.DataFrame:
     """Per answer slot (student model) agreement on the core."""
-    slots = (record.get("core") or {}).get("slots") or {}
+    slots = (record.core and record.core.slots) or {}
     rows = []
     for model_id, block in slots.items():
         try:
@@ -136,12 +137,12 @@ def slots_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def grouped_table(record: Mapping[str, Any]) -> pd.DataFrame:
+def grouped_table(record: ScoreRecord) -> pd.DataFrame:
     """Agreement (judge) or accuracy (answers) per difficulty tier and lexical stratum."""
     rows: list[dict[str, Any]] = []
-    if record.get("kind") == "judge":
-        by_tier = record.get("by_tier") or {}
-        by_lex = record.get("by_lexical") or {}
+    if record.kind == "judge":
+        by_tier = record.by_tier or {}
+        by_lex = record.by_lexical or {}
         groups = [(f"T{k}", v) for k, v in by_tier.items()] + [
             (k.replace("_", " "), v) for k, v in by_lex.items()
         ]
@@ -158,10 +159,10 @@ def grouped_table(record: Mapping[str, Any]) -> pd.DataFrame:
                 }
             )
         return pd.DataFrame(rows)
-    acc = record.get("accuracy") or record.get("accuracy_core") or {}
-    tiers = list(acc.get("by_tier") or [])
+    acc = _filled(record.accuracy) or _filled(record.accuracy_core) or Accuracy()
+    tiers = list(acc.by_tier or [])
     groups2 = [(f"T{k + 1}", v) for k, v in enumerate(tiers)] + [
-        (k.replace("_", " "), v) for k, v in (acc.get("by_lexical") or {}).items()
+        (k.replace("_", " "), v) for k, v in (acc.by_lexical or {}).items()
     ]
     for name, block in groups2:
         block = block or {}
@@ -177,9 +178,14 @@ def grouped_table(record: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def confusion_table(record: Mapping[str, Any]) -> pd.DataFrame:
+def _filled(block: Accuracy | None) -> Accuracy | None:
+    """``block`` when it was a non-empty JSON object (an empty ``{}`` reads as absent)."""
+    return block if block is not None and block.json_keys else None
+
+
+def confusion_table(record: ScoreRecord) -> pd.DataFrame:
     """Judge label (rows) x physician consensus (columns), core then all items."""
-    conf = record.get("confusion") or {}
+    conf = record.confusion or {}
     rows = []
     for scope in ("core", "all"):
         matrix = conf.get(scope)
@@ -190,9 +196,9 @@ def confusion_table(record: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def abstention_table(record: Mapping[str, Any]) -> pd.DataFrame:
+def abstention_table(record: ScoreRecord) -> pd.DataFrame:
     """Abstention share per difficulty tier (and overall)."""
-    abst = record.get("abstention") or {}
+    abst = record.abstention or {}
     by_tier = list(abst.get("by_tier") or [])
     rows = [{"tier": f"T{k + 1}", "abstention": number(v, 4)} for k, v in enumerate(by_tier)] + [
         {"tier": "all", "abstention": number(abst.get("global"), 4)}
@@ -200,10 +206,10 @@ def abstention_table(record: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows) if abst else pd.DataFrame(columns=["tier", "abstention"])
 
 
-def bias_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
+def bias_table(record: ScoreRecord, roster: vocab.Roster) -> pd.DataFrame:
     """Self and family bias against out-of-family evaluators in percentage points (the unit
     of Figure 3 and the leaderboard's self-bias), with CIs."""
-    bias = record.get("bias") or {}
+    bias = record.bias or {}
     rows = []
     for t in bias.get("targets") or ():
         try:
@@ -222,9 +228,9 @@ def bias_table(record: Mapping[str, Any], roster: vocab.Roster) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"])
 
 
-def ensembles_table(record: Mapping[str, Any]) -> pd.DataFrame:
+def ensembles_table(record: ScoreRecord) -> pd.DataFrame:
     """Best majority-vote panel of each size with and without the submission (core)."""
-    ens = record.get("ensembles") or {}
+    ens = record.ensembles or {}
     rows = []
     for panel in ens.get("panels") or ():
         for side in ("with", "without"):
@@ -243,9 +249,9 @@ def ensembles_table(record: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def disagreements_table(record: Mapping[str, Any], limit: int = 200) -> pd.DataFrame:
+def disagreements_table(record: ScoreRecord, limit: int = 200) -> pd.DataFrame:
     """Answer ids where the judge contradicts a unanimous physician panel (first ``limit``)."""
-    ids = list((record.get("disagreements") or {}).get("answer_ids") or ())[:limit]
+    ids = list((record.disagreements or {}).get("answer_ids") or ())[:limit]
     rows = [
         {"answer": a, "item": a.split("/", 1)[0], "link": "?item=" + a.split("/", 1)[0]}
         for a in ids

@@ -41,6 +41,7 @@ from medqade.scoring import compare as compare_mod
 from medqade.scoring.leaderboard import VIEWS, on_board
 from medqade.scoring.meta import FORM_KEYS
 from medqade.scoring.policy import Outcome as Outcome  # the answer SpaceState.submit gives
+from medqade.scoring.record import ScoreRecord, read_record
 from medqade.scoring.store import RateLimit, ResultsStore, upload_suffix
 
 if TYPE_CHECKING:
@@ -183,14 +184,14 @@ class SpaceState:
 
     def _load_submitted_judges(self) -> None:
         for record in self.board_records().stored:
-            self._register_judge(record, None)
+            self._register_judge(read_record(record), None)
 
-    def _register_judge(self, record: Mapping[str, Any], labels: Any) -> None:
-        rid = str(record.get("id"))
-        if record.get("kind") != "judge" or rid in self._judges_loaded:
+    def _register_judge(self, record: ScoreRecord, labels: Any) -> None:
+        rid = str(record.id)
+        if record.kind != "judge" or rid in self._judges_loaded:
             return
         if labels is None:
-            paths = self.store.upload_paths(dict(record))
+            paths = self.store.upload_paths(record)
             if not paths:
                 return
             try:
@@ -207,7 +208,7 @@ class SpaceState:
             labels = sub.labels
         if labels is None:
             return
-        name = str((record.get("meta") or {}).get("name") or rid[:12])
+        name = str((record.meta and record.meta.name) or rid[:12])
         self.browse.add_judge(f"submitted: {name}", labels, record_id=rid)
         self._judges_loaded.add(rid)
 
@@ -260,7 +261,7 @@ class SpaceState:
             judges, models = scoring.leaderboard(
                 records, view=view, metric=metric, margin=margin, ranker=self._ranker
             )
-            by_id = {str(r.get("id")): r for r in records}
+            by_id = {str(r.get("id")): read_record(r) for r in records}
             boards = Boards(
                 judges,
                 models,
@@ -279,10 +280,10 @@ class SpaceState:
         out = [("Physicians (leave-one-out, core)", compare_mod.PHYSICIANS)]
         out += [(f"{m.name} (paper)", m.id) for m in roster.evaluators]
         out += [(f"{b.name} (baseline)", b.id) for b in scoring.BASELINES]
-        for r in self.board_records().stored:
+        for r in map(read_record, self.board_records().stored):
             if on_board(r) and self.store.upload_paths(r):
-                name = str((r.get("meta") or {}).get("name") or "submission")
-                out.append((f"{name} (submitted, {str(r['id'])[:8]})", str(r["id"])))
+                name = str((r.meta and r.meta.name) or "submission")
+                out.append((f"{name} (submitted, {str(r.id)[:8]})", str(r.id)))
         return out
 
     def compare(self, a: str, b: str, view: str) -> compare_mod.Comparison:
@@ -340,12 +341,6 @@ class SpaceState:
             while len(self._stored_uploads) > REMEMBERED:
                 self._stored_uploads.pop(next(iter(self._stored_uploads)))
 
-    def find_record(self, record_id: str) -> dict[str, Any] | None:
-        for r in self.records():
-            if str(r.get("id", "")).startswith(record_id) and record_id:
-                return r
-        return None
-
     # --- submissions ---------------------------------------------------------------------------
 
     def submit(
@@ -393,10 +388,11 @@ class SpaceState:
         )
         if not outcome.ok or outcome.record is None:
             return outcome
-        self._remember_upload(path, str(outcome.record["id"]))
+        record = read_record(outcome.record)  # the record enters the Space typed here
+        self._remember_upload(path, str(record.id))
         sub = outcome.submission
-        self._register_judge(outcome.record, None if sub is None else sub.labels)
-        return replace(outcome, message=views.headline(outcome.record))
+        self._register_judge(record, None if sub is None else sub.labels)
+        return replace(outcome, message=views.headline(record))
 
     def _read_upload(self, path: str | os.PathLike[str], role: str) -> policy.Upload | Outcome:
         """The bytes of one Gradio upload (its size checked before it is read), or why not."""

@@ -20,6 +20,7 @@ import gradio as gr
 
 from medqade.app import analysis, behaviour_view, text
 from medqade.app.context import HIDDEN, TabContext, empty, frame
+from medqade.scoring.record import ScoreRecord, read_record
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -29,14 +30,16 @@ REPORT_WAIT_S = 300.0
 """How long a first visit waits for the analyses when the Space serves before they are ready."""
 
 
-def judge_records(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The judge records with per-tier numbers by display name (the first of a name wins)."""
-    out: dict[str, dict[str, Any]] = {}
+def judge_records(records: list[dict[str, Any]]) -> dict[str, ScoreRecord]:
+    """The judge records with per-tier numbers by display name (the first of a name wins),
+    read as :class:`~medqade.scoring.record.ScoreRecord`."""
+    out: dict[str, ScoreRecord] = {}
     for r in records:
         if r.get("kind") != "judge" or not r.get("by_tier"):
             continue
-        name = str((r.get("meta") or {}).get("name") or str(r.get("id"))[:12])
-        out.setdefault(name, r)
+        rec = read_record(r)
+        name = str((rec.meta and rec.meta.name) or str(rec.id)[:12])
+        out.setdefault(name, rec)
     return out
 
 
@@ -65,9 +68,9 @@ class Plots:
     def encode(self, fig: Any) -> Any:
         return self._encoder.postprocess(fig)
 
-    def judge(self, record: dict[str, Any], name: str) -> Any:
+    def judge(self, record: ScoreRecord, name: str) -> Any:
         """One judge's agreement-by-tier figure, encoded once per record and name."""
-        key = (str(record.get("id")), name)
+        key = (str(record.id), name)
         with self._lock:
             cached = self._judges.get(key)
         if cached is None:

@@ -23,6 +23,7 @@ from medqade.app import result_views, text, views
 from medqade.app.context import TabContext, Table, empty, frame
 from medqade.app.state import FAMILY_OTHER, Outcome
 from medqade.dataset import hub_eval
+from medqade.scoring.record import ScoreRecord, read_record
 
 if TYPE_CHECKING:
     from medqade.app.tab_browse import BrowseTab
@@ -151,7 +152,7 @@ class SubmitHandlers:
         # the record is looked up in the store by id: what the browser sends back is not trusted
         sent = (result or {}).get("record") or {}
         st, exports = self.ctx.state, self.ctx.exports
-        record = st.store.get(str(sent.get("id", ""))) if isinstance(sent, dict) else None
+        stored = st.store.get(str(sent.get("id", ""))) if isinstance(sent, dict) else None
         table = problems if isinstance(problems, pd.DataFrame) else pd.DataFrame(problems)
         digest = hashlib.sha256(table.to_json().encode("utf-8")).hexdigest()[:16]
         problems_file = (
@@ -161,7 +162,7 @@ class SubmitHandlers:
         )
         warnings = "\n".join((result or {}).get("warnings") or [])
         show_problems = gr.update(visible=bool(len(table)))
-        if not record:
+        if not stored:
             return (
                 gr.update(visible=False),
                 *(empty() for _ in range(8)),
@@ -171,24 +172,25 @@ class SubmitHandlers:
                 warnings,
                 show_problems,
             )
+        record = read_record(stored)  # typed from here on
         record_file = exports.write(
-            f"medqade-result-{str(record['id'])[:16]}.json", views.record_json(record)
+            f"medqade-result-{str(record.id)[:16]}.json", views.record_json(record)
         )
         return (
             gr.update(visible=True),
             *self.result_tables(record),
             record_file,
-            self.eval_results_file(record),
+            self.eval_results_file(stored),
             gr.update(value=None, visible=False),
             warnings,
             show_problems,
         )
 
-    def result_tables(self, record: dict[str, Any]) -> tuple[Any, ...]:
+    def result_tables(self, record: ScoreRecord) -> tuple[Any, ...]:
         """Summary, per slot, grouped, confusion, abstention, bias, panels and disagreements;
         the judge-only ones hidden for a model-answers result (never shown as empty grids)."""
         roster = self.ctx.release.roster
-        judge = record.get("kind") == "judge"
+        judge = record.kind == "judge"
 
         def judge_only(table: Table) -> Any:
             if not judge:

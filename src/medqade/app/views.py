@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlencode
 import pandas as pd
 
 from medqade import vocab
+from medqade.scoring.record import Accuracy, ScoreRecord
 
 DIGITS: Final = 3
 ABOVE_CEILING: Final = "above_physician_ceiling"
@@ -119,14 +120,17 @@ def pair(value: object) -> tuple[object, object]:
     return None, None
 
 
-def badge(record: Mapping[str, Any]) -> str:
+def badge(record: ScoreRecord) -> str:
     """``physician ceiling``, ``verified`` or ``self-reported`` (plus ``partial``)."""
-    flags = set(record.get("flags") or ())
-    if PHYSICIAN_REFERENCE in flags:
+    if record.has_flag(PHYSICIAN_REFERENCE):
         return "physician ceiling"
-    meta = record.get("meta") or {}
-    text = "verified" if meta.get("verified") is True else "self-reported"
-    return f"{text}, partial" if "partial_coverage" in flags else text
+    verified = record.meta is not None and record.meta.verified is True
+    text = "verified" if verified else "self-reported"
+    return f"{text}, partial" if record.has_flag("partial_coverage") else text
+
+
+def _organisation(record: ScoreRecord | None) -> str:
+    return _text(record.meta.organisation if record is not None and record.meta else None)
 
 
 # --- leaderboard ----------------------------------------------------------------------------------
@@ -140,13 +144,13 @@ def alt_text(passed: object) -> str:
 
 
 def judges_table(
-    frame: pd.DataFrame, records: Mapping[str, Mapping[str, Any]], view: str = "core"
+    frame: pd.DataFrame, records: Mapping[str, ScoreRecord], view: str = "core"
 ) -> pd.DataFrame:
     """The judges frame of :func:`medqade.scoring.leaderboard` as display columns (in the
     full view the physician ceiling, a core quantity, is named so)."""
     rows = []
     for r in frame.to_dict("records"):
-        rec = records.get(str(r["id"]), {})
+        rec = records.get(str(r["id"]))
         ceiling = r["status"] == "reference"
         name = f"{r['name']} — ceiling" if ceiling else str(r["name"])
         if view == "full" and r["scope"] == "core":
@@ -158,7 +162,7 @@ def judges_table(
                 "name": name,
                 "family": _text(r["family"]),
                 "source": _text(r["source"]),
-                "badge": badge(rec) if rec else _text(r["status"]),
+                "badge": badge(rec) if rec is not None else _text(r["status"]),
                 "kappa": number(r["kappa"]),
                 "kappa 95% CI": ci_text(r["kappa_low"], r["kappa_high"]),
                 "PA": number(r["pa"]),
@@ -189,7 +193,7 @@ def judges_table(
                 "compare": compare_link(r),
                 "id": _text(r["id"])[:16],
                 "model_id": _text(r["model_id"]),
-                "organisation": _text((rec.get("meta") or {}).get("organisation")),
+                "organisation": _organisation(rec),
                 **behaviour_cells(r),
             }
         )
@@ -217,22 +221,24 @@ def judges_export(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def models_table(
-    frame: pd.DataFrame, records: Mapping[str, Mapping[str, Any]], view: str
+    frame: pd.DataFrame, records: Mapping[str, ScoreRecord], view: str
 ) -> pd.DataFrame:
     """The models frame of :func:`medqade.scoring.leaderboard` as display columns."""
     rows = []
     for r in frame.to_dict("records"):
-        rec = records.get(str(r["id"]), {})
-        block = (rec.get("accuracy_core") if view == "core" else rec.get("accuracy")) or {}
-        by_tier = list(block.get("by_tier") or [])
-        by_lex = block.get("by_lexical") or {}
+        rec = records.get(str(r["id"]))
+        block = (
+            None if rec is None else rec.accuracy_core if view == "core" else rec.accuracy
+        ) or Accuracy()
+        by_tier = list(block.by_tier or [])
+        by_lex = block.by_lexical or {}
         row = {
             "rank": count(r["rank"]),
             "rank range": rank_range(r["rank"], r["rank_worst"]),
             "name": str(r["name"]),
             "family": _text(r["family"]),
             "source": _text(r["source"]),
-            "badge": badge(rec) if rec else _text(r["status"]),
+            "badge": badge(rec) if rec is not None else _text(r["status"]),
             "accuracy": number(r["accuracy"]),
             "accuracy 95% CI": ci_text(r["accuracy_low"], r["accuracy_high"]),
             "lower": number(r["lower"]),
@@ -246,7 +252,7 @@ def models_table(
             "flags": flag_words(r["flags"]),
             "id": _text(r["id"])[:16],
             "model_id": _text(r["model_id"]),
-            "organisation": _text((rec.get("meta") or {}).get("organisation")),
+            "organisation": _organisation(rec),
         }
         for t in vocab.TIERS:
             cell = by_tier[t - 1] if len(by_tier) >= t else None
@@ -401,28 +407,28 @@ def linked_comparison(cell: object) -> tuple[str, str] | None:
 # --- one result record (its tables: medqade.app.result_views) --------------------------------
 
 
-def headline(record: Mapping[str, Any]) -> str:
+def headline(record: ScoreRecord) -> str:
     """One Markdown-free line naming the result (the caller escapes it)."""
-    meta = record.get("meta") or {}
-    name = meta.get("name") or meta.get("model_id") or record.get("id", "")[:12]
-    if record.get("kind") == "judge":
-        core = record.get("core") or {}
-        low, high = pair(core.get("kappa_ci"))
-        ext = record.get("extension_difference") or {}
-        alt = record.get("alt_test") or {}
-        extra = f"; extension: {ext['verdict'] or 'n/a'}" if ext else ""
-        if alt:
-            extra += f"; alt-test: {alt_text(alt.get('passed'))}"
+    name = record.name
+    if record.kind == "judge":
+        core = record.core
+        low, high = pair(core.kappa_ci if core else None)
+        ext = record.extension_difference
+        alt = record.alt_test
+        extra = f"; extension: {ext.verdict or 'n/a'}" if ext and ext.json_keys else ""
+        if alt and alt.json_keys:
+            extra += f"; alt-test: {alt_text(alt.passed)}"
         return (
-            f"{name}: core kappa {number(core.get('kappa')):.3f} "
-            f"(95% CI {ci_text(low, high) or 'n/a'}), verdict: {record.get('verdict') or 'n/a'}"
+            f"{name}: core kappa {number(core.kappa if core else None):.3f} "
+            f"(95% CI {ci_text(low, high) or 'n/a'}), verdict: {record.verdict or 'n/a'}"
             f"{extra}"
         )
-    acc = record.get("accuracy_core") or record.get("accuracy") or {}
-    low, high = pair(acc.get("ci"))
+    acc = next((a for a in (record.accuracy_core, record.accuracy) if a and a.json_keys), None)
+    acc = acc or Accuracy()
+    low, high = pair(acc.ci)
     return (
-        f"{name}: accuracy {number(acc.get('anchored')):.3f} "
-        f"(95% CI {ci_text(low, high) or 'n/a'}), coverage {number(acc.get('coverage')):.3f}"
+        f"{name}: accuracy {number(acc.anchored):.3f} "
+        f"(95% CI {ci_text(low, high) or 'n/a'}), coverage {number(acc.coverage):.3f}"
     )
 
 
@@ -441,8 +447,9 @@ def problems_table(problems: Iterable[Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["line", "column", "value", "problem", "fix"])
 
 
-def record_json(record: Mapping[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, indent=1, allow_nan=True)
+def record_json(record: ScoreRecord) -> str:
+    """The record's JSON (byte for byte the object it was read from), indented."""
+    return json.dumps(record.to_json(), ensure_ascii=False, indent=1, allow_nan=True)
 
 
 def behaviour_cells(row: Mapping[Any, Any]) -> dict[str, Any]:

@@ -235,6 +235,8 @@ class Agreement(JsonObject, ByMetric):
     rated: Agreement | None = field(
         default=None, metadata=convert(lambda v: Agreement.from_json(v), lambda v: v.to_json())
     )  # the paper's agreement when rated (abstentions dropped), nested
+    slots: Mapping[str, Any] | None = None
+    """Per answer slot (student model) agreement, kept as its JSON (``core`` only)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -263,6 +265,7 @@ class AltTest(JsonObject):
     epsilon: float | None = None
     winning_rate: float | None = None
     passed: bool | None = None
+    n_items: int | None = None
 
 
 # --- answer sections ---------------------------------------------------------------------
@@ -275,6 +278,7 @@ class Judged(JsonObject):
 
     estimate: float | None = None
     ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    n: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -301,6 +305,11 @@ class Accuracy(JsonObject):
     lower_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
     upper_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
     judged: Judged | None = field(default=None, metadata=nested(Judged))
+    n_answered: int | None = None
+    by_tier: Any = None
+    """Accuracy blocks per difficulty tier (a JSON array, T1 first), kept as their JSON."""
+    by_lexical: Mapping[str, Any] | None = None
+    """Accuracy blocks per lexical stratum, kept as their JSON."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -331,6 +340,14 @@ class ScoreRecord(JsonObject):
     disagreements: Mapping[str, Any] | None = None
     replicates: Mapping[str, Any] | None = None
     """Bootstrap replicates (:mod:`medqade.scoring.replicates`), kept as their JSON."""
+    by_tier: Mapping[str, Any] | None = None
+    """Agreement blocks per difficulty tier (keyed by tier), kept as their JSON."""
+    by_lexical: Mapping[str, Any] | None = None
+    """Agreement blocks per lexical stratum, kept as their JSON."""
+    confusion: Mapping[str, Any] | None = None
+    """Judge label x physician consensus counts (``core``, ``all``), kept as their JSON."""
+    ensembles: Mapping[str, Any] | None = None
+    """Best majority-vote panels with and without the submission, kept as their JSON."""
     # answers
     accuracy: Accuracy | None = field(default=None, metadata=nested(Accuracy))
     accuracy_core: Accuracy | None = field(default=None, metadata=nested(Accuracy))

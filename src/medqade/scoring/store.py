@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from medqade.files import atomic
-from medqade.scoring.record import ScoreRecord
+from medqade.scoring.record import ScoreRecord, read_record
 
 log = logging.getLogger(__name__)
 
@@ -186,9 +186,10 @@ class ResultsStore:
         with self._lock:
             return self._records.get(record_id)
 
-    def upload_paths(self, record: dict[str, Any]) -> list[Path]:
+    def upload_paths(self, record: Mapping[str, Any] | ScoreRecord) -> list[Path]:
         """The stored uploads of ``record`` (names that are not ours are ignored)."""
-        names = (record.get("space") or {}).get("uploads") or []
+        space = read_record(record).space
+        names = (space.uploads if space is not None else None) or ()
         paths = [self.uploads_dir / str(n) for n in names if UPLOAD_NAME.match(str(n))]
         return [p for p in paths if p.is_file()]
 
