@@ -35,6 +35,8 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "other formatted views",
     "app/serve.py": "tests/app/test_cli.py, tests/app/test_deploy.py: starting the Space, "
     "through `medqade space` and its deploy",
+    "app/tab_analysis.py": "tests/app/test_figure_cache.py: the Analysis tab's encoded figures "
+    "(Plots), read from and written to the disk cache",
     "app/tab_submit.py": "tests/app/test_submit_inspect_log.py, tests/dataset/test_hub_eval.py: "
     "the upload types and the eval-results text; the form itself runs through medqade.app.ui",
     "app/ui.py": "tests/app/conftest.py, tests/app/test_browser_layout.py, "
@@ -127,7 +129,6 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "app/context.py": "via medqade.app.ui: tests/app/conftest.py (the app fixture builds every "
     "tab, each given a TabContext)",
     "app/tab_about.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browser.py",
-    "app/tab_analysis.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_analysis.py",
     "app/tab_browse.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browse.py",
     "app/tab_compare.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_security.py "
     "(its from_url handler)",
