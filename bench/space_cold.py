@@ -10,6 +10,8 @@ page, then to the log line that says the process is ready. Includes the interpre
 every import (``import gradio`` alone takes seconds), which ``bench/space.py`` leaves out.
 Each run gets a fresh results folder (the reference rows are computed in the background after
 the page serves, as on a new Space); the synthetic release is built before the first run.
+The Analysis figures are cached in the user cache folder (``medqade.app.figure_cache``): the
+first run after a change of the code or the release computes them, later runs read them.
 """
 
 from __future__ import annotations

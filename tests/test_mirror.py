@@ -35,8 +35,9 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "other formatted views",
     "app/serve.py": "tests/app/test_cli.py, tests/app/test_deploy.py: starting the Space, "
     "through `medqade space` and its deploy",
-    "app/tab_analysis.py": "tests/app/test_analysis.py: the typed judge list the tab draws, "
-    "with the figures and tables of the analyses",
+    "app/tab_analysis.py": "tests/app/test_analysis.py, tests/app/test_figure_cache.py: the typed "
+    "judge list the tab draws, and its encoded figures (Plots) read from and written to the "
+    "disk cache",
     "app/tab_submit.py": "tests/app/test_submit_inspect_log.py, tests/dataset/test_hub_eval.py: "
     "the upload types and the eval-results text; the form itself runs through medqade.app.ui",
     "app/ui.py": "tests/app/conftest.py, tests/app/test_browser_layout.py, "

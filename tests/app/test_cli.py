@@ -64,13 +64,18 @@ def test_serve_local_build_answers_http(built_sample: Path, tmp_path: Path) -> N
 
 
 def test_serve_draws_the_analysis_figures_before_it_serves(
-    built_sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    built_sample: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Issue 27: the first visitor of the Analysis tab never has to come back: the Space
     serves once the analyses are computed and every figure is encoded for the page (the
-    address is printed after the figures line)."""
+    address is printed after the figures line). A cache of its own, so they are computed
+    here (a restart reads them: tests/app/test_figure_cache.py)."""
     from medqade.app import analysis
 
+    monkeypatch.setenv("MEDQADE_CACHE", str(tmp_path / "cache"))
     port = free_port()
     config = SpaceConfig(
         data=str(built_sample), results_dir=tmp_path / "r", port=port, resamples=20

@@ -85,12 +85,13 @@ FIGURES_TIMEOUT_S = 900.0
 
 def wait_for_figures(demo: Any, timeout: float = FIGURES_TIMEOUT_S) -> bool:
     """Wait until the paper's analyses are computed and the Analysis tab's figures drawn, so
-    the first visitor of the tab never has to come back (issue 27). True when ready; a failed
-    or late computation is not raised (the tab shows it)."""
+    the first visitor of the tab never has to come back (issue 27). A restart on the same
+    release reads both from the disk cache (:mod:`medqade.app.figure_cache`) instead. True
+    when ready; a failed or late computation is not raised (the tab shows it)."""
     state = demo.medqade_state
     if state.report.done():
         return True
-    print("* Drawing the Analysis figures (once per start) ...", flush=True)
+    print("* Drawing the Analysis figures (cached on disk once per release) ...", flush=True)
     started = time.perf_counter()
     try:
         state.report.result(timeout=timeout)

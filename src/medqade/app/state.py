@@ -3,7 +3,9 @@
 :class:`SpaceState` owns the release, the results store, the reference records (paper
 evaluators, physicians, baselines, students; cached on disk by data hash, resamples, seed and
 scorer version), the Browse index and the paper's analyses (:func:`medqade.analyses.reproduce`,
-computed in a background thread so start-up does not wait for it). The leaderboard tables are
+computed in a background thread so start-up does not wait for it, or read first, before the
+reference records, from the disk cache a start on the same release wrote:
+:mod:`medqade.app.figure_cache`). The leaderboard tables are
 rebuilt from records only when the store changed, under a lock. Submissions go through
 :meth:`SpaceState.submit`, which reads the upload and maps the form onto the library's one
 submission policy (:func:`medqade.scoring.policy.submit`: limits, duplicate and reference-copy
@@ -102,6 +104,7 @@ class SpaceState:
         background: bool = True,
         analyses: bool = True,
         on_report: Callable[[Report], None] | None = None,
+        cached_report: Callable[[], Report | None] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.release = release
@@ -136,10 +139,12 @@ class SpaceState:
         self._uploads_lock = threading.Lock()
         self.report: Future[Report] = Future()
         self._on_report = on_report
+        self._cached_report = cached_report
         self.ready = threading.Event()
         work = [self._load_references, self._warm_boards, self._load_submitted_judges]
         if analyses:
-            work.append(self._reproduce)
+            # the cached report first: a restart serves without waiting for the reference rows
+            work = [self._read_cached_report, *work, self._reproduce]
         else:
             self.report.set_exception(RuntimeError("the analyses are switched off"))
         if background:
@@ -212,9 +217,31 @@ class SpaceState:
         self.browse.add_judge(f"submitted: {name}", labels, record_id=rid)
         self._judges_loaded.add(rid)
 
+    def _read_cached_report(self) -> None:
+        """The report (and its figures) a start on the same release cached on disk
+        (:mod:`medqade.app.figure_cache`); ``on_report`` draws what the cache lacks."""
+        if self._cached_report is None:
+            return
+        try:
+            report = self._cached_report()
+            if report is not None and self._on_report is not None:
+                self._on_report(report)
+        except Exception:  # an unreadable cache is only a miss: computed in _reproduce
+            log.exception("the cached analyses could not be used")
+            return
+        if report is not None:
+            self.report.set_result(report)
+
     def _reproduce(self) -> None:
         from medqade.analyses.report import reproduce
 
+        if self.report.done():  # read from the cache: draw the figures of the first judge,
+            if self._on_report is not None:  # known now that the reference rows are loaded
+                try:
+                    self._on_report(self.report.result())
+                except Exception:  # drawn on demand then
+                    log.exception("the first judge's figures could not be drawn")
+            return
         try:
             report = reproduce(self.release, resamples=self.config.resamples, seed=self.config.seed)
             if self._on_report is not None:

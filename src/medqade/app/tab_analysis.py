@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import gradio as gr
+from gradio.components.plot import PlotData
 
 from medqade.app import analysis, behaviour_view, text
 from medqade.app.context import HIDDEN, TabContext, empty, frame
@@ -24,6 +25,7 @@ from medqade.scoring.record import ScoreRecord, read_record
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
+    from medqade.app.figure_cache import FigureCache
 
 N_FIGURES = len(analysis.FIGURES)
 REPORT_WAIT_S = 300.0
@@ -47,7 +49,7 @@ class Plots:
     """Figures encoded for ``gr.Plot`` once per report and judge (drawing and encoding one
     takes 0.1-0.5 s, so none is drawn while a visitor waits once the Space serves)."""
 
-    def __init__(self) -> None:
+    def __init__(self, disk: FigureCache | None = None) -> None:
         self._encoder = gr.Plot(render=False, format="png")
         self._cache: dict[tuple[int, str, str | None], Any] = {}
         self._judges: dict[tuple[str, str], Any] = {}
@@ -55,6 +57,23 @@ class Plots:
         self.records: Callable[[], list[dict[str, Any]]] | None = None
         """The Space's records (set once the state exists): :meth:`warm` draws the first
         judge's figures too."""
+        self.disk = disk
+        """The figures on disk (:mod:`medqade.app.figure_cache`): :meth:`load` reads them,
+        :meth:`warm` writes them after computing a report it did not load."""
+        self._loaded: int | None = None
+
+    def load(self) -> Report | None:
+        """The report and its encoded figures from the disk cache (``None``: compute them)."""
+        cached = self.disk.load() if self.disk is not None else None
+        if cached is None:
+            return None
+        with self._lock:
+            for (name, highlight), value in cached.figures.items():
+                self._cache[(id(cached.report), name, highlight)] = PlotData(
+                    type="matplotlib", plot=value["plot"]
+                )
+            self._loaded = id(cached.report)
+        return cached.report
 
     def get(self, report: Report, key: str, highlight: str | None = None) -> Any:
         highlight = highlight if key == "risk" else None
@@ -87,6 +106,10 @@ class Plots:
         for name, record in list(judges.items())[:1]:
             self.get(report, "risk", name)
             self.judge(record, name)
+        if self.disk is not None and self._loaded != id(report):
+            with self._lock:
+                drawn = {k[1:]: v for k, v in self._cache.items() if k[0] == id(report)}
+            self.disk.save(report, drawn)
 
 
 @dataclass(frozen=True)
@@ -155,7 +178,9 @@ class AnalysisHandlers:
 
     def analysis_ui(self, judge_name: str | None, filled: str) -> tuple[Any, ...]:
         report = self.ready_report()
-        key = "" if isinstance(report, str) else f"{id(report)}-{self.ctx.state.store.version}"
+        state = self.ctx.state  # the judges change with the store and the reference rows
+        ready = int(state.references_ready)  # (a restart serves before these: figure cache)
+        key = "" if isinstance(report, str) else f"{id(report)}-{state.store.version}-{ready}"
         if key and key == filled:
             return tuple(gr.skip() for _ in range(N_FIGURES + 5))
         if isinstance(report, str):

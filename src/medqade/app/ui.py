@@ -41,6 +41,7 @@ from medqade.app import text
 from medqade.app.config import SpaceConfig
 from medqade.app.context import TabContext
 from medqade.app.exports import Exports
+from medqade.app.figure_cache import FigureCache
 from medqade.app.state import SpaceState
 from medqade.app.tab_about import add_about_tab, templates
 from medqade.app.tab_analysis import Plots, add_analysis_tab
@@ -218,7 +219,8 @@ def build_app(
     as ``demo.medqade_state`` for tests and benchmarks.
     """
     config = config or SpaceConfig(results_dir=Path(results_dir))
-    plots_cache = Plots()
+    disk = FigureCache.of(release, config.resamples, config.seed) if analyses else None
+    plots_cache = Plots(disk)
     st = state or SpaceState(
         release,
         Path(results_dir),
@@ -227,6 +229,7 @@ def build_app(
         background=background,
         analyses=analyses,
         on_report=plots_cache.warm,
+        cached_report=plots_cache.load,
     )
     plots_cache.records = st.records  # the first judge's figures are drawn with the report's
     exports = Exports()
