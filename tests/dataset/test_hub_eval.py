@@ -126,7 +126,10 @@ def test_eval_results_parse_with_huggingface_hub(
     )
     assert entry.value == pytest.approx(value, abs=5e-5)
     assert entry.date == record["timestamp"][:10]  # no Inspect log: the scoring date
-    assert entry.source_url == f"https://huggingface.co/spaces/{SPACE}?record={record['id']}"
+    space = f"https://huggingface.co/spaces/{SPACE}"
+    # a judge's record opens in Compare against the physicians; answers have no page of their own
+    own = f"{space}?tab=compare&a={record['id']}&b=physicians" if kind == "judge" else space
+    assert entry.source_url == own
     assert entry.notes is not None
     assert f"[{ci[0]:.4f}, {ci[1]:.4f}]" in entry.notes
     assert record["id"] not in entry.notes and len(entry.notes) < 140  # a short note

@@ -89,9 +89,14 @@ def space_url(space_id: str) -> str:
     return SPACE_URL.format(space_id=space_id)
 
 
-def record_url(space_id: str, record_id: str) -> str:
-    """The record's own address in the Space (``?record=<id>``)."""
-    return f"{space_url(space_id)}?{urlencode({'record': record_id})}"
+def record_url(space_id: str, record_id: str, kind: str = "judge") -> str:
+    """The record's own address in the Space: a judge's record opens the Compare tab with it
+    against the physicians (``?tab=compare&a=<id>&b=physicians``, the link the leaderboard's
+    "vs physicians" uses); a model's answers have no page of their own, so the Space itself."""
+    if kind != "judge":
+        return space_url(space_id)
+    query = urlencode({"tab": "compare", "a": record_id, "b": "physicians"})
+    return f"{space_url(space_id)}?{query}"
 
 
 def run_date(record: Mapping[str, Any]) -> str | None:
@@ -192,7 +197,8 @@ def eval_results_entry(
     if date:
         entry["date"] = date
     if space_id:
-        url = record_url(space_id, str(record.get("id", ""))) if record.get("id") else None
+        record_id, kind = str(record.get("id", "")), str(record.get("kind", "judge"))
+        url = record_url(space_id, record_id, kind) if record_id else None
         entry["source"] = {"url": url or space_url(space_id), "name": "MedQADE leaderboard"}
     entry["notes"] = note
     return entry
