@@ -7,6 +7,8 @@ file named and what to do.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import match
 
 from medqade.files.problems import InputError
-from medqade.scoring.inspect_log import is_eval_log, log_rows
+from medqade.scoring.inspect_log import MAX_UNPACKED_BYTES, is_eval_log, log_rows
 from medqade.scoring.upload import read_upload
 
 
@@ -68,3 +70,19 @@ def test_a_log_may_be_larger_than_a_label_file(tmp_path: Path) -> None:
         read_upload(data, "run.eval", small, max_log_bytes=small)
     with pytest.raises(InputError, match="more than the limit"):
         read_upload(data, "run.eval", small)  # no log limit given: the file limit
+
+
+def test_a_log_that_unpacks_beyond_the_limit_is_refused_before_it_is_read() -> None:
+    """A ZIP bomb: a small archive whose member claims more than the limit unpacked (the
+    declared size is checked; nothing is decompressed)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", b"{}")
+    data = bytearray(buffer.getvalue())
+    # declare a huge uncompressed size in the central directory entry of the one member
+    central = data.rfind(b"PK\x01\x02")
+    data[central + 24 : central + 28] = (MAX_UNPACKED_BYTES + 1).to_bytes(4, "little")
+    with pytest.raises(InputError) as caught:
+        log_rows(bytes(data), "bomb.eval")
+    text = str(caught.value.problems[0])
+    assert "bomb.eval" in text and "unpacks to" in text and f"{MAX_UNPACKED_BYTES:,}" in text

@@ -32,6 +32,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -40,6 +41,9 @@ from medqade.files.problems import InputError, Problem
 
 EVAL_SUFFIX: Final = ".eval"
 ZIP_MAGIC: Final = b"PK\x03\x04"
+MAX_UNPACKED_BYTES: Final = 2_000_000_000
+"""The most a log may unpack to (its members' declared sizes together): a full 3,800-set run
+is about 18 MB packed and well under this; a ZIP bomb is refused before Inspect reads it."""
 _JUDGE_TASKS: Final = ("judge",)
 _ANSWER_TASKS: Final = ("answer",)
 _DECODING_KEYS: Final = (
@@ -105,6 +109,18 @@ def read_log(data: bytes, name: str) -> Any:
             "reading an Inspect log needs the inspect_ai package, which is not installed",
             "pip install 'medqade[inspect]', or submit the labels as JSONL",
         ) from None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        unpacked = 0  # not a ZIP: Inspect's reader says why below
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise _problem(
+            name,
+            f"the log unpacks to {unpacked:,} bytes, more than the limit of {MAX_UNPACKED_BYTES:,}",
+            "submit the .eval file that `inspect eval` wrote, unchanged, or split the run "
+            "(inspect eval --limit)",
+        )
     try:
         return read_eval_log(io.BytesIO(data), format="eval")
     except Exception as exc:  # Inspect raises many kinds for a damaged log
