@@ -117,8 +117,10 @@ def js_visible(selector: str, extra: str = "true") -> str:
     )
 
 
-def rows_in(selector: str) -> str:
-    return f"document.querySelectorAll({(selector + ' .virtual-row')!r}).length > 0"
+def rows_in(selector: str, row: str = ".virtual-row") -> str:
+    """JS: the table in ``selector`` shows rows (``row``: a Dataframe's, or a board's
+    ``tbody tr``)."""
+    return f"document.querySelectorAll({(selector + ' ' + row)!r}).length > 0"
 
 
 def header_absent(selector: str, name: str) -> str:
@@ -174,7 +176,7 @@ def judges_condition(phone: bool) -> str:
     """JS: the first judges are on screen (cards on a phone, table rows on a desktop)."""
     if phone:
         return js_visible("#mq-cards li.mq-card")
-    return js_visible("#mq-judges", rows_in("#mq-judges"))
+    return js_visible("#mq-judges", rows_in("#mq-judges", "tbody tr"))
 
 
 def page_load(browser: Any, url: str, size: dict[str, int], repeat: int) -> list[float]:
@@ -211,7 +213,7 @@ def run(
         settled.setdefault(name, []).append(timer.settled[-1])
 
     page.goto(url, wait_until="domcontentloaded")
-    expect(page.locator("#mq-judges .virtual-row").first).to_be_attached(timeout=60_000)
+    expect(page.locator("#mq-judges tbody tr").first).to_be_attached(timeout=60_000)
     page.wait_for_function(f"() => performance.now() - window.__mqb.last > {QUIET_MS}")
     judges_visible = judges_condition(phone)
     judges_box = "#mq-cards" if phone else "#mq-judges"
@@ -235,13 +237,14 @@ def run(
 
     full = page.locator("#mq-view label").filter(has_text="full")
     core = page.locator("#mq-view label").filter(has_text="core")
-    view_is = (
-        "document.querySelector('#mq-judges').dataset.view === {0!r} || "
-        "document.querySelector('#mq-view input[value={0}]')?.checked"
-    )
+
+    # the judges board of the new view is on screen (it carries its view)
+    def view_is(view: str) -> str:
+        return js_visible(f"#mq-judges [data-view={view}]", rows_in("#mq-judges", "tbody tr"))
+
     for _ in range(repeat):
-        add("core/full switch", timer(lambda: full.click(), view_is.format("full")))
-        add("core/full switch", timer(lambda: core.click(), view_is.format("core")))
+        add("core/full switch", timer(lambda: full.click(), view_is("full")))
+        add("core/full switch", timer(lambda: core.click(), view_is("core")))
 
     search = page.locator("#mq-search textarea, #mq-search input").first
     for _ in range(repeat):
@@ -251,7 +254,9 @@ def run(
         add("search", timer(lambda: search.press("Enter"), judges_visible, judges_box))
 
     if not phone:  # the column choice changes the desktop table only
+        page.locator("#mq-columns-fold").get_by_text("Columns").first.click()
         toggle = page.locator("#mq-columns label").filter(has_text="PABAK").first
+        toggle.wait_for(state="visible")
         for _ in range(repeat):
             add(
                 "column toggle",

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 import pandas as pd
 
@@ -12,11 +11,6 @@ from medqade.dataset.release import Release
 
 CEILING_BADGE: Final = "physician ceiling"
 RESAMPLES: Final = 1000
-
-
-def is_ceiling_row(row: Sequence[Any]) -> bool:
-    """Whether a clicked leaderboard row is the physicians' (its badge says so)."""
-    return any(str(v) == CEILING_BADGE for v in row)
 
 
 class PhysicianPanel:

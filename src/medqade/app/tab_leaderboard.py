@@ -11,14 +11,20 @@ import gradio as gr
 
 from medqade import measures, scoring
 from medqade.app import phone, text, views
-from medqade.app.context import HIDDEN, READS, TabContext, Table, frame
-from medqade.app.panel_view import PhysicianPanel, is_ceiling_row
+from medqade.app.board_table import BOARD_JS, board_html, event_text
+from medqade.app.context import HIDDEN, READS, TabContext, Table
+from medqade.app.panel_view import PhysicianPanel
 from medqade.app.pool_view import add_pool_panel, pool_view
 from medqade.app.tab_compare import CompareTab
 from medqade.scoring.leaderboard import rows
 
 METRICS: Final = {"kappa": "kappa", "PA": "pa", "PABAK": "pabak", "pa": "pa", "pabak": "pabak"}
 """The ranking metric as shown (and as the library names it)."""
+JUDGES_CAPTION: Final = "Judges (agreement with physician consensus)"
+MODELS_CAPTION: Final = "Models (accuracy by physician consensus)"
+PHYSICIANS_CAPTION: Final = "Physicians one by one (each against the consensus of the other nine)"
+PINNED: Final = 3
+"""Columns that stay in place when a board scrolls sideways: rank, rank range, name."""
 SCROLL_TO_PHYSICIANS: Final = """() => {
   const go = (tries) => {
     const el = document.querySelector("#mq-physicians");
@@ -43,17 +49,17 @@ class LeaderboardTab:
     columns: gr.CheckboxGroup
     note: gr.Markdown
     cards: gr.HTML
-    judges: gr.Dataframe
-    models: gr.Dataframe
+    judges: gr.HTML
+    models: gr.HTML
     downloads: tuple[gr.DownloadButton, gr.DownloadButton, gr.DownloadButton]
     shown: gr.State
     leaderboard: Callable[[str, str], tuple[Table, Table]]
     leaderboard_ui: Callable[..., tuple[Any, ...]]
-    open_physicians: Callable[[gr.SelectData], tuple[Any, Any]]
+    open_physicians: Callable[[gr.EventData], tuple[Any, Any]]
     metric: gr.Radio
     margin: gr.Number
     physicians_note: gr.Markdown
-    physicians: gr.Dataframe
+    physicians: gr.HTML
     physicians_button: gr.Button
     show_physicians: Callable[[], tuple[Any, Any]]
 
@@ -71,9 +77,10 @@ class LeaderboardTab:
 
     def wire(self) -> None:
         """Refresh on every control and on opening the tab (sending only the parts whose
-        content changed); the public ``/leaderboard``. The button *Per-physician agreement*
-        (or a click on the physician ceiling row) opens the per-physician table below it; the
-        button also scrolls it into view."""
+        content changed); the public ``/leaderboard`` (its tables as Dataframes, in hidden
+        components outside the tabs). The button *Per-physician agreement* (or a click on the
+        physician ceiling row) opens the per-physician table below it; the button also
+        scrolls it into view."""
         self.judges.select(
             self.open_physicians, None, [self.physicians_note, self.physicians], **HIDDEN
         )
@@ -96,10 +103,11 @@ class LeaderboardTab:
             **HIDDEN,
         )
         lb_api = gr.Button(visible=False)
+        api_tables = [gr.Dataframe(visible=False), gr.Dataframe(visible=False)]
         lb_api.click(
             self.leaderboard,
             [self.view, self.search],
-            [self.judges, self.models],
+            api_tables,
             api_name="leaderboard",
             api_description=self.leaderboard.__doc__,
             api_visibility="public",
@@ -111,11 +119,10 @@ class LeaderboardTab:
         the same page, in the leaderboard's view (the page script keeps the link from opening
         a new browser tab)."""
 
-        def open_comparison(evt: gr.SelectData, view: str) -> tuple[Any, ...]:
-            pair = views.linked_comparison(evt.value)
-            if pair is None:
+        def open_comparison(evt: gr.EventData, view: str) -> tuple[Any, ...]:
+            a, b = event_text(evt, "a"), event_text(evt, "b")
+            if a is None or b is None:
                 return tuple(gr.skip() for _ in range(9))
-            a, b = pair
             view = view if view in ("core", "full") else "core"
             return (gr.update(selected="compare"), a, b, view, *compare.ui(a, b, view))
 
@@ -199,11 +206,21 @@ class LeaderboardHandlers:
         )
         judges = changed(
             "judges",
-            lambda: frame(views.select(judges_display, views.JUDGE_GROUPS, columns, needle)),
+            lambda: board_html(
+                views.select(judges_display, views.JUDGE_GROUPS, columns, needle),
+                JUDGES_CAPTION,
+                pinned=PINNED,
+                view=view,
+            ),
         )
         models = changed(
             "models",
-            lambda: frame(views.select(boards.models_display, views.MODEL_GROUPS, columns, needle)),
+            lambda: board_html(
+                views.select(boards.models_display, views.MODEL_GROUPS, columns, needle),
+                MODELS_CAPTION,
+                pinned=PINNED,
+                view=view,
+            ),
         )
         parts = (changed("note", lambda: note), cards, judges, models)
         if shown.get("downloads") == tag:
@@ -238,15 +255,15 @@ class LeaderboardHandlers:
             ),
         )
 
-    def open_physicians(self, evt: gr.SelectData) -> tuple[Any, Any]:
-        row = evt.row_value if isinstance(evt.row_value, list) else []
-        if not is_ceiling_row(row):
+    def open_physicians(self, evt: gr.EventData) -> tuple[Any, Any]:
+        if event_text(evt, "open") != "physicians":
             return gr.skip(), gr.skip()
         return self.show_physicians()
 
     def show_physicians(self) -> tuple[Any, Any]:
         note, table = self.panel.table()
-        return gr.update(value=note, visible=True), gr.update(value=table, visible=True)
+        board = board_html(table, PHYSICIANS_CAPTION, pinned=1)
+        return gr.update(value=note, visible=True), gr.update(value=board, visible=True)
 
 
 def _controls(ctx: TabContext) -> dict[str, Any]:
@@ -268,15 +285,17 @@ def _controls(ctx: TabContext) -> dict[str, Any]:
             scale=3,
             elem_id="mq-search",
         )
-    out["columns"] = gr.CheckboxGroup(
-        list(views.COLUMN_GROUPS),
-        value=list(views.DEFAULT_GROUPS),
-        label="Columns",
-        elem_id="mq-columns",
-    )
-    with gr.Accordion("Rank and verdict", open=False):
-        gr.Markdown(text.RANK_HELP)
-        with gr.Row():
+    # folded, side by side, so the judges start on the first screen (issue 27)
+    with gr.Row(equal_height=False):
+        with gr.Accordion("Columns", open=False, elem_id="mq-columns-fold"):
+            out["columns"] = gr.CheckboxGroup(
+                list(views.COLUMN_GROUPS),
+                value=list(views.DEFAULT_GROUPS),
+                show_label=False,
+                elem_id="mq-columns",
+            )
+        with gr.Accordion("Rank and verdict", open=False, elem_id="mq-rank-fold"):
+            gr.Markdown(text.RANK_HELP)
             out["metric"] = gr.Radio(
                 ["kappa", "PA", "PABAK"], value="kappa", label="Rank judges on", elem_id="mq-metric"
             )
@@ -291,36 +310,24 @@ def _controls(ctx: TabContext) -> dict[str, Any]:
     return out
 
 
+def board(**kwargs: Any) -> gr.HTML:
+    """An empty leaderboard board (:func:`board_table.board_html` fills it)."""
+    return gr.HTML(
+        js_on_load=BOARD_JS, show_label=False, padding=False, apply_default_css=False, **kwargs
+    )
+
+
 def _tables() -> dict[str, Any]:
     """The note line, the judges table, the per-physician entry and table, the models table
     and the three downloads."""
     out: dict[str, Any] = {"note": gr.Markdown()}
-    out["judges"] = gr.Dataframe(
-        label="Judges (agreement with physician consensus)",
-        elem_classes="mq-inpage",
-        interactive=False,
-        pinned_columns=3,  # rank, rank range, name
-        max_height=600,
-        elem_id="mq-judges",
-    )
+    out["judges"] = board(elem_id="mq-judges", elem_classes="mq-inpage")
     out["physicians_button"] = gr.Button(
         "Per-physician agreement", size="sm", variant="secondary", elem_id="mq-physicians-open"
     )
     out["physicians_note"] = gr.Markdown(visible=False, elem_id="mq-physicians-note")
-    out["physicians"] = gr.Dataframe(
-        label="Physicians one by one (each against the consensus of the other nine)",
-        interactive=False,
-        visible=False,
-        pinned_columns=1,
-        elem_id="mq-physicians",
-    )
-    out["models"] = gr.Dataframe(
-        label="Models (accuracy by physician consensus)",
-        interactive=False,
-        pinned_columns=3,  # rank, rank range, name
-        max_height=500,
-        elem_id="mq-models",
-    )
+    out["physicians"] = board(visible=False, elem_id="mq-physicians")
+    out["models"] = board(elem_id="mq-models")
     with gr.Row():
         out["downloads"] = (
             gr.DownloadButton("Judges CSV", size="sm"),

@@ -52,7 +52,8 @@ LEADERBOARD_HELP: Final = (
     "excluded). The button *Per-physician agreement* below the judges table (or a click on "
     "the physician ceiling row) opens the table of each physician against the consensus of "
     "the other nine, the terms the ceiling averages. In the *compare* column, *vs physicians* "
-    "opens that judge against the physicians on the Compare tab."
+    "opens that judge against the physicians on the Compare tab. A click on a column's header "
+    "sorts the table by it (again: the other way); *Columns* chooses which are shown."
 )
 
 SUBMIT_HELP: Final = (

@@ -93,6 +93,34 @@ td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c
 .mq-table th[scope=row] { font-weight: normal; }
 .mq-table td.mq-num, .prose .mq-table td.mq-num { text-align: right;
                                                   font-variant-numeric: tabular-nums; }
+/* the leaderboard's boards (board_table): headers sort, rank/range/name pinned, scroll inside */
+.mq-board { max-height: 600px; overflow: auto; border-radius: 6px;
+            border: 1px solid var(--border-color-primary, #e5e7eb);
+            color: var(--body-text-color, #111); }
+.mq-board table { border-collapse: separate; border-spacing: 0; font-size: 0.9em;
+                  width: max-content; min-width: 100%; margin: 0; }
+.mq-board-caption { font-weight: 600; margin: 4px 0 !important; }
+.mq-board th, .mq-board td { padding: 3px 8px; white-space: nowrap; text-align: left;
+                             font-size: 1em; font-variant: normal; line-height: 1.4;
+                             border-bottom: 1px solid var(--border-color-primary, #eee);
+                             background: var(--background-fill-primary, #fff); }
+.mq-board th[scope=row] { font-weight: 600; }
+.mq-board thead th { position: sticky; top: 0; z-index: 2;
+                     border-bottom: 2px solid var(--body-text-color-subdued, #9ca3af); }
+.mq-board .mq-num { text-align: right; font-variant-numeric: tabular-nums; }
+.mq-board button.mq-sort { background: none; border: 0; padding: 0; font: inherit;
+                           font-weight: 600; color: inherit; cursor: pointer; text-align: left; }
+.mq-board th[aria-sort=ascending] button.mq-sort::after { content: " \25B2"; }
+.mq-board th[aria-sort=descending] button.mq-sort::after { content: " \25BC"; }
+.mq-board tr.mq-ceiling { cursor: pointer; }
+.mq-board tr.mq-ceiling > * { background: var(--background-fill-secondary, #f3f4f6); }
+.mq-board .mq-pin { position: sticky; z-index: 1; box-sizing: border-box; }
+.mq-board thead .mq-pin { z-index: 3; }
+.mq-board .mq-pin0 { left: 0; }
+.mq-board[data-pinned="3"] .mq-pin0 { width: 3.8em; min-width: 3.8em; max-width: 3.8em; }
+.mq-board .mq-pin1 { left: 3.8em; width: 6.8em; min-width: 6.8em; max-width: 6.8em; }
+.mq-board .mq-pin2 { left: 10.6em; max-width: 24em; overflow: hidden; text-overflow: ellipsis;
+                     box-shadow: 1px 0 0 var(--border-color-primary, #ddd); }
 /* figures: full width of their column on a desktop (at print size on a phone, below) */
 .mq-plot img { width: 100%; max-width: 900px; height: auto; }
 .mq-caption h3 { margin-bottom: 0; }
@@ -113,6 +141,9 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
   .tab-wrapper .tab-container button { padding-left: 7px !important;
                                        padding-right: 7px !important; font-size: 0.92em; }
   .mq-card-kappa { grid-column: 2; }
+  /* boards: only the name stays put (three pinned columns would fill the screen) */
+  .mq-board .mq-pin0, .mq-board .mq-pin1 { position: static; }
+  .mq-board .mq-pin2 { left: 0; max-width: 9em; }
   table.mq-grid th[scope=row] { max-width: 8.5em; }
   table.mq-grid th, table.mq-grid td { padding: 1px 4px; }
   .mq-grid-wrap { max-height: none; }
