@@ -141,6 +141,8 @@ class SpaceState:
         self._on_report = on_report
         self._cached_report = cached_report
         self.ready = threading.Event()
+        self.board_listeners: list[Callable[[], None]] = []
+        """Called after a submission changed the board (e.g. to renew the page's first board)."""
         work = [self._load_references, self._warm_boards, self._load_submitted_judges]
         if analyses:
             # the cached report first: a restart serves without waiting for the reference rows
@@ -419,6 +421,11 @@ class SpaceState:
         self._remember_upload(path, str(record.id))
         sub = outcome.submission
         self._register_judge(record, None if sub is None else sub.labels)
+        for listener in list(self.board_listeners):
+            try:
+                listener()
+            except Exception:  # the page then renews its board with its next event
+                log.exception("a board listener failed")
         return replace(outcome, message=views.headline(record))
 
     def _read_upload(self, path: str | os.PathLike[str], role: str) -> policy.Upload | Outcome:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -10,21 +12,26 @@ from typing import Any, Final
 import gradio as gr
 
 from medqade import measures, scoring
-from medqade.app import phone, text, views
+from medqade.app import text, views
 from medqade.app.board_table import BOARD_JS, board_html, event_text
 from medqade.app.context import HIDDEN, READS, TabContext, Table
+from medqade.app.leaderboard_page import (
+    DEFAULT_COLUMNS,
+    FIRST_PAGE_KEYS,
+    PHYSICIANS_CAPTION,
+    FirstPage,
+    Parts,
+    first_page_keys,
+)
 from medqade.app.panel_view import PhysicianPanel
 from medqade.app.pool_view import add_pool_panel, pool_view
 from medqade.app.tab_compare import CompareTab
 from medqade.scoring.leaderboard import rows
 
+log = logging.getLogger(__name__)
+
 METRICS: Final = {"kappa": "kappa", "PA": "pa", "PABAK": "pabak", "pa": "pa", "pabak": "pabak"}
 """The ranking metric as shown (and as the library names it)."""
-JUDGES_CAPTION: Final = "Judges (agreement with physician consensus)"
-MODELS_CAPTION: Final = "Models (accuracy by physician consensus)"
-PHYSICIANS_CAPTION: Final = "Physicians one by one (each against the consensus of the other nine)"
-PINNED: Final = 3
-"""Columns that stay in place when a board scrolls sideways: rank, rank range, name."""
 SCROLL_TO_PHYSICIANS: Final = """() => {
   const go = (tries) => {
     const el = document.querySelector("#mq-physicians");
@@ -62,12 +69,24 @@ class LeaderboardTab:
     physicians: gr.HTML
     physicians_button: gr.Button
     show_physicians: Callable[[], tuple[Any, Any]]
+    first_keys: gr.Textbox
+    first_page: FirstPage
+    ready: threading.Event
+    board_listeners: list[Callable[[], None]]
 
     @property
     def inputs(self) -> list[Any]:
         """What :attr:`leaderboard_ui` reads: view, search, column groups, what is shown, the
-        ranking metric and the verdict's margin."""
-        return [self.view, self.search, self.columns, self.shown, self.metric, self.margin]
+        ranking metric, the verdict's margin and the keys of the page's first leaderboard."""
+        return [
+            self.view,
+            self.search,
+            self.columns,
+            self.shown,
+            self.metric,
+            self.margin,
+            self.first_keys,
+        ]
 
     @property
     def outputs(self) -> list[Any]:
@@ -132,9 +151,27 @@ class LeaderboardTab:
         self.judges.select(open_comparison, [self.view], outputs, api_visibility="private")
 
     def load(self, demo: gr.Blocks) -> None:
-        """Fill the tables when the page loads (answered at once, outside the queue: the
-        boards are computed before the Space serves)."""
+        """Fill what the page does not carry yet when it loads (answered at once, outside
+        the queue: the boards are computed before the Space serves); once the start-up work
+        is done, the default leaderboard becomes the page's first (:class:`FirstPage`)."""
         demo.load(self.leaderboard_ui, self.inputs, self.outputs, **HIDDEN)
+        self.first_page.attach(
+            demo, (self.note, self.cards, self.judges, self.models), self.first_keys
+        )
+
+        def first_page() -> None:
+            try:
+                self.leaderboard_ui("core", "", list(views.DEFAULT_GROUPS))
+            except Exception:  # the first event fills the page instead
+                log.exception("the first page's leaderboard could not be drawn")
+
+        def when_ready() -> None:
+            self.ready.wait()
+            first_page()
+
+        self.board_listeners.append(first_page)  # a stored submission renews it at once
+        # not a daemon: it draws with pandas (see SpaceState); it ends when the start-up does
+        threading.Thread(target=when_ready, name="medqade-first-page").start()
 
 
 @dataclass(frozen=True)
@@ -144,6 +181,7 @@ class LeaderboardHandlers:
 
     ctx: TabContext
     panel: PhysicianPanel
+    first: FirstPage
 
     def leaderboard(self, view: str, search: str) -> tuple[Table, Table]:
         """The judges and models tables of the leaderboard for `view` ("core": the 200 items
@@ -173,59 +211,47 @@ class LeaderboardHandlers:
         shown: dict[str, str] | None = None,
         metric: str = "kappa",
         margin: float | None = None,
+        first: str = "",
     ) -> tuple[Any, ...]:
+        """The tab's parts for these controls, each sent only when it differs from what the
+        page shows (``shown``: this session's keys; before its first event, the keys of the
+        first page it was served, ``first``). The default controls' parts also become the
+        first page of the next visitors (:class:`FirstPage`)."""
         st = self.ctx.state
         view = view if view in ("core", "full") else "core"
         metric = METRICS.get(metric, "kappa")
-        shown = dict(shown or {})
         margin, problem = self.margin(margin)
         boards = st.boards(view, metric, margin)
         note = problem + ("" if st.references_ready else text.REFERENCES_PENDING)
         tag = f"{view}-{metric}-{margin:g}-{st.store.version}-{int(st.references_ready)}"
-        chosen = set(columns or ())
+        chosen = sorted(set(columns or ()))
+        needle = search or ""
         keys = {
             "note": note,
-            "judges": repr((tag, search, sorted(chosen & set(views.JUDGE_GROUPS)))),
-            "models": repr((tag, search, sorted(chosen & set(views.MODEL_GROUPS)))),
+            "judges": repr((tag, needle, sorted(set(chosen) & set(views.JUDGE_GROUPS)))),
+            "models": repr((tag, needle, sorted(set(chosen) & set(views.MODEL_GROUPS)))),
             "downloads": tag,
         }
+        parts = Parts(boards, view, needle, chosen, note)
+        default = (view, needle, chosen, metric) == ("core", "", DEFAULT_COLUMNS, "kappa")
+        if default and margin == st.config.margin:
+            self.first.show({k: keys[k] for k in FIRST_PAGE_KEYS}, parts)
+        shown = dict(shown or first_page_keys(first))
         if all(shown.get(k) == v for k, v in keys.items()):
             return tuple(gr.skip() for _ in range(8))
 
         def changed(part: str, make: Callable[[], Any]) -> Any:
             return make() if shown.get(part) != keys[part] else gr.skip()
 
-        needle = search or ""
-        judges_display = boards.judges_display
-        cards = changed(
-            "judges",
-            lambda: phone.judges_cards(
-                views.select(judges_display, views.JUDGE_GROUPS, ["kappa", "verdict"], needle),
-                view,
-            ),
+        out = (
+            changed("note", lambda: note),
+            changed("judges", parts.cards),
+            changed("judges", parts.judges),
+            changed("models", parts.models),
         )
-        judges = changed(
-            "judges",
-            lambda: board_html(
-                views.select(judges_display, views.JUDGE_GROUPS, columns, needle),
-                JUDGES_CAPTION,
-                pinned=PINNED,
-                view=view,
-            ),
-        )
-        models = changed(
-            "models",
-            lambda: board_html(
-                views.select(boards.models_display, views.MODEL_GROUPS, columns, needle),
-                MODELS_CAPTION,
-                pinned=PINNED,
-                view=view,
-            ),
-        )
-        parts = (changed("note", lambda: note), cards, judges, models)
         if shown.get("downloads") == tag:
-            return (*parts, *(gr.skip(),) * 3, keys)
-        return (*parts, *self.downloads(boards, view, tag), keys)
+            return (*out, *(gr.skip(),) * 3, keys)
+        return (*out, *self.downloads(boards, view, tag), keys)
 
     def downloads(self, boards: Any, view: str, tag: str) -> tuple[Any, Any, Any]:
         """The judges CSV, models CSV and leaderboard JSON of ``boards`` (replacing this
@@ -339,7 +365,8 @@ def _tables() -> dict[str, Any]:
 
 def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
     """Lay out the Leaderboard tab (inside ``gr.Tabs``) over the state in ``ctx``."""
-    handlers = LeaderboardHandlers(ctx, PhysicianPanel(ctx.release))
+    first = FirstPage()
+    handlers = LeaderboardHandlers(ctx, PhysicianPanel(ctx.release), first)
     with gr.Tab("Leaderboard", id="leaderboard", render_children=True) as tab:
         controls = _controls(ctx)
         tables = _tables()
@@ -347,11 +374,16 @@ def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
         if pool is not None:
             add_pool_panel(pool)
         shown = gr.State({})
+        first_keys = gr.Textbox(visible=False, elem_id="mq-first-keys")
     return LeaderboardTab(
         tab=tab,
         **controls,
         **tables,
         shown=shown,
+        first_keys=first_keys,
+        first_page=first,
+        ready=ctx.state.ready,
+        board_listeners=ctx.state.board_listeners,
         leaderboard=handlers.leaderboard,
         leaderboard_ui=handlers.leaderboard_ui,
         open_physicians=handlers.open_physicians,
