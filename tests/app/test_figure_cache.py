@@ -222,3 +222,36 @@ def test_the_tab_refills_once_the_reference_rows_arrive(
     assert filled[-1] not in ("", key)
     choice = filled[len(analysis.FIGURES) + 1]
     assert choice["value"] == next(iter(judge_records(state.records())))
+
+
+def test_saving_removes_older_entries_beyond_keep_and_nothing_else(tmp_path: Path) -> None:
+    """Each code or release change makes a new entry; a save keeps the newest KEEP (its own
+    included) and removes only older folders that are exactly figure-cache entries."""
+    import os
+
+    root = tmp_path / figure_cache.FOLDER
+    keep = figure_cache.KEEP
+    made = []
+    for k in range(keep + 2):
+        cache = FigureCache({"entry": k}, root)
+        assert cache.save({"report": k}, {})  # type: ignore[arg-type]
+        os.utime(cache.folder, (1_000_000 + k, 1_000_000 + k))
+        made.append(cache.folder)
+    assert {p.name for p in root.iterdir()} == {p.name for p in made[-keep:]}
+    foreign = root / "not-a-cache"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine", encoding="utf-8")
+    extra = made[-1].with_name("copied-entry")
+    shutil.copytree(made[-1], extra)
+    (extra / "mine.txt").write_text("added by hand", encoding="utf-8")
+    os.utime(extra, (1, 1))
+    link = root / "link-to-entry"
+    link.symlink_to(made[-2], target_is_directory=True)
+
+    newest = FigureCache({"entry": "newest"}, root)
+    assert newest.save({"report": "newest"}, {})  # type: ignore[arg-type]
+    left = {p.name for p in root.iterdir()}
+    kept = {p.name for p in made[-(keep - 1) :]}
+    assert left == {newest.folder.name, *kept, "not-a-cache", "copied-entry", "link-to-entry"}
+    assert (foreign / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert newest.prune() == []  # nothing more to remove

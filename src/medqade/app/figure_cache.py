@@ -7,6 +7,7 @@ everything that changes them: the release's data hash, the medqade version, a fi
 the code that computes and draws them (:func:`code_fingerprint`, with the versions of the
 libraries that encode the images), the resamples and the seed. The folder's name is the
 SHA-256 of the key, so no input (a Hub release's ``release.json`` included) becomes a path.
+Saving an entry removes the older ones beyond the newest :data:`KEEP` (:meth:`FigureCache.prune`).
 
 Written with :func:`medqade.files.atomic.directory` (all files at once, only over its own
 earlier output, each file's sha256 in the marker). Nothing read back is trusted: a folder
@@ -24,6 +25,7 @@ import io
 import json
 import logging
 import pickle
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +57,9 @@ CODE: Final = (
     "app/figure_cache.py",
 )
 """What the report and the figures are computed by (under the medqade package), hashed."""
+KEEP: Final = 4
+"""Entries kept (the newest, this start's included; a few MB each): every change of the code,
+the version or the release makes a new one, so saving one removes those beyond this."""
 LIBRARIES: Final = ("numpy", "pandas", "scipy", "matplotlib", "gradio")
 """Libraries whose versions change the numbers or the encoded images."""
 
@@ -201,7 +206,34 @@ class FigureCache:
         except (OSError, atomic.OutputRefused) as exc:
             log.warning("figures not cached (%s); they are computed again next start", exc)
             return False
+        try:
+            self.prune()
+        except OSError as exc:  # only disk space is at stake
+            log.warning("older figure caches not removed (%s)", exc)
         return True
+
+    def prune(self, keep: int = KEEP) -> list[Path]:
+        """Remove the entries beyond the newest ``keep`` (by time written; this key's entry
+        counts and is never removed). Only a folder that is exactly what :meth:`save` writes
+        (its marker names this cache and its files, and it holds nothing else) is removed."""
+        ours = {atomic.MARKER, *FILES}
+        entries = []
+        for folder in self.root.iterdir():
+            if folder == self.folder or folder.is_symlink() or not folder.is_dir():
+                continue
+            if atomic.marker_files(folder, KIND) != ours:
+                continue
+            if {p.name for p in folder.iterdir()} != ours:
+                continue
+            entries.append((folder.stat().st_mtime, folder.name, folder))
+        removed = []
+        for _, _, folder in sorted(entries, reverse=True)[max(keep - 1, 0) :]:
+            shutil.rmtree(folder, ignore_errors=True)
+            if not folder.exists():
+                removed.append(folder)
+        if removed:
+            log.info("removed %d older figure cache(s)", len(removed))
+        return removed
 
 
 def _as_dict(value: Any) -> dict[str, str]:

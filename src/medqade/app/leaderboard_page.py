@@ -20,6 +20,7 @@ import gradio as gr
 
 from medqade.app import phone, views
 from medqade.app.board_table import board_html
+from medqade.app.state import Boards
 
 JUDGES_CAPTION: Final = "Judges (agreement with physician consensus)"
 MODELS_CAPTION: Final = "Models (accuracy by physician consensus)"
@@ -50,7 +51,7 @@ def first_page_keys(text: str) -> dict[str, str]:
 class Parts:
     """The tab's parts for one choice of controls, each drawn when asked for."""
 
-    boards: Any
+    boards: Boards
     view: str
     needle: str
     columns: list[str]
