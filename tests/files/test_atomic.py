@@ -93,3 +93,14 @@ def test_directory_failure_without_target_creates_nothing(tmp_path: Path) -> Non
     with pytest.raises(KeyError), atomic.directory(tmp_path / "out"):
         raise KeyError("x")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_remove_trees_removes_each_folder_whole_and_says_which(tmp_path: Path) -> None:
+    a, b, other = tmp_path / "a", tmp_path / "b", tmp_path / "other"
+    for folder in (a, b, other):
+        (folder / "sub").mkdir(parents=True)
+        (folder / "sub" / "f.txt").write_text("x", encoding="utf-8")
+    assert atomic.remove_trees([a, b]) == [a, b]
+    assert not a.exists() and not b.exists()
+    assert (other / "sub" / "f.txt").read_text(encoding="utf-8") == "x"
+    assert atomic.remove_trees([]) == []

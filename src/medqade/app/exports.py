@@ -17,13 +17,14 @@ import json
 import logging
 import os
 import re
-import shutil
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
+
+from medqade.files import atomic
 
 log = logging.getLogger(__name__)
 
@@ -76,14 +77,12 @@ def _stale(folder: Path, now: float) -> bool:
 def sweep_stale(parent: Path, keep: Path | None = None, now: float | None = None) -> list[Path]:
     """Remove the stale export folders under ``parent`` (module docstring); return them."""
     now = time.time() if now is None else now
-    removed = []
-    for folder in sorted(parent.glob(f"{PREFIX}*")):
-        if keep is not None and folder == keep:
-            continue
-        if _stale(folder, now):
-            shutil.rmtree(folder, ignore_errors=True)
-            if not folder.exists():
-                removed.append(folder)
+    stale = [
+        folder
+        for folder in sorted(parent.glob(f"{PREFIX}*"))
+        if (keep is None or folder != keep) and _stale(folder, now)
+    ]
+    removed = atomic.remove_trees(stale)
     if removed:
         log.info("removed %d export folder(s) left by finished Space processes", len(removed))
     return removed

@@ -25,7 +25,6 @@ import io
 import json
 import logging
 import pickle
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,11 +225,8 @@ class FigureCache:
             if {p.name for p in folder.iterdir()} != ours:
                 continue
             entries.append((folder.stat().st_mtime, folder.name, folder))
-        removed = []
-        for _, _, folder in sorted(entries, reverse=True)[max(keep - 1, 0) :]:
-            shutil.rmtree(folder, ignore_errors=True)
-            if not folder.exists():
-                removed.append(folder)
+        older = sorted(entries, reverse=True)[max(keep - 1, 0) :]
+        removed = atomic.remove_trees(folder for _, _, folder in older)
         if removed:
             log.info("removed %d older figure cache(s)", len(removed))
         return removed

@@ -51,7 +51,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -479,6 +479,17 @@ def directory(target: Path, output: Output | None = None) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         _remove_empty(made)
         raise
+
+
+def remove_trees(folders: Iterable[Path]) -> list[Path]:
+    """Remove each folder with everything in it (the caller has checked that they are its
+    own); the ones that are gone afterwards (one that cannot be removed is left)."""
+    removed = []
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            removed.append(folder)
+    return removed
 
 
 def _remove_empty(folders: Sequence[Path]) -> None:
