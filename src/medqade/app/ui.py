@@ -99,17 +99,20 @@ td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c
             color: var(--body-text-color, #111); }
 .mq-board table { border-collapse: separate; border-spacing: 0; font-size: 0.9em;
                   width: max-content; min-width: 100%; margin: 0; }
-.mq-board-caption { font-weight: 600; margin: 4px 0 !important; }
+.mq-board-caption { font-size: 1.05em; margin: 4px 0 !important; }
 .mq-board th, .mq-board td { padding: 3px 8px; white-space: nowrap; text-align: left;
                              font-size: 1em; font-variant: normal; line-height: 1.4;
                              border-bottom: 1px solid var(--border-color-primary, #eee);
                              background: var(--background-fill-primary, #fff); }
-.mq-board th[scope=row] { font-weight: 600; }
+/* regular weight only: the theme's semibold font file is a subset, and its missing capitals
+   (A, B, K...) would come from a fallback font ("27B", "PABAK" in mixed fonts) */
+.mq-board th { font-weight: 400; }
+.mq-board thead th { background: var(--background-fill-secondary, #f3f4f6); }
 .mq-board thead th { position: sticky; top: 0; z-index: 2;
                      border-bottom: 2px solid var(--body-text-color-subdued, #9ca3af); }
 .mq-board .mq-num { text-align: right; font-variant-numeric: tabular-nums; }
 .mq-board button.mq-sort { background: none; border: 0; padding: 0; font: inherit;
-                           font-weight: 600; color: inherit; cursor: pointer; text-align: left; }
+                           color: inherit; cursor: pointer; text-align: left; }
 .mq-board th[aria-sort=ascending] button.mq-sort::after { content: " \25B2"; }
 .mq-board th[aria-sort=descending] button.mq-sort::after { content: " \25BC"; }
 .mq-board tr.mq-ceiling { cursor: pointer; }
