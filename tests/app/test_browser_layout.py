@@ -286,6 +286,34 @@ def test_per_physician_button_opens_the_table_in_view(
     assert errors == []
 
 
+def test_semibold_text_is_drawn_with_a_complete_font(space: Running, browser: Any) -> None:
+    """Gradio's semibold Source Sans is a subset without most capitals, so headings, judge
+    cards and bold words drew "MedQADE" or "27B" with capitals of a fallback font. The page
+    draws weight 600 with the complete bold file: text at that weight measures exactly as
+    the same text in that file (loaded here under a name of its own)."""
+    errors: list[str] = []
+    page = open_page(browser, space.url, DESKTOP, errors)
+    try:
+        widths = page.evaluate(
+            """async () => {
+              const text = "MedQADE Gemma 3 27B PABAK";
+              const file = "static/fonts/SourceSansPro/SourceSansPro-Bold.woff2";
+              const probe = new FontFace("MQ probe", `url(${file})`, {weight: "600"});
+              document.fonts.add(await probe.load());
+              await document.fonts.load('600 20px "Source Sans Pro"', text);
+              const c = document.createElement("canvas").getContext("2d");
+              return ['"Source Sans Pro"', '"MQ probe"'].map((family) => {
+                c.font = `600 20px ${family}`;
+                return c.measureText(text).width;
+              });
+            }"""
+        )
+        assert widths[0] == pytest.approx(widths[1]) and widths[0] > 100
+    finally:
+        page.close()
+    assert errors == []
+
+
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
 def test_judges_are_on_the_page_before_any_event_answers(
     space: Running, browser: Any, size: dict[str, int]

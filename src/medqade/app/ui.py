@@ -52,6 +52,11 @@ from medqade.app.tab_submit import add_submit_tab
 from medqade.dataset.release import Release
 
 CSS: Final = """
+/* Gradio's semibold Source Sans file is a 5 KB subset without most capitals, so any text at
+   weight 600 (headings, card names) showed capitals such as the A of "MedQADE" or the B of
+   "27B" from a fallback font; weight 600 is drawn with the complete bold file instead. */
+@font-face { font-family: 'Source Sans Pro'; font-weight: 600; font-style: normal;
+             src: url('static/fonts/SourceSansPro/SourceSansPro-Bold.woff2') format('woff2'); }
 .mq-banner { background: #fff3cd; color: #5c4400; border: 1px solid #e0c36a;
              padding: 8px 12px; border-radius: 6px; margin-bottom: 6px; }
 .mq-item .mq-question { font-size: 1.1em; margin: 6px 0; }
