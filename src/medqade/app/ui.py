@@ -109,8 +109,7 @@ td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c
                              font-size: 1em; font-variant: normal; line-height: 1.4;
                              border-bottom: 1px solid var(--border-color-primary, #eee);
                              background: var(--background-fill-primary, #fff); }
-/* regular weight only: the theme's semibold font file is a subset, and its missing capitals
-   (A, B, K...) would come from a fallback font ("27B", "PABAK" in mixed fonts) */
+/* regular weight throughout, the header row shaded: a calm grid of numbers */
 .mq-board th { font-weight: 400; }
 .mq-board thead th { background: var(--background-fill-secondary, #f3f4f6); }
 .mq-board thead th { position: sticky; top: 0; z-index: 2;
