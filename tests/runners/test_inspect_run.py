@@ -8,11 +8,13 @@ run's settings.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 
 from medqade.cli import main
+from medqade.runners import inspect_run
 from medqade.runners.options import ANSWER_MAX_TOKENS, JUDGE_MAX_TOKENS
 from medqade.runners.prompts import judge_schema
 from servers.llama_server import free_port
@@ -161,3 +163,39 @@ def test_another_model_asks_again(stub: StubServer, tmp_path: Path) -> None:
     argv = ["answer", "--model", "another", "--base-url", stub.base_url, "--data", str(DATA)]
     assert main([*argv, "--out", str(out), "--no-progress"]) == 0
     assert stub.n_requests == 12
+
+
+def test_sigint_seen_sets_its_event_and_keeps_the_handler_before() -> None:
+    import os
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt), inspect_run.sigint_seen() as seen:
+        os.kill(os.getpid(), signal.SIGINT)
+    assert seen.is_set()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_ctrl_c_that_inspect_turns_into_a_sample_error_still_interrupts(
+    stub: StubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C that lands inside one sample's request can become that sample's error while
+    the run goes on (a CI flake of the interrupt test): the run still ends as interrupted,
+    exit 130, nothing written."""
+    import os
+    import signal
+
+    import inspect_ai
+
+    real_eval = inspect_ai.eval
+
+    def swallowing_eval(*args: object, **kwargs: object) -> object:
+        # as Inspect may: the interrupt becomes one sample's error and the run goes on
+        with contextlib.suppress(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_eval(*args, **kwargs)
+
+    monkeypatch.setattr(inspect_ai, "eval", swallowing_eval)
+    out = tmp_path / "j.jsonl"
+    assert cli("judge", stub, out) == 130
+    assert not out.exists()

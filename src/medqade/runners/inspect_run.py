@@ -26,16 +26,20 @@ The structured-output fallback (``json_schema`` -> ``json_object`` with the sche
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, Final
 
 from medqade.runners.options import DEFAULT_KEY_ENV, DUMMY_KEY
@@ -192,6 +196,31 @@ class Asked:
     response_format: str | None = None
 
 
+@contextlib.contextmanager
+def sigint_seen() -> Iterator[threading.Event]:
+    """An event set when Ctrl-C (SIGINT) arrives while the block runs; the signal is then
+    handled as before (``KeyboardInterrupt``). Outside the main thread, where no handler can
+    be set, the event is never set."""
+    seen = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield seen
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        seen.set()
+        if callable(previous):
+            previous(signum, frame)
+        else:
+            signal.default_int_handler(signum, frame)
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_eval(task: Any, settings: RunSettings) -> Asked:
     """Run ``task`` with Inspect on the settings' endpoint and read its log (a temporary file);
     ``KeyboardInterrupt`` when the run was interrupted (Inspect catches Ctrl-C and returns no
@@ -208,7 +237,7 @@ def run_eval(task: Any, settings: RunSettings) -> Asked:
         memoize=False,
         max_retries=0,  # the openai client's own retries off: Inspect's are the counted ones
     )
-    with tempfile.TemporaryDirectory(prefix="medqade-inspect-") as folder:
+    with tempfile.TemporaryDirectory(prefix="medqade-inspect-") as folder, sigint_seen() as seen:
         logs = inspect_eval(
             task,
             model=model,
@@ -218,7 +247,10 @@ def run_eval(task: Any, settings: RunSettings) -> Asked:
             retry_on_error=0,
             score_display=False,
         )
-        if not logs or logs[0].status == "cancelled":  # Inspect handles Ctrl-C itself
+        # Inspect handles Ctrl-C itself and mostly returns a cancelled log; a Ctrl-C that
+        # lands inside one sample's request can instead become that sample's error, and the
+        # run goes on: interrupted either way
+        if seen.is_set() or not logs or logs[0].status == "cancelled":
             raise KeyboardInterrupt
         log = logs[0]
         parsed = rows_of_log(log, "the Inspect log of this run")
