@@ -23,6 +23,7 @@ from medqade.app import result_views, text, views
 from medqade.app.context import TabContext, Table, empty, frame
 from medqade.app.state import FAMILY_OTHER, Outcome
 from medqade.dataset import hub_eval
+from medqade.scoring.meta import FORM_KEYS
 from medqade.scoring.record import ScoreRecord, read_record
 
 if TYPE_CHECKING:
@@ -289,13 +290,7 @@ RESULT_TABLES: Final = (
 FORM: Final = (
     "file",
     "kind",
-    "name",
-    "model_id",
-    "revision",
-    "family",
-    "organisation",
-    "link",
-    "prompt",
+    *FORM_KEYS,
     "prompt_sha256",
     "decoding",
     "notes",

@@ -18,7 +18,17 @@ NAN: Final = math.nan
 
 @dataclass(frozen=True, kw_only=True)
 class Row:
-    """What the two kinds of row share: to and from the plain row."""
+    """What the two kinds of row share: the identity columns first (rank, its worst, name,
+    model id, family, source, status, scope), and to and from the plain row."""
+
+    rank: int | None = None
+    rank_worst: int | None = None
+    name: str
+    model_id: str | None
+    family: str | None
+    source: str | None
+    status: str
+    scope: str
 
     def to_json(self) -> dict[str, Any]:
         """The row as ``{column: value}``, in column order."""
@@ -34,14 +44,6 @@ class Row:
 class JudgeRow(Row):
     """A judge's row of one view (columns in :mod:`medqade.scoring.leaderboard`)."""
 
-    rank: int | None = None
-    rank_worst: int | None = None
-    name: str
-    model_id: str | None
-    family: str | None
-    source: str | None
-    status: str
-    scope: str
     kappa: float
     kappa_low: float
     kappa_high: float
@@ -91,14 +93,6 @@ class JudgeRow(Row):
 class ModelRow(Row):
     """A model's row of one view (columns in :mod:`medqade.scoring.leaderboard`)."""
 
-    rank: int | None = None
-    rank_worst: int | None = None
-    name: str
-    model_id: str | None
-    family: str | None
-    source: str | None
-    status: str
-    scope: str
     accuracy: float
     accuracy_low: float
     accuracy_high: float

@@ -433,12 +433,9 @@ def _against_physicians(
     students = release.roster.student_ids
     core = context.mask(release, context.CORE)
     physicians = release.physician_labels[:, core]
+    their_side = context.physicians_in_place(release, resamples, seed)
     place = measured.judge_in_place(
-        shown[core],
-        physicians,
-        students,
-        w_core,
-        physicians=context.physicians_in_place(release, resamples, seed),
+        shown[core], physicians, students, w_core, physicians=their_side
     )
     difference, verdicts = physician_difference(place, margin)
     when_rated = measured.judge_in_place(
@@ -446,7 +443,7 @@ def _against_physicians(
         physicians,
         students,
         w_core,
-        physicians=context.physicians_in_place(release, resamples, seed),
+        physicians=their_side,
         abstain_disagrees=False,
     ).difference(paired.PRIMARY)
     difference["rated"] = when_rated.to_dict(paired.PRIMARY)
