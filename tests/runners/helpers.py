@@ -64,3 +64,15 @@ def score_json(path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> dic
     capsys.readouterr()
     assert main(["score", str(path), "--data", str(DATA), "--kind", kind, "--json"]) == 0
     return dict(json.loads(capsys.readouterr().out))
+
+
+def forge(out: Path, data: bytes) -> None:
+    """Replace ``out`` with ``data`` and make its sidecar marker vouch for the new bytes (a
+    hostile or careless hand: the marker's hash is recomputed, its settings kept)."""
+    import hashlib
+
+    marker = out.with_name(f".{out.name}.medqade.json")
+    kept = json.loads(marker.read_text(encoding="utf-8"))
+    kept["sha256"] = hashlib.sha256(data).hexdigest()
+    out.write_bytes(data)
+    marker.write_text(json.dumps(kept), encoding="utf-8")

@@ -11,7 +11,7 @@ from medqade.cli import main
 from medqade.runners.prompts import STUDENT_SYSTEM_PROMPT
 from servers.stub_server import StubServer
 
-from .helpers import DATA, SAMPLE_IDS, SECRET, cli, read_jsonl, user_messages
+from .helpers import DATA, SAMPLE_IDS, SECRET, cli, forge, read_jsonl, user_messages
 
 
 def test_answer_jsonl_rows(stub: StubServer, tmp_path: Path) -> None:
@@ -94,6 +94,41 @@ def test_answer_resume_asks_only_the_missing(stub: StubServer, tmp_path: Path) -
     assert cli("answer", stub, out) == 0
     assert stub.n_requests == 2 + 4
     assert len(read_jsonl(out)) == 6
+
+
+FORGED_ANSWERS = [
+    ("a.jsonl", b"[1, 2]\n", "line 1: expected a JSON object", "[1, 2]"),
+    ("a.jsonl", b"not json\n", "line 1: malformed JSON", "not json"),
+    ("a.jsonl", b'{"answer": "x"}\n', "line 1: a row needs a text question_id", '"answer"'),
+    ("a.jsonl", b'{"question_id": "S-C01", "answer": {}}\n', "a text (or empty) answer", "{}"),
+    ("a.csv", b"id,text\nS-C01,x\n", "line 1: the header is not question_id,answer", "id,text"),
+    ("a.csv", b"question_id,answer\n\xfe\n", "line 2: the line is not UTF-8", "0xFE"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "message", "value"), FORGED_ANSWERS)
+def test_answer_resume_from_a_forged_output_names_the_line(
+    stub: StubServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    data: bytes,
+    message: str,
+    value: str,
+) -> None:
+    """An earlier output whose marker vouches for rows medqade answer never writes (issue 38):
+    one line naming the file, the line, its text and what to do; nothing asked or written."""
+    out = tmp_path / name
+    assert cli("answer", stub, out, "--limit", "1") == 0
+    forge(out, data)
+    stub.reset()
+    capsys.readouterr()
+    assert cli("answer", stub, out, "--limit", "1") == 2
+    err = capsys.readouterr().err
+    assert f"{out}, line " in err and message in err and value in err, err
+    assert f"its marker .{name}.medqade.json says medqade answer wrote this file" in err
+    assert "Traceback" not in err
+    assert stub.n_requests == 0 and out.read_bytes() == data
 
 
 def test_answer_with_inspect_progress_display(

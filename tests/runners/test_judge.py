@@ -26,6 +26,7 @@ from .helpers import (
     STUDENTS,
     check_judgments,
     cli,
+    forge,
     read_jsonl,
     user_messages,
 )
@@ -226,6 +227,43 @@ def test_judge_invalid_output_is_asked_again_by_a_rerun(stub: StubServer, tmp_pa
     assert cli("judge", stub, out) == 0
     assert stub.n_requests == 1
     assert check_judgments(out, SAMPLE_IDS)[0]["resp_1"] is not None
+
+
+FORGED_JUDGMENTS = [
+    (b"[1, 2]\n", "line 1: expected a JSON object", "[1, 2]"),
+    (b"not json\n", "line 1: malformed JSON (Expecting value at column 1)", "not json"),
+    (b'{"question_id": ["S-C01"], "order": []}\n', "no text question_id", '["S-C01"]'),
+    (b'{"question_id": "S-C01", "order": 5}\n', "order is not a list of model ids", '"order": 5'),
+    (b'{"question_id": "S-C01", "order": ["a"], "resp_1": "ja"}\n', "resp_1 is not one", "ja"),
+    (b'{"question_id": "S-C01", "order": [], "difficulty": {}}\n', "difficulty is not", "{}"),
+    (b"\xff\n", "line 1: the line is not UTF-8 text", "byte 0xFF"),
+]
+
+
+@pytest.mark.parametrize(("data", "message", "value"), FORGED_JUDGMENTS)
+def test_judge_resume_from_a_forged_output_names_the_line(
+    stub: StubServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    data: bytes,
+    message: str,
+    value: str,
+) -> None:
+    """An earlier output whose marker vouches for lines medqade judge never writes (issue 38:
+    a JSON list ended in AttributeError, other text in "Expecting value: line 1 column 1"):
+    one line naming the file, the line, its text and what to do; nothing is asked or written."""
+    out = tmp_path / "j.jsonl"
+    assert cli("judge", stub, out, "--limit", "1") == 0
+    forge(out, data)
+    stub.reset()
+    capsys.readouterr()
+    assert cli("judge", stub, out, "--limit", "1") == 2
+    err = capsys.readouterr().err
+    assert f"{out}, line " in err and message in err and value in err, err
+    assert "its marker .j.jsonl.medqade.json says medqade judge wrote this file" in err
+    assert "move j.jsonl and .j.jsonl.medqade.json away" in err
+    assert "Traceback" not in err and "Expecting value: line" not in err
+    assert stub.n_requests == 0 and out.read_bytes() == data
 
 
 def test_judge_changed_settings_ask_again(stub: StubServer, tmp_path: Path) -> None:

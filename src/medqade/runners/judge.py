@@ -22,7 +22,10 @@ from typing import Any, Final
 import pandas as pd
 
 from medqade.files import atomic
+from medqade.files.problems import InputError, Problem
 from medqade.runners.prompts import judge_schema, response_keys
+from medqade.runners.student import earlier_objects, earlier_problem
+from medqade.vocab import DIFFICULTIES, LABELS
 
 RESPONSE_FORMATS: Final = ("json_schema", "json_object", "none")
 
@@ -130,20 +133,43 @@ def earlier_judgments(
     path: Path, settings: Mapping[str, Any], items: Sequence[JudgeItem]
 ) -> dict[str, dict[str, Any]]:
     """The usable rows of an earlier ``medqade judge`` output at ``path`` written with the same
-    ``settings`` (its sidecar marker), by question id: every label set, the item's order."""
+    ``settings`` (its sidecar marker), by question id: every label set, the item's order. A
+    line ``medqade judge`` never writes raises :class:`InputError`
+    (:func:`~medqade.runners.student.earlier_problem`)."""
     if atomic.sidecar_settings(Path(path), JUDGE_OUTPUT) != dict(settings):
         return {}
     orders = {item.question_id: list(item.order) for item in items}
     kept: dict[str, dict[str, Any]] = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        qid = row.get("question_id")
-        keys = (*response_keys(len(row.get("order") or [])), "difficulty")
-        if row.get("error") or qid not in orders or row.get("order") != orders[qid]:
+    problems: list[Problem] = []
+    for line, row in earlier_objects(Path(path), "judge"):
+        why = _not_a_judgment(row)
+        if why:
+            problems.append(earlier_problem(path, "judge", line, why, row))
+            continue
+        qid = row["question_id"]
+        keys = (*response_keys(len(row["order"])), "difficulty")
+        if row.get("error") or qid not in orders or row["order"] != orders[qid]:
             continue
         if all(row.get(k) is not None for k in keys):
             kept[qid] = row
+    if problems:
+        raise InputError(str(path), problems)
     return kept
+
+
+def _not_a_judgment(row: Mapping[str, Any]) -> str | None:
+    """Why ``row`` is not a line ``medqade judge`` writes (``None`` when it could be)."""
+    order = row.get("order")
+    if not isinstance(row.get("question_id"), str):
+        return "the line has no text question_id"
+    if not isinstance(order, list) or not all(isinstance(m, str) for m in order):
+        return "the line's order is not a list of model ids"
+    for key in response_keys(len(order)):
+        if row.get(key) is not None and row.get(key) not in LABELS:
+            return f"{key} is not one of {', '.join(LABELS)} or null"
+    if row.get("difficulty") is not None and row.get("difficulty") not in DIFFICULTIES:
+        return f"difficulty is not one of {', '.join(DIFFICULTIES)} or null"
+    return None
 
 
 JUDGE_OUTPUT: Final = "judge output"

@@ -16,6 +16,8 @@ from typing import Any, Final
 import pandas as pd
 
 from medqade.files import atomic
+from medqade.files.problems import InputError, Problem
+from medqade.files.tables import read_jsonl_text
 from medqade.vocab import CORE, EXTENSION
 
 SPLIT_CHOICES: Final = (CORE, EXTENSION, "all")
@@ -59,22 +61,88 @@ def submission_rows(
     return rows
 
 
+def earlier_problem(
+    path: Path, command: str, line: int | None, message: str, value: Any
+) -> Problem:
+    """A line of an earlier output that its sidecar marker vouches for but that ``medqade
+    COMMAND`` never writes (the file or its marker was edited by hand): what to do instead."""
+    marker = atomic.sidecar(Path(path)).name
+    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return Problem(
+        str(path),
+        line,
+        f"{message}, but its marker {marker} says medqade {command} wrote this file as it is",
+        value=shown[:80],
+        fix=f"move {Path(path).name} and {marker} away (or delete both) to start over, or "
+        "give another --out",
+    )
+
+
+def earlier_text(path: Path, command: str) -> str:
+    """The text of an earlier output of ``medqade COMMAND``; bytes that are not UTF-8 raise
+    :class:`InputError` naming the line (:func:`earlier_problem`)."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        value = f"byte 0x{data[exc.start]:02X}"
+        message = "the line is not UTF-8 text"
+        raise InputError(
+            str(path), [earlier_problem(path, command, line, message, value)]
+        ) from None
+
+
+def earlier_objects(path: Path, command: str) -> list[tuple[int, dict[str, Any]]]:
+    """The JSON objects of an earlier JSON-lines output of ``medqade COMMAND`` at ``path``,
+    each with its line number; a line that is not a JSON object raises :class:`InputError`
+    naming the file, the line and its text (:func:`earlier_problem`)."""
+    records, lines, problems = read_jsonl_text(earlier_text(path, command), str(path))
+    if problems:
+        raise InputError(
+            str(path),
+            [earlier_problem(path, command, p.row, p.message, p.value) for p in problems],
+        )
+    return list(zip(lines, records, strict=True))
+
+
 def earlier_answers(path: Path, settings: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The answered rows of an earlier ``medqade answer`` output at ``path`` written with the
-    same ``settings`` (its sidecar marker), by question id."""
+    same ``settings`` (its sidecar marker), by question id; a line ``medqade answer`` never
+    writes raises :class:`InputError` (:func:`earlier_problem`)."""
     path = Path(path)
     if atomic.sidecar_settings(path, ANSWER_OUTPUT) != dict(settings):
         return {}
-    text = path.read_text(encoding="utf-8")
     if path.suffix.lower() == ".jsonl":
-        rows = [json.loads(line) for line in text.splitlines()]
+        rows = earlier_objects(path, "answer")
     else:
-        rows = list(csv.DictReader(io.StringIO(text)))
-    return {
-        str(r["question_id"]): {"answer": r["answer"]}
-        for r in rows
-        if r.get("answer") not in (None, "") and not r.get("error")
-    }
+        rows = _earlier_csv(path)
+    problems: list[Problem] = []
+    kept: dict[str, dict[str, Any]] = {}
+    for line, r in rows:
+        qid, answer = r.get("question_id"), r.get("answer")
+        if not isinstance(qid, str) or not (answer is None or isinstance(answer, str)):
+            message = "a row needs a text question_id and a text (or empty) answer"
+            problems.append(earlier_problem(path, "answer", line, message, r))
+        elif answer not in (None, "") and not r.get("error"):
+            kept[qid] = {"answer": answer}
+    if problems:
+        raise InputError(str(path), problems)
+    return kept
+
+
+def _earlier_csv(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    reader = csv.DictReader(io.StringIO(earlier_text(path, "answer"), newline=""))
+    try:
+        if reader.fieldnames != ["question_id", "answer"]:
+            header = ",".join(reader.fieldnames or [])
+            message = "the header is not question_id,answer"
+            raise InputError(str(path), [earlier_problem(path, "answer", 1, message, header)])
+        return [(reader.line_num, dict(r)) for r in reader]
+    except csv.Error as exc:
+        message = f"the line is not readable CSV ({exc})"
+        problem = earlier_problem(path, "answer", reader.line_num, message, "")
+        raise InputError(str(path), [problem]) from None
 
 
 ANSWER_OUTPUT: Final = "answer submission"
