@@ -1063,3 +1063,44 @@ def test_reproduce_never_replaces_a_file_edited_since(
     _one_line_error(err, "reproduce", out)
     assert "changed since" in err and "report.md" in err
     assert report.read_text(encoding="utf-8").endswith("my notes\n")
+
+
+def _special_files(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """A named pipe, a socket and a character device, each with how a message names it."""
+    import socket
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    yield fifo, "a named pipe (FIFO)"
+    sock_path = tmp_path / "s.json"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(sock_path))
+        yield sock_path, "a socket"
+    yield Path(os.devnull), "a character device"
+
+
+def test_a_fifo_socket_or_device_as_out_is_named_as_such(
+    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO as --out said "is a folder, not a file" (issue 38): the output policy names the
+    special file and asks for a regular file path (or a folder path, for folder outputs);
+    nothing is opened, so a pipe without a reader never blocks the command."""
+    sub = tmp_path / "sub.csv"
+    sub.write_text(ANSWERS, encoding="utf-8")
+    for path, what in _special_files(tmp_path):
+        with pytest.raises(atomic.OutputRefused, match=r"not a regular file") as refused:
+            atomic.check_file(path, atomic.FileOutput(kind="score record"))
+        assert f"--out {path} is {what}, not a regular file" in str(refused.value)
+        assert "choose a regular file path" in str(refused.value)
+        with pytest.raises(atomic.OutputRefused, match=r"not a folder") as refused:
+            atomic.check_target(path, atomic.Output(kind="report"))
+        assert f"--out {path} is {what}, not a folder" in str(refused.value)
+        capsys.readouterr()
+        assert main(["score", str(sub), "--data", str(built_sample), "--out", str(path)]) == 2
+        err = capsys.readouterr().err
+        _one_line_error(err, "score", path)
+        assert f"is {what}, not a regular file" in err and "is a folder" not in err
+    assert _reproduce(built_sample, tmp_path / "pipe.json") == 2
+    err = capsys.readouterr().err
+    _one_line_error(err, "reproduce", tmp_path / "pipe.json")
+    assert "is a named pipe (FIFO), not a folder" in err

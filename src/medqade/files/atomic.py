@@ -48,13 +48,14 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 MARKER = ".medqade.json"
 """Manifest that :func:`directory` writes into an output folder that has no manifest of its own."""
@@ -223,6 +224,25 @@ def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+SPECIAL_FILES: Final = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+"""The kinds of special file a command never writes to (a write would block, vanish or go
+to a device instead of a file), each with its name in messages."""
+
+
+def special_file(path: Path) -> str | None:
+    """What ``path`` is when it is a special file (:data:`SPECIAL_FILES`), else ``None``."""
+    try:
+        mode = os.stat(path, follow_symlinks=False).st_mode
+    except (OSError, ValueError):
+        return None
+    return next((what for test, what in SPECIAL_FILES if test(mode)), None)
+
+
 def _file_above(path: Path) -> Path | None:
     """The nearest existing path above ``path`` when it is not a folder (``a.json/new``)."""
     for folder in path.parents:
@@ -276,6 +296,12 @@ def check_target(target: Path, output: Output) -> Path:
         raise OutputRefused(
             f"{where} lies inside {what} ({folder}); a command never writes into it: "
             f"choose a folder outside it"
+        )
+    special = special_file(target)
+    if special is not None:
+        raise OutputRefused(
+            f"{where} is {special}, not a folder; a command writes only regular files in "
+            f"folders: choose a new folder path for {output.option}"
         )
     if target.exists() and not target.is_dir():
         raise OutputRefused(
@@ -586,6 +612,12 @@ def check_file(target: Path, output: FileOutput) -> Path:
     target = Path(os.path.abspath(target))
     if target.is_symlink():
         raise OutputRefused(f"{where} is a symbolic link; name the file itself or a new path")
+    special = special_file(target)
+    if special is not None:
+        raise OutputRefused(
+            f"{where} is {special}, not a regular file; a command writes only regular files "
+            f"(it never writes into a pipe, socket or device): choose a regular file path"
+        )
     if target.exists() and not target.is_file():
         raise OutputRefused(f"{where} is a folder, not a file; name a file, e.g. {where}/out")
     blocker = _file_above(target)
