@@ -111,3 +111,50 @@ def test_rated_at_today_or_now_is_a_problem(copy_sample: CopySample, value: str)
     text = _error(raw)
     assert f"ratings.csv, line {n}, column 'rated_at': rated_at is not a date" in text
     assert f"(value {value.strip()!r})" in text
+
+
+@pytest.mark.parametrize(
+    ("value", "published"),
+    [
+        ("2025-W14-2", "2025-04-01"),  # the week date of issue 38, refused as "not ISO 8601"
+        ("2025W142", "2025-04-01"),
+        ("2025-092", "2025-04-02"),  # ordinal: the 92nd day
+        ("2025092", "2025-04-02"),
+        ("20250402", "2025-04-02"),
+        ("2025-W14-3T14:30:00+02:00", "2025-04-02T14:30:00+02:00"),
+        ("20250402T143000Z", "2025-04-02T14:30:00+00:00"),
+        ("2025-04-02T14:30:00Z", "2025-04-02T14:30:00Z"),  # extended calendar: kept as written
+    ],
+)
+def test_rated_at_in_every_iso_8601_date_form_is_accepted_as_its_calendar_date(
+    copy_sample: CopySample, value: str, published: str
+) -> None:
+    """ISO 8601 week and ordinal dates and the basic format are dates too; the release
+    publishes each as the extended calendar date (or date-time) it names."""
+    raw = copy_sample()
+    _add(raw, [{**_first(raw), "round": vocab.RERATING, "rated_at": value}])
+    release = load_raw_release(raw)
+    rows = release.ratings[release.ratings["round"] == vocab.RERATING]
+    assert rows["rated_at"].tolist() == [published]
+
+
+def test_a_week_date_before_the_first_rating_is_a_problem(copy_sample: CopySample) -> None:
+    raw = copy_sample()
+    again = {**_first(raw), "round": vocab.RERATING, "rated_at": "2025-W09-6"}  # 2025-03-01
+    _add(raw, [again], dated={0: "2025-03-01T10:00:00Z"})
+    text = _error(raw)
+    assert "the re-rating is not later than the rater's first rating" in text
+    assert "(value '2025-W09-6')" in text  # as the file has it
+
+
+@pytest.mark.parametrize("value", ["2025-W14", "2025-04", "2025-W14-8", "2025-366", "1.4.2025"])
+def test_a_rated_at_that_is_no_day_lists_the_accepted_forms(
+    copy_sample: CopySample, value: str
+) -> None:
+    raw = copy_sample()
+    path = _add(raw, [{**_first(raw), "round": vocab.RERATING, "rated_at": value}])
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    text = _error(raw)
+    assert f"ratings.csv, line {n}, column 'rated_at': rated_at is not a date" in text
+    assert f"(value {value!r})" in text
+    assert "calendar 2025-04-02 (or 20250402), week 2025-W14-3 (or 2025W143) or ordinal" in text

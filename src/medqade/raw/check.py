@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -39,7 +40,49 @@ OPTIONAL: dict[str, tuple[str, ...]] = {
 ISO_DATE = re.compile(
     r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$"
 )
-"""An ISO 8601 date or date-time (pandas alone also reads ``today`` and ``now``)."""
+"""An ISO 8601 calendar date or date-time in extended format (``2025-04-02T14:30:00Z``): the
+form a ``rated_at`` is published in (:func:`iso_moment` reads the others ISO 8601 allows)."""
+
+_ISO_MOMENT = re.compile(
+    r"^(?P<date>\d{4}(?:-\d{2}-\d{2}|\d{4}|-W\d{2}-\d|W\d{3}|-\d{3}|\d{3}))"
+    r"(?:[T ](?P<time>\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?"
+    r"(?:Z|[+-]\d{2}(?::?\d{2})?)?))?$"
+)
+ISO_FORMS = (
+    "an ISO 8601 date: calendar 2025-04-02 (or 20250402), week 2025-W14-3 (or 2025W143) or "
+    "ordinal 2025-092 (or 2025092), optionally with a time after T (2025-04-02T14:30, "
+    "2025-04-02T14:30:00Z, 2025-W14-3T14:30:00+02:00)"
+)
+"""The ``rated_at`` forms :func:`iso_moment` accepts, for messages."""
+
+
+def iso_moment(text: str) -> tuple[datetime, str] | None:
+    """An ISO 8601 date or date-time (:data:`ISO_FORMS`) as a datetime (midnight for a date;
+    no zone when none is given) and its extended calendar spelling (the text itself when it
+    already is one), or ``None`` for anything else: a month or a week without a day, a time
+    without a date, ``today``."""
+    match = _ISO_MOMENT.match(text.strip())
+    if match is None:
+        return None
+    raw_date, raw_time = match.group("date"), match.group("time")
+    digits = raw_date.replace("-", "")
+    try:
+        if "W" in digits:
+            year, week, day = int(digits[:4]), int(digits[5:7]), int(digits[7])
+            day_of = date.fromisocalendar(year, week, day)
+        elif len(digits) == 7:  # ordinal: the day of the year
+            year, number = int(digits[:4]), int(digits[4:])
+            day_of = date(year, 1, 1) + timedelta(days=number - 1)
+            if number < 1 or day_of.year != year:
+                return None
+        else:
+            day_of = date(int(digits[:4]), int(digits[4:6]), int(digits[6:]))
+        moment = datetime.fromisoformat(f"{day_of.isoformat()}T{raw_time or '00:00'}")
+    except (ValueError, OverflowError):
+        return None
+    if ISO_DATE.match(text.strip()):
+        return moment, text.strip()
+    return moment, moment.isoformat() if raw_time else day_of.isoformat()
 
 
 ID_COLUMNS = ("question_id", "model", "rater", "evaluator")

@@ -5,7 +5,7 @@ Layout (each table as ``.csv``, ``.jsonl`` or ``.parquet``, chosen by extension)
     questions   question_id, split (core/extension), question, reference_answer [, extras...]
     answers     question_id, model, answer
     ratings     question_id, rater, model, label, round (primary/adjudication/rerating)
-                [, rated_at (ISO 8601 date or date-time)]
+                [, rated_at (ISO 8601 date or date-time: calendar, week or ordinal)]
     difficulty  question_id, rater, difficulty
     judgments   evaluator, question_id, order, resp_1..resp_5, difficulty   (optional)
     pool        question_id, question, reference_answer [, the questions' extras] (optional)
@@ -32,7 +32,7 @@ from medqade import vocab
 from medqade.files.problems import InputError, Problem, ProblemLog
 from medqade.files.tables import LINE, find_table, read_table
 from medqade.raw.check import (
-    ISO_DATE,
+    ISO_FORMS,
     LIST_COLUMNS,
     OPTIONAL,
     OPTIONAL_TABLES,
@@ -41,6 +41,7 @@ from medqade.raw.check import (
     check_answers,
     check_judgments,
     empty_judgments,
+    iso_moment,
     strip_columns,
 )
 from medqade.raw.pool import PoolTables, load_pool
@@ -272,20 +273,19 @@ def _check_rerating(c: Checker) -> None:
     if "rated_at" not in f.columns:
         f["rated_at"] = ""
     strip_columns(f, ["rated_at"])
+    read = [iso_moment(v) if isinstance(v, str) and v else None for v in f["rated_at"]]
+    bad = (f["rated_at"] != "") & pd.Series([r is None for r in read], index=f.index)
     when = pd.to_datetime(
-        f["rated_at"].where(f["rated_at"] != ""), errors="coerce", utc=True, format="ISO8601"
+        pd.Series([None if r is None else r[0] for r in read], index=f.index, dtype=object),
+        utc=True,  # a date-time without a zone counts as UTC, as before
     )
-    iso = f["rated_at"].map(lambda v: bool(ISO_DATE.match(v)) if isinstance(v, str) else False)
-    bad = (f["rated_at"] != "") & (when.isna() | ~iso.astype(bool))
-    when = when.where(~bad)
     for line, value in f.loc[bad, [LINE, "rated_at"]].itertuples(index=False):
         c.problem(
             line,
             "rated_at is not a date",
             "rated_at",
             value,
-            "write an ISO 8601 date or date-time (2025-03-01 or 2025-03-01T14:30:00Z), or leave "
-            "it empty",
+            f"write {ISO_FORMS}, or leave it empty",
         )
     again = f["round"] == vocab.RERATING
     keys = ["question_id", "model", "rater"]
@@ -317,6 +317,8 @@ def _check_rerating(c: Checker) -> None:
             value,
             "check the dates: the re-rating comes after a washout",
         )
+    # published in the extended calendar form (a week or ordinal date as the day it names)
+    f["rated_at"] = [v if r is None else r[1] for v, r in zip(f["rated_at"], read, strict=True)]
 
 
 def _check_difficulty(c: Checker, known: set[str], roster: vocab.Roster) -> pd.DataFrame:
