@@ -423,7 +423,10 @@ def test_import_export_append_twice_is_an_error(tmp_path: Path, rater_map: dict[
     with pytest.raises(InputError) as info:
         import_export(PRIMARY, ratings, rater_map, append=True)
     text = str(info.value)
-    assert "ratings.csv, column 'question_id/model/rater': already holds this row" in text
+    assert (
+        "ratings.csv, line 2, column 'question_id/model/rater': already holds this rating as "
+        "round primary (line 2), while the export's row is round primary" in text
+    )
     assert "(value 'S-E01/gemini-2.5-flash/P01')" in text
     assert ratings.read_bytes() == before
 

@@ -40,5 +40,57 @@ def test_rerating_export_appended_twice_is_an_error(tmp_path: Path) -> None:
     ratings = tmp_path / "ratings.csv"
     rater_map = load_rater_map(RATER_MAP)
     import_export(PRIMARY, ratings, rater_map, round=vocab.RERATING)
-    with pytest.raises(InputError, match="already holds this row"):
+    with pytest.raises(InputError, match="already holds this rating as round rerating"):
         import_export(PRIMARY, ratings, rater_map, round=vocab.RERATING, append=True)
+
+
+def _line_of(path: Path, round: str) -> int:
+    """The line (header = 1) of the first row of ``round`` in the table at ``path``."""
+    rows = _rows(path)
+    return next(i for i, r in enumerate(rows, start=2) if r["round"] == round)
+
+
+def test_primary_export_onto_a_table_of_reratings_names_both_rounds(tmp_path: Path) -> None:
+    """Issue 38: a primary export appended to a table holding re-ratings said "already holds
+    this row" without saying it was another round; the problem names the table's line and
+    round, the export's round, and the order to import them in."""
+    ratings = tmp_path / "ratings.csv"
+    rater_map = load_rater_map(RATER_MAP)
+    import_export(PRIMARY, ratings, rater_map, round=vocab.RERATING)
+    before = ratings.read_bytes()
+    first = _rows(ratings)[0]
+    value = f"{first['question_id']}/{first['model']}/{first['rater']}"
+    with pytest.raises(InputError) as info:
+        import_export(PRIMARY, ratings, rater_map, append=True)
+    text = str(info.value)
+    assert (
+        "ratings.csv, line 2, column 'question_id/model/rater': already holds this rating as "
+        "round rerating (line 2), while the export's row is round primary" in text
+    ), text
+    assert f"(value {value!r})" in text
+    assert "import the first-round export into a new table (or with --replace), then" in text
+    assert "already holds this row" not in text
+    assert ratings.read_bytes() == before
+
+
+def test_primary_export_appended_again_names_its_primary_and_rerating_rows(tmp_path: Path) -> None:
+    """The usual table (first round, then its re-ratings): the same primary export once more
+    is one problem per rating, naming both rows the table holds of it."""
+    ratings = tmp_path / "ratings.csv"
+    rater_map = load_rater_map(RATER_MAP)
+    import_export(PRIMARY, ratings, rater_map)
+    n = len(_rows(ratings))
+    import_export(PRIMARY, ratings, rater_map, round=vocab.RERATING, append=True)
+    with pytest.raises(InputError) as info:
+        import_export(PRIMARY, ratings, rater_map, append=True)
+    err = info.value
+    assert len(err.problems) == n  # one per rating of the export, not one per clashing row
+    again = _line_of(ratings, vocab.RERATING)
+    first = err.problems[0]
+    assert first.row == 2
+    assert (
+        f"as round primary (line 2) and as round rerating (line {again}), while the export's "
+        "row is round primary" in first.message
+    )
+    assert first.fix is not None and "import each export once" in first.fix
+    assert "a re-rating project needs --round rerating" in first.fix

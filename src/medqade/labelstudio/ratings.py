@@ -916,21 +916,62 @@ def merge(
     columns = [*old.columns, *(c for c in new.columns if c not in old.columns)]
     old = old.reindex(columns=columns, fill_value="")
     added = new.astype(object).reindex(columns=columns, fill_value="")
-    clash = old[keys].merge(added[keys], on=keys, how="inner")
-    if len(clash):
-        problems = [
-            Problem(
-                name,
-                None,
-                "already holds this row; the export would add it again",
-                "/".join(keys),
-                "/".join(str(v) for v in row),
-                "import each export once",
-            )
-            for row in clash[keys].itertuples(index=False)
-        ]
+    problems = _clashes(existing, added, keys, name)
+    if problems:
         raise InputError(name, problems)
     return _sorted(pd.concat([old, added], ignore_index=True), roster)
+
+
+def _clashes(
+    existing: pd.DataFrame, added: pd.DataFrame, keys: list[str], name: str
+) -> list[Problem]:
+    """One problem per row of the export whose ``keys`` the table already holds, naming the
+    table's line(s) and, for ratings, the round of the table's row(s) and of the export's
+    (``round`` itself, when a key, is said in words and left out of the value)."""
+    lines = existing[LINE] if LINE in existing.columns else pd.Series(range(2, len(existing) + 2))
+    rounds = "round" in existing.columns and "round" in added.columns
+    shown = [k for k in keys if not (rounds and k == "round")]
+    held: dict[tuple[str, ...], list[tuple[int, str]]] = {}
+    for i, row in enumerate(existing[keys].astype(str).itertuples(index=False)):
+        r = str(existing["round"].iloc[i]).strip() if rounds else ""
+        held.setdefault(tuple(row), []).append((int(lines.iloc[i]), r))
+    problems = []
+    for i, row in enumerate(added[keys].astype(str).itertuples(index=False)):
+        there = held.get(tuple(row))
+        if not there:
+            continue
+        value = "/".join(v for k, v in zip(keys, row, strict=True) if k in shown)
+        if rounds:
+            mine = str(added["round"].iloc[i])
+            held_as = " and ".join(f"as round {r or '(empty)'} (line {n})" for n, r in there)
+            message = f"already holds this rating {held_as}, while the export's row is round {mine}"
+            fix = _clash_fix(mine, [r for _, r in there])
+        else:
+            message = f"already holds this row (line {there[0][0]}); the export would add it again"
+            fix = "import each export once"
+        problems.append(Problem(name, there[0][0], message, "/".join(shown), value, fix))
+    return problems
+
+
+def _clash_fix(mine: str, held: list[str]) -> str:
+    """What to do when the table holds a rating of rounds ``held`` that the export adds again
+    as round ``mine``."""
+    if mine in held:
+        again = "" if mine == vocab.RERATING else "; a re-rating project needs --round rerating"
+        return (
+            "this export (or one with the same ratings) is already in the table: import each "
+            f"export once{again}"
+        )
+    if all(r == vocab.RERATING for r in held):
+        return (
+            "a re-rating comes after the first rating: import the first-round export into a new "
+            "table (or with --replace), then append the re-rating export with --round rerating "
+            "--append; if this export is the re-rating project, give --round rerating"
+        )
+    return (
+        "a physician has one vote per answer (primary, or adjudication on an extension item): "
+        "check --round, or leave this rating out of one of the exports"
+    )
 
 
 def to_csv(frame: pd.DataFrame) -> str:
