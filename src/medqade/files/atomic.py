@@ -197,6 +197,10 @@ def marker_files(folder: Path, kind: str) -> set[str] | None:
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in the marker at ``path``; ``None`` for anything else, a FIFO or
+    device never opened (reading one would block, or never end)."""
+    if not path.is_file():
+        return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
