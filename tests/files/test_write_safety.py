@@ -1106,22 +1106,28 @@ def test_a_fifo_socket_or_device_as_out_is_named_as_such(
     assert "is a named pipe (FIFO), not a folder" in err
 
 
-def test_a_fifo_where_a_marker_belongs_is_refused_without_opening_it(tmp_path: Path) -> None:
-    """The output policy read a sidecar marker to learn whether --out was the command's own:
-    a named pipe there blocked ``medqade answer --dry-run`` forever (a reader waiting for a
-    writer); it is refused as a pipe, and nothing opens it."""
+@pytest.mark.parametrize("command", ["answer", "review-queue"])
+def test_a_fifo_where_a_marker_belongs_is_refused_without_opening_it(
+    tmp_path: Path, built_sample: Path, command: str
+) -> None:
+    """The output policy read a marker to learn whether --out was the command's own: a named
+    pipe there blocked ``medqade answer --dry-run`` and ``medqade review-queue`` forever (a
+    reader waiting for a writer); it is refused as a pipe, and nothing opens it."""
     import subprocess
     import sys
 
-    out = tmp_path / "a.jsonl"
-    os.mkfifo(tmp_path / ".a.jsonl.medqade.json")
-    argv = [sys.executable, "-m", "medqade", "answer", "--model", "m", "--dry-run"]
+    if command == "answer":
+        out, marker = tmp_path / "a.jsonl", tmp_path / ".a.jsonl.medqade.json"
+        extra = ["--model", "m", "--dry-run"]
+    else:
+        out, marker = tmp_path / "q.csv", tmp_path / ".q.medqade.json"
+        extra = ["--data", str(built_sample)]
+    os.mkfifo(marker)
+    argv = [sys.executable, "-m", "medqade", command, *extra, "--out", str(out)]
     try:
-        done = subprocess.run(
-            [*argv, "--out", str(out)], capture_output=True, text=True, timeout=60, check=False
-        )
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
     except subprocess.TimeoutExpired:
-        pytest.fail("medqade answer blocked on the FIFO beside --out")
+        pytest.fail(f"medqade {command} blocked on the FIFO beside --out")
     assert done.returncode == 2, done.stderr
-    assert "medqade.json is a named pipe (FIFO), not a regular file" in done.stderr
+    assert f"{marker} is a named pipe (FIFO), not a regular file" in done.stderr
     assert "Traceback" not in done.stderr and not out.exists()

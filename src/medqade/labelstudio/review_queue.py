@@ -225,7 +225,10 @@ def _sha(path: Path) -> str:
 
 
 def _recorded(manifest: Path) -> dict[str, str] | None:
-    """The files (name -> sha256) a queue's marker lists; ``None`` when it is not ours."""
+    """The files (name -> sha256) a queue's marker lists; ``None`` when it is not ours (a
+    FIFO or device there is never opened: reading it would block)."""
+    if not manifest.is_file():
+        return None
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
