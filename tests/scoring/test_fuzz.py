@@ -21,7 +21,8 @@ from .helpers import parquet_bytes
 NAMES = ("s.csv", "s.jsonl", "s.parquet", "s.json", "s.txt", "s", "s.xlsx")
 COLUMNS = (
     "question_id", "model", "label", "answer", "difficulty", "order", "resp_1", "resp_2",
-    "resp_3", "resp_4", "resp_5", "answer_id", "evaluator", "Question ID", "extra",
+    "resp_3", "resp_4", "resp_5", "answer_id", "evaluator", "Question ID", "extra", "run",
+    "position",
 )  # fmt: skip
 CELLS = (
     "S-C01", "S-E04", "MQ-C0001", "qwen3:4b", "Gemma 3 4B", "gpt-4o", "Richtig", "falsch",
@@ -37,6 +38,7 @@ def check(data: bytes, name: str, release: Release, kind: str | None = None) -> 
     except InputError as exc:
         assert exc.problems, "an InputError must name at least one problem"
         assert all(str(p) for p in exc.problems)
+        assert not any(" object at 0x" in str(p) for p in exc.problems), exc  # no Python repr
         return
     assert isinstance(sub, Submission)
     assert sub.kind in ("judge", "answers")

@@ -130,3 +130,15 @@ def test_latin1_text_names_the_byte_in_hex(sample: Release) -> None:
 def test_validate_only_reports_compression(sample: Release) -> None:
     result = validate_only(gzip.compress(b"question_id,answer\n"), "a.csv.gz", sample)
     assert result["ok"] is False and "gzip-compressed" in result["problems"][0]
+
+
+@pytest.mark.parametrize(("column", "cell"), [("run", [1]), ("position", {"a": 1})])
+def test_a_list_or_object_as_run_or_position_is_shown_as_written(
+    sample: Release, column: str, cell: object
+) -> None:
+    """A JSON list as ``run`` or ``position`` was shown as "value '<object object at 0x...>'"
+    (the parser's marker object, not the cell)."""
+    row = {"question_id": "S-C01", "model": "gpt-5-nano", "label": "Richtig", column: cell}
+    text = refusal(jsonl([row]).encode(), "s.jsonl", sample)
+    assert f"s.jsonl, line 1, column {column!r}: invalid {column}: a list or object" in text
+    assert f"(value {str(cell)!r})" in text and "object at 0x" not in text

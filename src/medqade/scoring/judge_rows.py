@@ -33,6 +33,9 @@ def _position(w: Walker, line: int, value: Any) -> int | None:
     fix = (
         f"write the position 1-{vocab.N_SLOTS} at which the judge saw the answer, or leave it empty"
     )
+    if text is NOT_TEXT:  # the cell's own value, not the marker object
+        w.error(line, "position", "invalid position: a list or object, not a number", value, fix)
+        return None
     try:
         number = float(str(text).strip())
     except ValueError:

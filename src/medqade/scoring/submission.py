@@ -88,7 +88,7 @@ from medqade.scoring.limits import Limits
 from medqade.scoring.meta import clean_meta
 from medqade.scoring.normalize import normalise
 from medqade.scoring.rows import IGNORED_COLUMNS, Walker, ignored, require
-from medqade.scoring.upload import LINE, RawTable, cell_text, jsonable
+from medqade.scoring.upload import LINE, NOT_TEXT, RawTable, cell_text, jsonable
 from medqade.scoring.upload import read_upload as _read_upload
 
 if TYPE_CHECKING:
@@ -313,13 +313,14 @@ def _split_runs(table: RawTable, log: ProblemLog) -> list[tuple[str, RawTable]]:
             except ValueError:
                 number = None
         if number is None:
+            listed = text is NOT_TEXT  # a list or object: show the cell, not the marker object
             log.error(
                 Problem(
                     table.name,
                     int(line),
-                    "invalid run",
+                    "invalid run: a list or object, not a number" if listed else "invalid run",
                     RUN_COLUMN,
-                    None if text is None else str(text)[:80],
+                    None if text is None else str(value if listed else text)[:80],
                     "give every row the integer run (epoch) it comes from, e.g. 1 or 2",
                     row_kind=table.row_kind,
                 )
