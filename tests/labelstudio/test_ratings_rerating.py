@@ -94,3 +94,31 @@ def test_primary_export_appended_again_names_its_primary_and_rerating_rows(tmp_p
     )
     assert first.fix is not None and "import each export once" in first.fix
     assert "a re-rating project needs --round rerating" in first.fix
+
+
+@pytest.mark.parametrize(("created", "ok"), [("2025-W14-3T09:00:00Z", True), ("gestern", False)])
+def test_rerating_created_at_is_checked_at_import(tmp_path: Path, created: str, ok: bool) -> None:
+    """A re-rating's created_at becomes its rated_at: an ISO 8601 week date-time is kept, text
+    that is no date is refused at the import, naming the task, annotation, value and forms
+    (it was written, and only the build refused ratings.csv)."""
+    import json
+
+    tasks = json.loads(PRIMARY.read_text(encoding="utf-8"))
+    for task in tasks:
+        for ann in task.get("annotations", []):
+            ann["created_at"] = created
+    export = tmp_path / "rerating.json"
+    export.write_text(json.dumps(tasks), encoding="utf-8")
+    ratings = tmp_path / "ratings.csv"
+    rater_map = load_rater_map(RATER_MAP)
+    if ok:
+        import_export(export, ratings, rater_map, round=vocab.RERATING)
+        assert {r["rated_at"] for r in _rows(ratings)} == {created}
+        return
+    with pytest.raises(InputError) as info:
+        import_export(export, ratings, rater_map, round=vocab.RERATING)
+    first = info.value.problems[0]
+    assert first.column == "created_at" and first.value == "gestern"
+    assert "created_at is not an ISO 8601 date-time" in first.message
+    assert "annotation" in str(first) and first.fix and "week 2025-W14-3" in first.fix
+    assert not ratings.exists()

@@ -77,6 +77,7 @@ from medqade import vocab
 from medqade.files import atomic
 from medqade.files.problems import InputError, Problem, ProblemLog
 from medqade.files.tables import LINE, decode_utf8, find_table, read_table
+from medqade.raw.check import ISO_FORMS, iso_moment
 
 RATING_COLUMNS = ("question_id", "rater", "model", "label", "round")
 DIFFICULTY_COLUMNS = ("question_id", "rater", "difficulty")
@@ -762,8 +763,18 @@ def _rating_rows(
     ann_round: str,
     at: Where,
 ) -> list[dict[str, str]]:
-    """The ratings rows of one annotation; a position without a label is a warning."""
+    """The ratings rows of one annotation; a position without a label is a warning, a
+    re-rating whose ``created_at`` is not an ISO 8601 date or date-time an error."""
     rows: list[dict[str, str]] = []
+    when = _rated_at(ann, ann_round).get("rated_at")
+    if when and iso_moment(when) is None:
+        at(
+            "created_at is not an ISO 8601 date-time, so the re-rating has no rated_at",
+            "created_at",
+            when,
+            "export the project again (Export > JSON keeps Label Studio's created_at), or "
+            f"correct it in the export to {ISO_FORMS}",
+        )
     for k in range(1, vocab.N_SLOTS + 1):
         if k in labels:
             rows.append(
