@@ -281,6 +281,7 @@ class SpaceState:
         (default: the Space's); rebuilt only when the records changed (one
         :class:`~medqade.measures.Ranker` kept)."""
         margin = self.config.margin if margin is None else margin
+        self.store.refresh()  # records another writer of the folder stored (a Space, rescore)
         with self._lock:
             key = (view, metric, margin, self.store.version, self._references is not None)
             cached = self._boards.get(key)
