@@ -245,6 +245,7 @@ def submit(
     key = duplicate_key(sub)
     limited = None
     if store is not None and submitter is not None:
+        store.refresh()  # what other writers of the folder stored since (checked again on add)
         try:
             store.check_duplicate(key, release.data_hash)
         except SubmissionRefused as exc:
