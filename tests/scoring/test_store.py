@@ -252,3 +252,40 @@ def test_read_upload_never_follows_a_link_nor_reads_past_the_limit(tmp_path: Pat
     with pytest.raises(ValueError, match="is a link, not a file the store wrote"):
         store.read_upload(link, 100)
     assert store.upload_paths({"id": "x", "space": {"uploads": [link]}}) == []
+
+
+def test_a_write_waiting_too_long_is_refused_naming_the_holder_not_the_path(
+    tmp_path: Path,
+) -> None:
+    """The line a Space's visitor may see names the holder (pid, host, since), never the
+    folder's path on the server; nothing is stored."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    holder = (
+        "import sys, time\nfrom pathlib import Path\nfrom medqade.files.folder_lock import hold\n"
+        "with hold(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(600)\n"
+    )
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", holder, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": src},
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        store = ResultsStore(tmp_path, RateLimit(0, 1.0), lock_wait_s=0.1)
+        with pytest.raises(SubmissionRefused) as caught:
+            store.add(record(1), {f"{HASH}.csv": b"a\n"})
+        message = str(caught.value)
+        assert f"being written by process {proc.pid} on host {socket.gethostname()}" in message
+        assert str(tmp_path) not in message and "nothing was stored" in message
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert not (tmp_path / "records").exists() and not (tmp_path / "uploads").exists()
+    assert store.add(record(1), {}) == record(1)["id"]  # the dead holder blocks nobody

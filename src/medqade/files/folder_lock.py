@@ -46,13 +46,20 @@ class Holder:
     since: str
 
     def describe(self) -> str:
+        """``process PID on host HOST since TIME`` (``another process`` when unknown)."""
+        if self.pid <= 0:
+            return "another process"
         return f"process {self.pid} on host {self.host} since {self.since}"
 
 
 class FolderBusy(OSError):
     """The folder's lock cannot be taken: another writer held it longer than the wait (the
-    message names it), or the lock file is a link or not a plain file. One line, as
-    ``str(exc)``."""
+    message names it; :attr:`holder`), or the lock file is a link or not a plain file
+    (:attr:`holder` ``None``). One line, as ``str(exc)``."""
+
+    def __init__(self, message: str, holder: Holder | None = None) -> None:
+        super().__init__(message)
+        self.holder = holder
 
 
 def holder(folder: Path) -> Holder | None:
@@ -116,12 +123,12 @@ def hold(
                 break
             except BlockingIOError:
                 if clock() >= deadline:
-                    other = holder(folder)
-                    who = other.describe() if other is not None else "another process"
+                    other = holder(folder) or Holder(0, "", "")
                     raise FolderBusy(
-                        f"the folder {folder} is being written by {who}, for more than "
-                        f"{wait_s:g} s; try again when it has finished (a writer that died "
+                        f"the folder {folder} is being written by {other.describe()}, for more "
+                        f"than {wait_s:g} s; try again when it has finished (a writer that died "
                         "releases it at once)",
+                        other,
                     ) from None
                 time.sleep(_POLL_S)
         me = Holder(

@@ -145,8 +145,11 @@ class ResultsStore:
         *,
         write_lock: AbstractContextManager[Any] | None = None,
         clock: Callable[[], float] = time.time,
+        lock_wait_s: float = folder_lock.WAIT_S,
     ) -> None:
         self.root = Path(root)
+        self.lock_wait_s = lock_wait_s
+        """How long a write waits for another writer of the folder (then it is refused)."""
         self.rate_limit = rate_limit
         self.clock = clock
         self._lock = threading.RLock()
@@ -431,7 +434,15 @@ class ResultsStore:
         """The folder's lock across processes (:mod:`medqade.files.folder_lock`); a writer
         that holds it too long is a refusal naming it."""
         try:
-            with folder_lock.hold(self.root):
+            with folder_lock.hold(self.root, self.lock_wait_s):
                 yield
-        except folder_lock.FolderBusy as exc:
-            raise SubmissionRefused(str(exc)) from None
+        except folder_lock.FolderBusy as exc:  # said without the folder's path (a Space's)
+            if exc.holder is None:
+                raise SubmissionRefused(
+                    f"the results folder's lock file {folder_lock.LOCK_NAME} is a link or not "
+                    "a plain file, so nothing is stored; the maintainers must remove it"
+                ) from None
+            raise SubmissionRefused(
+                f"the results folder is being written by {exc.holder.describe()}, for more "
+                f"than {self.lock_wait_s:g} s; nothing was stored: try again in a minute"
+            ) from None
