@@ -67,8 +67,9 @@ def test_two_spaces_and_rescore_on_one_folder(
     assert not third.ok and "rate limit: 2 submissions per 7 days" in third.message
     stored = {str(first.record["id"]), str(second.record["id"])}
     assert not stored & before
-    for state in (a, b):  # each board complete at its next refresh
+    for state in (a, b):  # each board complete at its next refresh, Browse too
         assert stored <= _board_ids(state)
+        assert any("Judge 1" in c for c in state.browse.judge_choices())
     # medqade rescore, a separate process, stores a record of another release again
     other = b.submit(files[3], "judge", {"name": "Judge 3"}, "bob")
     assert other.ok and other.record is not None, other.message

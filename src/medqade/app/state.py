@@ -287,6 +287,8 @@ class SpaceState:
             cached = self._boards.get(key)
             if cached is not None:
                 return cached
+            if self.ready.is_set():  # judges another writer stored: their labels in Browse
+                self._load_submitted_judges()  # (at start-up, the warm-up's own step)
             records = self.records()
             judges, models = scoring.leaderboard(
                 records, view=view, metric=metric, margin=margin, ranker=self._ranker
