@@ -319,8 +319,7 @@ def test_rescore_says_per_record_what_is_wrong_in_a_stored_file(
     argv = ["rescore", "--data", str(sample_dir), "--results", str(store.root), "--resamples", "1"]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert f"{other['id'][:16]}: not scored again: record {other['id'][:16]}: " in err
-    assert f"problem found in uploads/{name}" in err or f"problems found in uploads/{name}" in err
+    assert f"{other['id'][:16]}: not scored again: 1 problem found in uploads/{name}" in err
     assert f"  uploads/{name}, line 2" in err  # the problem itself: file, line, value, fix
     assert "Traceback" not in err
 

@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{rid}: scored again as record {str(outcome.record['id'])[:16]}")
         else:
             failed += 1
-            print(f"{rid}: not scored again: {outcome.message}", file=sys.stderr)
+            why = outcome.message.removeprefix(f"record {rid}: ")  # the id leads the line
+            print(f"{rid}: not scored again: {why}", file=sys.stderr)
             for problem in outcome.problems:  # what is wrong inside the stored file
                 print(f"  {problem}", file=sys.stderr)
     return 2 if failed else 0

@@ -379,7 +379,7 @@ def rescore(
         try:
             data = store.read_upload(name, limit)
         except ValueError as exc:
-            return _refused(f"record {rid}: {exc}; score the original file again", exc)
+            return _refused(f"record {rid}: {exc}", exc)
         want = kept.get(name)
         if want is not None and upload_sha256(data) != want:
             return _refused(

@@ -282,7 +282,10 @@ class ResultsStore:
         (one line naming ``uploads/<name>`` and what to do)."""
         shown = f"{UPLOADS}/{name}"
         if not UPLOAD_NAME.match(name):
-            raise ValueError(f"{shown}: not the name of a stored upload (<hash>.<suffix>)")
+            raise ValueError(
+                f"{shown}: not the name of a stored upload (<hash>.<suffix>); score the "
+                "original file again"
+            )
         if self._outside(self.uploads_dir):
             raise ValueError(
                 f"{shown}: the folder {UPLOADS}/ is a link or lies outside the results folder; "
@@ -291,7 +294,9 @@ class ResultsStore:
         try:
             fd = os.open(self.uploads_dir / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
-            raise ValueError(f"{shown}: the stored upload is missing") from None
+            raise ValueError(
+                f"{shown}: the stored upload is missing; score the original file again"
+            ) from None
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise ValueError(
@@ -299,12 +304,16 @@ class ResultsStore:
                     "never followed: remove the link and score the original file"
                 ) from None
             raise ValueError(
-                f"{shown}: the stored upload cannot be read ({exc.strerror or type(exc).__name__})"
+                f"{shown}: the stored upload cannot be read ({exc.strerror or type(exc).__name__});"
+                " check that this user may read it"
             ) from None
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             if not stat.S_ISREG(st.st_mode):
-                raise ValueError(f"{shown}: the stored upload is not a plain file")
+                raise ValueError(
+                    f"{shown}: the stored upload is not a plain file; remove it and score the "
+                    "original file again"
+                )
             data = fh.read(max_bytes + 1) if st.st_size <= max_bytes else b""
             if st.st_size > max_bytes or len(data) > max_bytes:
                 raise ValueError(
