@@ -80,3 +80,10 @@ def test_an_unreadable_holder_line_is_no_holder(tmp_path: Path) -> None:
     (tmp_path / LOCK_NAME).write_text("not json", encoding="utf-8")
     assert holder(tmp_path) is None
     assert folder_lock.WAIT_S > 1
+
+
+def test_a_lock_file_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / LOCK_NAME)
+    with pytest.raises(FolderBusy, match="is not a plain file; remove it"), hold(tmp_path):
+        pass
+    assert holder(tmp_path) is None

@@ -289,3 +289,14 @@ def test_a_write_waiting_too_long_is_refused_naming_the_holder_not_the_path(
         proc.wait()
     assert not (tmp_path / "records").exists() and not (tmp_path / "uploads").exists()
     assert store.add(record(1), {}) == record(1)["id"]  # the dead holder blocks nobody
+
+
+def test_read_upload_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
+    import os
+
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    store.add(record(1), {})
+    (tmp_path / "uploads").mkdir()
+    os.mkfifo(tmp_path / "uploads" / f"{HASH}.csv")
+    with pytest.raises(ValueError, match="is not a plain file; remove it"):
+        store.read_upload(f"{HASH}.csv", 100)

@@ -66,7 +66,7 @@ def holder(folder: Path) -> Holder | None:
     """The holder line of ``folder``'s lock file (the last holder, when none holds it now),
     or ``None`` when there is none or it cannot be read."""
     try:
-        fd = os.open(folder / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(folder / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     try:
@@ -85,7 +85,9 @@ def holder(folder: Path) -> Holder | None:
 def _open(folder: Path) -> int:
     path = folder / LOCK_NAME
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        fd = os.open(
+            path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644
+        )
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise FolderBusy(

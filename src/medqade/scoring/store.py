@@ -292,7 +292,9 @@ class ResultsStore:
                 "a stored upload is read only inside it: replace the link with the folder"
             )
         try:
-            fd = os.open(self.uploads_dir / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = os.open(
+                self.uploads_dir / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            )
         except FileNotFoundError:
             raise ValueError(
                 f"{shown}: the stored upload is missing; score the original file again"
