@@ -349,3 +349,15 @@ def test_rescore_refuses_a_build_and_a_raw_release_as_results(
         assert {**hashes(sample_dir), **hashes(raw)} == before
         if folder.name == "results":
             folder.rmdir()
+
+
+def test_rescore_reads_no_more_of_a_stored_upload_than_an_upload_may_have(
+    sample: Release, tmp_path: Path
+) -> None:
+    store, other = _stored_elsewhere(sample, tmp_path)
+    small = policy.Settings(resamples=0, limits=Limits(max_bytes=100))
+    outcome = policy.rescore(sample, store, other, small)
+    assert not outcome.ok and len(store.records()) == 1
+    assert f"uploads/{_upload_name(other)}: the stored upload has more than 100 bytes" in (
+        outcome.message
+    )

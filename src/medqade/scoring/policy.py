@@ -372,10 +372,11 @@ def rescore(
             "in the record; score the original file again (medqade score --results)"
         )
     names = first[:1] + [n for n in stored if n not in first]  # the submission, its labels
-    limit = max(settings.limits.max_bytes, settings.limits.max_log_bytes)
     kept = space.upload_sha256 or {}
     uploads = []
     for name in names:
+        log_file = upload_suffix(name) == EVAL_LOG  # read no more than an upload may have
+        limit = settings.limits.max_log_bytes if log_file else settings.limits.max_bytes
         try:
             data = store.read_upload(name, limit)
         except ValueError as exc:
