@@ -77,8 +77,9 @@ def test_a_lock_file_that_is_a_link_is_refused_and_not_followed(tmp_path: Path) 
 
 def test_an_unreadable_holder_line_is_no_holder(tmp_path: Path) -> None:
     assert holder(tmp_path) is None
-    (tmp_path / LOCK_NAME).write_text("not json", encoding="utf-8")
-    assert holder(tmp_path) is None
+    for line in ("not json", "[1]", '{"pid": 1e400, "host": "h", "since": "s"}'):
+        (tmp_path / LOCK_NAME).write_text(line, encoding="utf-8")
+        assert holder(tmp_path) is None
     assert folder_lock.WAIT_S > 1
 
 

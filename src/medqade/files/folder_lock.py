@@ -78,7 +78,7 @@ def holder(folder: Path) -> Holder | None:
     try:
         data = json.loads(raw.decode("utf-8"))
         return Holder(int(data["pid"]), str(data["host"])[:200], str(data["since"])[:40])
-    except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError, OverflowError):
         return None
 
 
