@@ -65,3 +65,38 @@ def test_space_accepts_an_inspect_log_and_reads_it_back(
     assert stored.suffix == ".eval"  # kept as a log, so a restarted Space reads it again
     again = scoring.parse_submission(stored.read_bytes(), f"stored{stored.suffix}", sample_release)
     assert again.content_hash == expected.content_hash
+
+
+def test_rescore_reads_a_stored_inspect_log_as_a_log(
+    sample_release: Release,
+    built_sample: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 38: ``medqade rescore`` read a stored ``.eval`` as a table ("1 problem found in
+    stored upload <hash>", no detail), so log submissions never reached a new release."""
+    from medqade.cli import main
+    from medqade.scoring import record_id
+
+    results = tmp_path / "r"
+    config = SpaceConfig(results_dir=results, rate_limit=0, resamples=10)
+    state = SpaceState(sample_release, results, config, background=False, analyses=False)
+    outcome = state.submit(_log(built_sample, tmp_path), None, {"name": "Mock judge"}, USER)
+    assert outcome.ok and outcome.record is not None, outcome.message
+    path = results / "records" / f"{outcome.record['id']}.json"
+    other = json.loads(path.read_text(encoding="utf-8"))
+    other["dataset"]["hash"] = "0" * 64  # as if scored on another release
+    space = other.pop("space")
+    other.pop("id")
+    other["id"] = record_id(other)
+    other["space"] = space
+    path.unlink()
+    (results / "records" / f"{other['id']}.json").write_text(json.dumps(other), encoding="utf-8")
+    argv = ["rescore", "--data", str(built_sample), "--results", str(results)]
+    assert main([*argv, "--resamples", "10"]) == 0, capsys.readouterr().err
+    assert f"{other['id'][:16]}: scored again as record" in capsys.readouterr().out
+    state.store.refresh()
+    (again,) = [r for r in state.store.records() if r["id"] != other["id"]]
+    assert again["kind"] == "judge" and again["meta"]["inspect"]["samples"] == 6
+    assert again["submission"]["content_hash"] == outcome.record["submission"]["content_hash"]
+    assert again["space"]["uploads"] == other["space"]["uploads"]  # still the .eval

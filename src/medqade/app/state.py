@@ -281,11 +281,14 @@ class SpaceState:
         (default: the Space's); rebuilt only when the records changed (one
         :class:`~medqade.measures.Ranker` kept)."""
         margin = self.config.margin if margin is None else margin
+        self.store.refresh()  # records another writer of the folder stored (a Space, rescore)
         with self._lock:
             key = (view, metric, margin, self.store.version, self._references is not None)
             cached = self._boards.get(key)
             if cached is not None:
                 return cached
+            if self.ready.is_set():  # judges another writer stored: their labels in Browse
+                self._load_submitted_judges()  # (at start-up, the warm-up's own step)
             records = self.records()
             judges, models = scoring.leaderboard(
                 records, view=view, metric=metric, margin=margin, ranker=self._ranker

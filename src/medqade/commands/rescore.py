@@ -5,6 +5,11 @@ data hash), the records scored on the old one are left out of its board
 (:func:`medqade.scoring.board.board_records`); this command scores each of their stored
 uploads again on ``--data`` through the library's submission policy
 (:func:`medqade.scoring.policy.rescore`) and stores the new records beside the old ones.
+
+It writes under the same rules as ``medqade score --results`` and the Space: never into a
+build or a raw release (also not through a link), never following a link out of the folder,
+each stored upload read only when it is what was stored, and one write at a time beside any
+other writer of the folder (:mod:`medqade.scoring.store`).
 """
 
 from __future__ import annotations
@@ -22,27 +27,43 @@ from medqade.commands._args import (
 from medqade.dataset.sources import open_release
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import board, policy
-from medqade.scoring.store import RateLimit, ResultsStore
+from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder
 
 NAME = "rescore"
 HELP = "Score the stored submissions of another release again on this release (--data)."
+EPILOG = """\
+Writes only into the results folder (never a build or a raw release, never through a link
+out of it), and reads a stored upload only if it is unchanged since it was stored. A Space
+may run on the same folder meanwhile: each store write takes the folder's lock (.lock, with
+the holder's pid and host) in turn and re-checks duplicates against what the other stored;
+the Space shows the new records at its next board refresh.
+"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
-    p.add_argument("--results", type=Path, required=True, help="results folder of a Space")
+    p.add_argument(
+        "--results",
+        type=Path,
+        required=True,
+        help="results folder of a Space (not a build nor a raw release; shared with a running "
+        "Space one write at a time)",
+    )
     p.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples")
     p.add_argument("--seed", type=non_negative_int, default=BOOTSTRAP_SEED, help="bootstrap seed")
     add_margin_argument(p)
     p.add_argument(
         "--dry-run", action="store_true", help="list the records that would be scored again"
     )
+    p.epilog = EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def run(args: argparse.Namespace) -> int:
     folder: Path = args.results
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such results folder")
+    check_results_folder(folder, "medqade rescore")
     release = open_release(args.data)
     store = ResultsStore(folder, RateLimit(0, 1.0))  # the maintainer's run: no rate limit
     chosen = board.board_records(release, [], store.records())
@@ -63,5 +84,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{rid}: scored again as record {str(outcome.record['id'])[:16]}")
         else:
             failed += 1
-            print(f"{rid}: not scored again: {outcome.message}", file=sys.stderr)
+            why = outcome.message.removeprefix(f"record {rid}: ")  # the id leads the line
+            print(f"{rid}: not scored again: {why}", file=sys.stderr)
+            for problem in outcome.problems:  # what is wrong inside the stored file
+                print(f"  {problem}", file=sys.stderr)
     return 2 if failed else 0

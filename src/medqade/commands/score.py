@@ -105,7 +105,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="DIR",
         help="maintainers: also store the record in this results folder (a Space's), under "
-        "the Space's rules: duplicates and copies of reference rows are refused",
+        "the Space's rules: duplicates and copies of reference rows are refused; a running "
+        "Space may share the folder (one write at a time, under its lock .lock)",
     )
     judge = p.add_argument_group("labels for model answers")
     judge.add_argument("--labels", type=Path, help="a judge's labels of the submitted answers")

@@ -21,7 +21,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--results",
         type=Path,
         default=None,
-        help="results folder (default: results under the MedQADE user cache folder)",
+        help="results folder (default: results under the MedQADE user cache folder); other "
+        "Spaces, rescore and score --results may share it: each write takes its lock (.lock) "
+        "in turn and re-checks duplicates and the rate limit against what the others stored",
     )
     p.add_argument("--port", type=int, default=None, help="port (default: Gradio's, 7860)")
     p.add_argument("--host", default=None, help="interface to listen on (default 127.0.0.1)")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
@@ -39,7 +39,13 @@ from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring.duplicates import reference_match
 from medqade.scoring.record import read_record
 from medqade.scoring.records import score
-from medqade.scoring.store import ResultsStore, SubmissionRefused
+from medqade.scoring.store import (
+    UPLOADS,
+    ResultsStore,
+    SubmissionRefused,
+    upload_sha256,
+    upload_suffix,
+)
 from medqade.scoring.submission import (
     Limits,
     Submission,
@@ -239,6 +245,7 @@ def submit(
     key = duplicate_key(sub)
     limited = None
     if store is not None and submitter is not None:
+        store.refresh()  # what other writers of the folder stored since (checked again on add)
         try:
             store.check_duplicate(key, release.data_hash)
         except SubmissionRefused as exc:
@@ -341,7 +348,14 @@ def rescore(
     """Score a stored ``record`` of another release again on ``release``, from its stored
     upload, with its kind, metadata and account, and store the new record (through
     :func:`submit`: every rule applies). The old record stays as it was: it belongs on its
-    own release's board (:func:`medqade.scoring.board.board_records`)."""
+    own release's board (:func:`medqade.scoring.board.board_records`).
+
+    A stored upload is read as :meth:`~medqade.scoring.store.ResultsStore.read_upload` reads
+    it (a plain file inside ``uploads/``, never through a link) and only when it is what was
+    stored: its bytes' SHA-256 equals the one the record kept (``space.upload_sha256``), or,
+    for a record stored before those were kept, its content hash on this release equals its
+    name. It keeps its stored suffix, so an Inspect log is read as a log. Every refusal names
+    the record, the stored file, why, and what to do."""
     rec = read_record(record)
     rid = str(rec.id or "")[:16]
     if rec.scored_on(release.data_hash):
@@ -350,20 +364,48 @@ def rescore(
     sub = rec.submission
     if space is None or not space.account or sub is None or not sub.content_hash:
         return _refused(f"record {rid} was not stored by a results folder; score its file")
-    by_name = {p.name: p for p in store.upload_paths(dict(record))}
-    first = [n for n in by_name if n.startswith(sub.content_hash)]
+    stored = [str(n) for n in (space.uploads or ())]
+    first = [n for n in stored if n.startswith(sub.content_hash)]
     if not first:
-        return _refused(f"record {rid}: its stored upload is missing; score its file again")
-    names = first + [n for n in by_name if n not in first]  # the submission, then its labels
-    try:
-        uploads = [
-            Upload(by_name[n].read_bytes(), f"stored upload {n[:16]}", by_name[n].suffix)
-            for n in names
-        ]
-    except OSError as exc:
-        return _refused(f"record {rid}: its stored upload cannot be read ({type(exc).__name__})")
+        return _refused(
+            f"record {rid}: its stored upload {UPLOADS}/{sub.content_hash[:16]}... is not named "
+            "in the record; score the original file again (medqade score --results)"
+        )
+    names = first[:1] + [n for n in stored if n not in first]  # the submission, its labels
+    kept = space.upload_sha256 or {}
+    uploads = []
+    for name in names:
+        log_file = upload_suffix(name) == EVAL_LOG  # read no more than an upload may have
+        limit = settings.limits.max_log_bytes if log_file else settings.limits.max_bytes
+        try:
+            data = store.read_upload(name, limit)
+        except ValueError as exc:
+            return _refused(f"record {rid}: {exc}", exc)
+        want = kept.get(name)
+        if want is not None and upload_sha256(data) != want:
+            return _refused(
+                f"record {rid}: {UPLOADS}/{name} was changed after it was stored (its SHA-256 "
+                "is not the one the record kept); it is not scored: restore the stored file, "
+                "or score the original file again (medqade score --results)"
+            )
+        uploads.append(Upload(data, f"{UPLOADS}/{name}", upload_suffix(name)))
+    if not kept:  # stored before the bytes' hashes were kept: the content hash, on this release
+        parsed = parse(release, uploads, rec.kind, settings.limits)
+        if isinstance(parsed, Outcome):
+            return replace(parsed, message=f"record {rid}: {parsed.message}")
+        hashes = [parsed.content_hash, parsed.answer_labels_hash]
+        for name, content in zip(names, hashes, strict=False):
+            if content is not None and not name.startswith(content):
+                return _refused(
+                    f"record {rid}: {UPLOADS}/{name} does not hold the content its name says "
+                    f"(its content hash on this release is {content[:16]}...); it is not "
+                    "scored: score the original file again (medqade score --results)"
+                )
     meta = {} if rec.meta is None else rec.meta.to_json()
     submitter = Submitter(space.account, (), space.account_scheme)
-    return submit(
+    outcome = submit(
         release, uploads, rec.kind, meta, settings, store=store, submitter=submitter, clock=clock
     )
+    if outcome.ok:
+        return outcome
+    return replace(outcome, message=f"record {rid}: {outcome.message}")

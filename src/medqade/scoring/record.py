@@ -192,13 +192,16 @@ class SubmissionInfo(JsonObject):
 @dataclass(frozen=True, kw_only=True)
 class SpaceEntry(JsonObject):
     """``space``: how a results folder stored the record (a keyed account hash, never a
-    name; the duplicate key; the stored upload names)."""
+    name; the duplicate key; the stored upload names and their bytes' hashes)."""
 
     account: str | None = None
     account_scheme: str | None = None
     submitted_at: str | None = None
     key: str | None = None
     uploads: tuple[str, ...] | None = field(default=None, metadata=TUPLE)
+    upload_sha256: Mapping[str, Any] | None = None
+    """The SHA-256 of each stored upload's bytes, by stored name (records stored since issue
+    38): ``rescore`` refuses an upload changed after it was stored."""
 
 
 # --- judge sections ----------------------------------------------------------------------

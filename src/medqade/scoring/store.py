@@ -17,15 +17,29 @@ Every write is atomic (:func:`medqade.files.atomic.write_bytes`: temp file, fsyn
 store keeps the records in memory behind one lock; :meth:`ResultsStore.add` re-checks the duplicate
 and rate rules under that lock, so concurrent submissions never overwrite each other and never
 slip past the limit. A user's file name is never used as a path.
+
+**Several writers on one folder** (two Spaces, a Space and ``medqade rescore`` or ``medqade
+score --results``) take turns per write: :meth:`ResultsStore.add` holds the folder's advisory
+lock (:mod:`medqade.files.folder_lock`, the dotfile ``.lock`` with the holder's pid, host and
+since when; the Hub mirror leaves it out) while it reads the records the others stored since
+(:meth:`ResultsStore.refresh`), re-checks the duplicate key and the rate limit, and writes. So
+the rules hold across processes, and no writer holds the folder longer than one write. A
+reader calls :meth:`ResultsStore.refresh` (cheap: one listing of ``records/``) to see the
+others' records; the Space does before it draws a board. The store writes only inside its
+folder: ``records/`` or ``uploads/`` that is a link is refused, and a stored upload is read
+only as a plain file inside ``uploads/`` (:meth:`ResultsStore.read_upload`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import json
 import logging
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -35,7 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from medqade.files import atomic
+from medqade.files import atomic, folder_lock
 from medqade.scoring.record import ScoreRecord, read_record
 
 log = logging.getLogger(__name__)
@@ -96,6 +110,11 @@ class RateLimit:
         return cls(count, days * 86_400.0)
 
 
+def upload_sha256(data: bytes) -> str:
+    """The hash of a stored upload's bytes the record keeps (``space.upload_sha256``)."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def upload_suffix(filename: str) -> str:
     """The stored suffix for an upload: its own when it is a known table format, else ``.bin``."""
     suffix = Path(filename).suffix.casefold()
@@ -126,14 +145,18 @@ class ResultsStore:
         *,
         write_lock: AbstractContextManager[Any] | None = None,
         clock: Callable[[], float] = time.time,
+        lock_wait_s: float = folder_lock.WAIT_S,
     ) -> None:
         self.root = Path(root)
+        self.lock_wait_s = lock_wait_s
+        """How long a write waits for another writer of the folder (then it is refused)."""
         self.rate_limit = rate_limit
         self.clock = clock
         self._lock = threading.RLock()
         self._write_lock: AbstractContextManager[Any] = write_lock or contextlib.nullcontext()
         self._records: dict[str, dict[str, Any]] = {}
         self._by_hash: dict[str, list[str]] = {}
+        self._seen: dict[str, tuple[int, int, int]] = {}
         self.version = 0
         self.reload()
 
@@ -152,29 +175,77 @@ class ResultsStore:
 
     def reload(self) -> None:
         """Read every record from disk (a malformed file is skipped with a log line)."""
-        records: dict[str, dict[str, Any]] = {}
-        for path in sorted(self.records_dir.glob("*.json")):
-            try:
-                record = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                log.warning("skipping unreadable result record %s: %s", path.name, exc)
-                continue
-            if not isinstance(record, dict) or not isinstance(record.get("space"), dict):
-                log.warning("skipping result record %s: not a MedQADE Space result", path.name)
-                continue
-            try:  # every section the library reads has its shape (a board never trips on it)
-                ScoreRecord.from_json(record)
-            except TypeError as exc:
-                log.warning("skipping result record %s: %s", path.name, exc)
-                continue
-            records[path.stem] = record
         with self._lock:
-            self._records = records
-            self._by_hash = {}
-            for rid, r in records.items():
-                if r["space"].get("key"):
-                    self._by_hash.setdefault(str(r["space"]["key"]), []).append(rid)
+            self._seen = {}
+            self._records = {}
+            self._refresh()
             self.version += 1
+
+    def refresh(self) -> bool:
+        """Take in what other writers changed in ``records/`` since the last look: new
+        records read, removed ones dropped, a file changed since read again (one listing of
+        the folder with each file's size and times; the rest is read only when it changed).
+        Return whether anything changed (:attr:`version` then moves on)."""
+        with self._lock:
+            changed = self._refresh()
+            if changed:
+                self.version += 1
+            return changed
+
+    def _listing(self) -> dict[str, tuple[int, int, int]]:
+        try:
+            entries = list(os.scandir(self.records_dir))
+        except (FileNotFoundError, NotADirectoryError):
+            return {}
+        out: dict[str, tuple[int, int, int]] = {}
+        for entry in entries:
+            if not entry.name.endswith(".json") or entry.name.startswith("."):
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):  # a link is not a record of this folder
+                out[entry.name] = (st.st_ino, st.st_size, st.st_mtime_ns)
+        return out
+
+    def _refresh(self) -> bool:
+        listing = self._listing()
+        if listing == self._seen:
+            return False
+        records = {stem: r for stem, r in self._records.items() if listing.get(f"{stem}.json")}
+        for name in sorted(listing):
+            if self._seen.get(name) == listing[name]:
+                continue
+            stem = name[: -len(".json")]
+            records.pop(stem, None)
+            record = self._read(self.records_dir / name)
+            if record is not None:
+                records[stem] = record
+        self._records = records
+        self._seen = listing
+        self._by_hash = {}
+        for rid, r in records.items():
+            if r["space"].get("key"):
+                self._by_hash.setdefault(str(r["space"]["key"]), []).append(rid)
+        return True
+
+    @staticmethod
+    def _read(path: Path) -> dict[str, Any] | None:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            log.warning("skipping unreadable result record %s: %s", path.name, exc)
+            return None
+        if not isinstance(record, dict) or not isinstance(record.get("space"), dict):
+            log.warning("skipping result record %s: not a MedQADE Space result", path.name)
+            return None
+        try:  # every section the library reads has its shape (a board never trips on it)
+            ScoreRecord.from_json(record)
+        except TypeError as exc:
+            log.warning("skipping result record %s: %s", path.name, exc)
+            return None
+        return record
 
     def records(self) -> list[dict[str, Any]]:
         """Every stored record, oldest first."""
@@ -187,11 +258,71 @@ class ResultsStore:
             return self._records.get(record_id)
 
     def upload_paths(self, record: Mapping[str, Any] | ScoreRecord) -> list[Path]:
-        """The stored uploads of ``record`` (names that are not ours are ignored)."""
+        """The stored uploads of ``record`` (names that are not ours are ignored, and so is
+        a link: a stored upload is a plain file inside ``uploads/``)."""
         space = read_record(record).space
         names = (space.uploads if space is not None else None) or ()
         paths = [self.uploads_dir / str(n) for n in names if UPLOAD_NAME.match(str(n))]
-        return [p for p in paths if p.is_file()]
+        if self._outside(self.uploads_dir):
+            return []
+        return [p for p in paths if p.is_file() and not p.is_symlink()]
+
+    def _outside(self, folder: Path) -> bool:
+        """Whether ``folder`` (``records/`` or ``uploads/``) is a link, or lies elsewhere
+        than directly inside the results folder once links are resolved."""
+        if folder.is_symlink():
+            return True
+        if not folder.exists():
+            return False
+        return folder.resolve() != self.root.resolve() / folder.name
+
+    def read_upload(self, name: str, max_bytes: int) -> bytes:
+        """The bytes of the stored upload ``name``, read as a plain file inside ``uploads/``:
+        never through a link, never more than ``max_bytes``. Raise ``ValueError`` saying why
+        (one line naming ``uploads/<name>`` and what to do)."""
+        shown = f"{UPLOADS}/{name}"
+        if not UPLOAD_NAME.match(name):
+            raise ValueError(
+                f"{shown}: not the name of a stored upload (<hash>.<suffix>); score the "
+                "original file again"
+            )
+        if self._outside(self.uploads_dir):
+            raise ValueError(
+                f"{shown}: the folder {UPLOADS}/ is a link or lies outside the results folder; "
+                "a stored upload is read only inside it: replace the link with the folder"
+            )
+        try:
+            fd = os.open(
+                self.uploads_dir / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            )
+        except FileNotFoundError:
+            raise ValueError(
+                f"{shown}: the stored upload is missing; score the original file again"
+            ) from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ValueError(
+                    f"{shown}: the stored upload is a link, not a file the store wrote; it is "
+                    "never followed: remove the link and score the original file"
+                ) from None
+            raise ValueError(
+                f"{shown}: the stored upload cannot be read ({exc.strerror or type(exc).__name__});"
+                " check that this user may read it"
+            ) from None
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise ValueError(
+                    f"{shown}: the stored upload is not a plain file; remove it and score the "
+                    "original file again"
+                )
+            data = fh.read(max_bytes + 1) if st.st_size <= max_bytes else b""
+            if st.st_size > max_bytes or len(data) > max_bytes:
+                raise ValueError(
+                    f"{shown}: the stored upload has more than {max_bytes:,} bytes, the limit of "
+                    "an upload; it was not stored like this: score the original file"
+                )
+            return data
 
     def check(
         self,
@@ -264,9 +395,12 @@ class ResultsStore:
         """Store ``record`` and its uploads atomically; return the record id.
 
         ``record["space"]`` must hold ``account``, ``key`` and ``submitted_at``; this method sets
-        ``uploads`` (the stored names, which must match :data:`UPLOAD_NAME`). The rules of
-        :meth:`check` are applied again here, under the lock, so racing submissions cannot both
-        pass; an existing record file is never replaced.
+        ``uploads`` (the stored names, which must match :data:`UPLOAD_NAME`) and
+        ``upload_sha256`` (their bytes' hashes). The rules of :meth:`check` are applied again
+        here, under the lock and the folder's lock after reading what other writers stored
+        (:meth:`refresh`), so racing submissions, also from other processes, cannot both pass;
+        an existing record file is never replaced. A folder that is or lies inside a build or
+        a raw release is refused (:func:`check_results_folder`).
         """
         space = record["space"]
         for name in uploads:
@@ -275,12 +409,24 @@ class ResultsStore:
         record_id = str(record.get("id", ""))
         if not SAFE_ID.match(record_id):
             raise ValueError(f"record id {record_id!r} cannot be a file name")
-        with self._lock:
+        try:  # never inside a build or a raw release, also not through a link
+            check_results_folder(self.root, "the results store")
+        except ValueError as exc:
+            raise SubmissionRefused(str(exc)) from None
+        with self._lock, self._folder_lock():
+            self.refresh()  # what other writers stored since: the rules count it too
+            for folder in (self.records_dir, self.uploads_dir):
+                if self._outside(folder):
+                    raise SubmissionRefused(
+                        f"the results folder's {folder.name}/ is a link or lies outside it; "
+                        "the store writes only inside its folder: replace the link with a folder"
+                    )
             self.check(str(space["account"]), str(space["key"]), aliases, _data_hash(record))
             path = self.records_dir / f"{record_id}.json"
-            if record_id in self._records or path.exists():
+            if record_id in self._records or os.path.lexists(path):
                 raise SubmissionRefused(f"a record with id {record_id[:16]} exists already")
             space["uploads"] = sorted(uploads)
+            space["upload_sha256"] = {n: upload_sha256(d) for n, d in sorted(uploads.items())}
             body = json.dumps(record, ensure_ascii=False, indent=1, allow_nan=True)
             with self._write_lock:
                 for name, data in uploads.items():
@@ -288,5 +434,26 @@ class ResultsStore:
                 atomic.write_text(path, body + "\n")
             self._records[record_id] = record
             self._by_hash.setdefault(str(space["key"]), []).append(record_id)
+            listing = self._listing()  # our own file is known: not read again
+            if f"{record_id}.json" in listing:
+                self._seen[f"{record_id}.json"] = listing[f"{record_id}.json"]
             self.version += 1
         return record_id
+
+    @contextlib.contextmanager
+    def _folder_lock(self) -> Iterator[None]:
+        """The folder's lock across processes (:mod:`medqade.files.folder_lock`); a writer
+        that holds it too long is a refusal naming it."""
+        try:
+            with folder_lock.hold(self.root, self.lock_wait_s):
+                yield
+        except folder_lock.FolderBusy as exc:  # said without the folder's path (a Space's)
+            if exc.holder is None:
+                raise SubmissionRefused(
+                    f"the results folder's lock file {folder_lock.LOCK_NAME} is a link or not "
+                    "a plain file, so nothing is stored; the maintainers must remove it"
+                ) from None
+            raise SubmissionRefused(
+                f"the results folder is being written by {exc.holder.describe()}, for more "
+                f"than {self.lock_wait_s:g} s; nothing was stored: try again in a minute"
+            ) from None
