@@ -22,10 +22,10 @@ BOTH = ("Summary", "By difficulty tier and lexical stratum")
 def _render(demo: Any, path: Path, kind: str, name: str) -> dict[str, Any]:
     fns = {getattr(f.fn, "__name__", ""): f for f in demo.fns.values()}
     args = [str(path), kind, name, f"{name}-1", "", "GPT", "", "", "", "", "", ""]
-    status, result, problems = fns["submit"].fn(*args, False, None, None)
+    status, _, _, shown = fns["submit"].fn(*args, False, None, None)
     assert status.startswith("Accepted"), status
     render = fns["render_result"]
-    out = render.fn(result, problems)
+    out = render.fn(shown)
     labels = [getattr(c, "label", None) for c in render.outputs]
     return {label: value for label, value in zip(labels, out, strict=True) if label}
 

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 import gradio as gr
 
-from medqade import measures, scoring
+from medqade import scoring
 from medqade.app import text, views
 from medqade.app.board_table import BOARD_JS, board_html, event_text
 from medqade.app.context import HIDDEN, READS, TabContext, Table
@@ -26,7 +26,7 @@ from medqade.app.leaderboard_page import (
 from medqade.app.panel_view import PhysicianPanel
 from medqade.app.pool_view import add_pool_panel, pool_view
 from medqade.app.tab_compare import CompareTab
-from medqade.scoring.leaderboard import rows
+from medqade.scoring.leaderboard import MARGIN_STEP, board_margin, rows
 
 log = logging.getLogger(__name__)
 
@@ -194,14 +194,20 @@ class LeaderboardHandlers:
             views.select(boards.models_display, views.MODEL_GROUPS, groups, search or ""),
         )
 
-    def margin(self, margin: float | None) -> tuple[float, str]:
+    def margin(self, margin: Any) -> tuple[float, str]:
         """The verdict's margin as given (the Space's default when empty), or the default with
-        a line saying why when it is out of range."""
+        a line saying why when it is not one the board offers
+        (:func:`medqade.scoring.leaderboard.board_margin`: 0 to 1 in steps of 0.01)."""
         default = self.ctx.state.config.margin
+        if margin is None or margin == default:
+            return default, ""
         try:
-            return measures.paired.check_margin(default if margin is None else float(margin)), ""
+            return board_margin(margin), ""
         except (TypeError, ValueError):
-            return default, f"The margin must lie between 0 and 1; using {default:g}. "
+            return default, (
+                f"The margin must be a number from 0 to 1 in steps of {MARGIN_STEP:g}; "
+                f"using {default:g}. "
+            )
 
     def leaderboard_ui(
         self,
@@ -330,7 +336,7 @@ def _controls(ctx: TabContext) -> dict[str, Any]:
                 label="Non-inferiority margin (verdict)",
                 minimum=0,
                 maximum=1,
-                step=0.01,
+                step=MARGIN_STEP,
                 elem_id="mq-margin",
             )
     return out

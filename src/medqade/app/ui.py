@@ -254,7 +254,8 @@ def build_app(
     judges' labels and the paper's analyses in a thread, so the page serves at once;
     ``analyses=False`` skips :func:`medqade.analyses.reproduce` (tests). ``write_lock`` is held
     around every write into ``results_dir`` (the Hub mirror's lock). The state is reachable
-    as ``demo.medqade_state`` for tests and benchmarks.
+    as ``demo.medqade_state`` (its download folder as ``demo.medqade_exports``) for tests and
+    benchmarks.
     """
     config = config or SpaceConfig(results_dir=Path(results_dir))
     disk = FigureCache.of(release, config.resamples, config.seed) if analyses else None
@@ -314,6 +315,7 @@ def build_app(
         demo.load(url_state, None, [tabs, leaderboard.view], api_visibility="private", queue=False)
 
     demo.medqade_state = st  # type: ignore[attr-defined]
+    demo.medqade_exports = exports  # type: ignore[attr-defined]
     return demo
 
 
