@@ -109,12 +109,13 @@ class SpaceState:
         on_report: Callable[[Report], None] | None = None,
         cached_report: Callable[[], Report | None] | None = None,
         clock: Callable[[], float] = time.time,
+        account: AccountHasher | None = None,
     ) -> None:
         self.release = release
         self.config = config or SpaceConfig(results_dir=Path(results_dir))
         self.results_dir = Path(results_dir)
         self.clock = clock
-        self.account = AccountHasher(self.config)
+        self.account = account if account is not None else AccountHasher(self.config)
         """The stored form of a user name (a keyed hash; :mod:`medqade.app.accounts`)."""
         self.store = ResultsStore(
             self.results_dir,
