@@ -443,3 +443,19 @@ def test_render_result_cannot_be_driven_with_a_forged_table(launch) -> None:
         res = _post(app, "render_result", data)
         assert "forged" not in res.text and "w" * 10_000 not in res.text
     assert export_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "name", ["Gemini 3 Flash", "Physicians", "Physician ceiling", "Ｐｈｙｓｉｃｉａｎｓ"]
+)
+def test_submit_name_passing_for_another_row_refused(launch, judge_csv: Path, name: str) -> None:
+    """Issue 38: a submission named as a reference or physicians' row stood on the board
+    beside the real rows. The Space refuses it (the same rule as ``medqade score``) with a
+    status line that says why and what to do, and stores nothing."""
+    app = launch()
+    status, _, problems = app.client().predict(
+        *submit_args(judge_csv, name=name), api_name="/submit"
+    )
+    assert status.startswith("Not accepted: ") and "would pass for" in status, status
+    assert "meta.name" in json.dumps(problems["data"])
+    assert app.state.store.records() == []
