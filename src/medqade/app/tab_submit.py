@@ -36,17 +36,20 @@ PROMPT_CHOICES: Final = [("not stated", ""), ("the official prompt", "official")
 SUBMIT_CONCURRENCY: Final = 4
 RESULT_KEPT_S: Final = 3600
 """How long a session's last result stays on the server for the page to show it."""
+WARNINGS_KEPT: Final = 50
+"""The warnings a session's last result keeps on the server (then a line counting the rest)."""
 
 
 @dataclass(frozen=True)
 class Shown:
     """What the page shows of a session's last submission, held on the server (a ``gr.State``:
-    a client cannot send one): the stored record's id (``None``: nothing stored), the
-    warnings and the row-level problems."""
+    a client cannot send one), small whatever the upload: the stored record's id (``None``:
+    nothing stored), the warnings (the first :data:`WARNINGS_KEPT`) and the problems CSV the
+    submission wrote (``None``: no problems)."""
 
     record_id: str | None
     warnings: tuple[str, ...] = ()
-    problems: tuple[Problem, ...] = ()
+    problems_file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,16 @@ class SubmitHandlers:
             if not keep:
                 for path in (file, labels_file):
                     discard_upload(path)
-        return _outcome(outcome)
+        return _outcome(outcome, self.problems_file(outcome.problems))
+
+    def problems_file(self, problems: tuple[Problem, ...]) -> str | None:
+        """The problems of a submission as a CSV download (``None``: none), written once per
+        content into the capped download folder."""
+        if not problems:
+            return None
+        table = views.problems_table(problems)
+        digest = hashlib.sha256(table.to_json().encode("utf-8")).hexdigest()[:16]
+        return self.ctx.exports.write(f"medqade-problems-{digest}.csv", scoring.csv_text(table))
 
     def eval_results_file(self, record: dict[str, Any]) -> Any:
         """The record as a Hub ``.eval_results`` file, when the Space shows a Hub dataset."""
@@ -175,15 +187,9 @@ class SubmitHandlers:
             shown = Shown(None)
         st, exports = self.ctx.state, self.ctx.exports
         stored = st.store.get(shown.record_id) if shown.record_id else None
-        table = views.problems_table(shown.problems)
-        digest = hashlib.sha256(table.to_json().encode("utf-8")).hexdigest()[:16]
-        problems_file = (
-            exports.write(f"medqade-problems-{digest}.csv", scoring.csv_text(table))
-            if len(table)
-            else None
-        )
+        problems_file = shown.problems_file
         warnings = "\n".join(shown.warnings)
-        show_problems = gr.update(visible=bool(len(table)))
+        show_problems = gr.update(visible=problems_file is not None)
         if not stored:
             return (
                 gr.update(visible=False),
@@ -393,9 +399,11 @@ def discard_upload(path: str | os.PathLike[str] | None) -> bool:
     return True
 
 
-def _outcome(outcome: Outcome) -> tuple[str, dict[str, Any], Table, Shown]:
+def _outcome(
+    outcome: Outcome, problems_file: str | None = None
+) -> tuple[str, dict[str, Any], Table, Shown]:
     """The status line, result JSON and problems table of one submission's outcome, and what
-    the page shows of it (:class:`Shown`)."""
+    the page shows of it (:class:`Shown`, with the problems CSV written for it)."""
     result = {
         "ok": outcome.ok,
         "message": outcome.message,
@@ -405,7 +413,11 @@ def _outcome(outcome: Outcome) -> tuple[str, dict[str, Any], Table, Shown]:
     }
     prefix = "Accepted" if outcome.ok else "Not accepted"
     record_id = str(outcome.record["id"]) if outcome.ok and outcome.record else None
-    shown = Shown(record_id, tuple(outcome.warnings), tuple(outcome.problems))
+    warnings = tuple(outcome.warnings[:WARNINGS_KEPT])
+    if len(outcome.warnings) > WARNINGS_KEPT:
+        more = len(outcome.warnings) - WARNINGS_KEPT
+        warnings += (f"... and {more} more warnings",)
+    shown = Shown(record_id, warnings, problems_file)
     return (
         f"{prefix}: {outcome.message}",
         result,
