@@ -459,3 +459,26 @@ def test_submit_name_passing_for_another_row_refused(launch, judge_csv: Path, na
     assert status.startswith("Not accepted: ") and "would pass for" in status, status
     assert "meta.name" in json.dumps(problems["data"])
     assert app.state.store.records() == []
+
+
+def test_render_result_shows_the_sessions_own_submission_over_http(launch, judge_csv: Path) -> None:
+    """What the page does, over plain HTTP: /submit, then render_result in the same session,
+    shows that submission's result (the state travels on the server); the same call in
+    another session shows nothing."""
+    app = launch()
+    (path,) = httpx.post(
+        f"{app.url}gradio_api/upload",
+        files={"files": (judge_csv.name, judge_csv.read_bytes())},
+        timeout=60,
+    ).json()
+    file = {"path": path, "orig_name": judge_csv.name, "meta": {"_type": "gradio.FileData"}}
+    form = submit_args(judge_csv)[1:]
+    res = _post(app, "submit", [file, *form], session="mine")
+    assert res.status_code == 200, res.text
+    assert str(res.json()["data"][0]).startswith("Accepted"), res.text
+    (record,) = app.state.store.records()
+    shown = _post(app, "render_result", [None], session="mine").json()["data"]
+    assert shown[0].get("visible") is True  # the result box
+    assert str(record["id"])[:16] in json.dumps(shown)  # its record download
+    other = _post(app, "render_result", [None], session="someone-else").json()["data"]
+    assert other[0].get("visible") is False and str(record["id"])[:16] not in json.dumps(other)
