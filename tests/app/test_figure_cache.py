@@ -231,6 +231,26 @@ def test_a_folder_writer_cannot_forge_the_seal(
     assert again == served and counted["reproduce"] == 1
 
 
+def test_an_oversized_file_is_never_read(
+    sample_release, tmp_path: Path, counted: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start(sample_release, tmp_path)
+    cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed, secret=SECRET)
+    assert cache.load() is not None
+    with (cache.folder / atomic.MARKER).open("ab") as fh:  # a folder-writer grows the marker
+        fh.truncate(figure_cache.MAX_FILE_BYTES + 1)  # sparse: no disk used
+    read: list[str] = []
+    original = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        read.append(self.name)
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    assert cache.load() is None
+    assert atomic.MARKER not in read
+
+
 def test_the_seal_key_is_derived_from_the_account_key(tmp_path: Path) -> None:
     from medqade.app.accounts import AccountHasher
 

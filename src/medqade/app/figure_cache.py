@@ -20,7 +20,8 @@ file and its hash together. The entry is therefore also sealed (:data:`SEAL_FILE
 HMAC-SHA256 of the other files' contents under a key derived from the Space's secret key
 (:meth:`medqade.app.accounts.AccountHasher.derive`, purpose :data:`SEAL_PURPOSE`), which is
 never in the cache folder. The seal is checked against the bytes read, before anything is
-parsed or unpickled; an entry sealed under another key (or none) is ignored and recomputed.
+parsed or unpickled (and no file over :data:`MAX_FILE_BYTES` is read); an entry sealed under
+another key (or none) is ignored and recomputed.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ FILES: Final = (*SEALED, SEAL_FILE)
 SEAL_PURPOSE: Final = "figure-cache-seal"
 """What the seal's key is derived for (a key of its own, not the account hashes')."""
 SEAL_DOMAIN: Final = b"MedQADE figure cache seal v1\0"
+MAX_FILE_BYTES: Final = 256 * 1024 * 1024
+"""The largest file of an entry that is read at all (an entry is a few MB)."""
 
 CODE: Final = (
     "analyses",
@@ -192,25 +195,27 @@ class FigureCache:
     def _read(self, folder: Path) -> Cached:
         if folder.is_symlink():
             raise ValueError("a link")
-        marker = json.loads((folder / atomic.MARKER).read_text(encoding="utf-8"))
-        hashes = marker.get("sha256") if isinstance(marker, dict) else None
-        if marker.get("kind") != KIND or not isinstance(hashes, dict) or set(hashes) != set(FILES):
-            raise ValueError("not a figure cache")
         present = {p.name for p in folder.iterdir()}
         if present != {atomic.MARKER, *FILES}:
             raise ValueError("unexpected files")
         data = {}
-        for name in FILES:
+        for name in (atomic.MARKER, *FILES):
             path = folder / name
-            if path.is_symlink():
-                raise ValueError(f"{name} is a link")
-            content = path.read_bytes()
-            if hashlib.sha256(content).hexdigest() != hashes[name]:
-                raise ValueError(f"{name} changed since it was written")
-            data[name] = content
+            if path.is_symlink() or not path.is_file():
+                raise ValueError(f"{name} is not a plain file")
+            if path.stat().st_size > MAX_FILE_BYTES:  # never read what no save wrote
+                raise ValueError(f"{name} is larger than {MAX_FILE_BYTES:,} bytes")
+            data[name] = path.read_bytes()
         seal = data[SEAL_FILE].decode("ascii", errors="replace").strip()
         if not hmac.compare_digest(seal, self.seal(data)):  # before anything is parsed
             raise ValueError("the seal does not match (edited, or sealed under another key)")
+        marker = json.loads(data[atomic.MARKER])
+        hashes = marker.get("sha256") if isinstance(marker, dict) else None
+        if marker.get("kind") != KIND or not isinstance(hashes, dict) or set(hashes) != set(FILES):
+            raise ValueError("not a figure cache")
+        for name in FILES:
+            if hashlib.sha256(data[name]).hexdigest() != hashes[name]:
+                raise ValueError(f"{name} changed since it was written")
         if json.loads(data[KEY_FILE]) != self.key:
             raise ValueError("another key")
         from medqade.analyses.report import Report
