@@ -482,3 +482,18 @@ def test_render_result_shows_the_sessions_own_submission_over_http(launch, judge
     assert str(record["id"])[:16] in json.dumps(shown)  # its record download
     other = _post(app, "render_result", [None], session="someone-else").json()["data"]
     assert other[0].get("visible") is False and str(record["id"])[:16] not in json.dumps(other)
+
+
+def test_leaderboard_handler_keeps_no_visitor_text_of_any_size(launch) -> None:
+    """What the page shows is remembered per session (Gradio keeps up to 10,000 sessions):
+    a megabyte of search text sent to the private refresh is not kept, and the note says
+    why every row is shown."""
+    app = launch()
+    index = _fn_index(app.demo, "leaderboard_ui")
+    state_block = app.demo.fns[index].inputs[3]  # what the session shows (a gr.State)
+    huge = "x" * 1_000_000
+    res = _post(app, "leaderboard_ui", ["core", huge, ["kappa"], None, "kappa", 0.05, ""], "big")
+    assert res.status_code == 200, res.text
+    assert "more than 200" in json.dumps(res.json()["data"][0])
+    kept = app.demo.state_holder["big"][state_block._id]
+    assert len(repr(kept)) < 5_000

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 METRICS: Final = {"kappa": "kappa", "PA": "pa", "PABAK": "pabak", "pa": "pa", "pabak": "pabak"}
 """The ranking metric as shown (and as the library names it)."""
+SEARCH_MAX: Final = 200
+"""The longest search text the page's refresh takes (longer: every row, and a note): what the
+page shows is remembered per session, so a visitor's text must stay small."""
 SCROLL_TO_PHYSICIANS: Final = """() => {
   const go = (tries) => {
     const el = document.querySelector("#mq-physicians");
@@ -227,11 +230,17 @@ class LeaderboardHandlers:
         view = view if view in ("core", "full") else "core"
         metric = METRICS.get(metric, "kappa")
         margin, problem = self.margin(margin)
+        needle = search if isinstance(search, str) else ""
+        if len(needle) > SEARCH_MAX:
+            problem += (
+                f"The search text has {len(needle):,} characters, more than {SEARCH_MAX}; "
+                "showing every row. "
+            )
+            needle = ""
         boards = st.boards(view, metric, margin)
         note = problem + ("" if st.references_ready else text.REFERENCES_PENDING)
         tag = f"{view}-{metric}-{margin:g}-{st.store.version}-{int(st.references_ready)}"
-        chosen = sorted(set(columns or ()))
-        needle = search or ""
+        chosen = sorted(set(columns or ()) & set(views.COLUMN_GROUPS))
         keys = {
             "note": note,
             "judges": repr((tag, needle, sorted(set(chosen) & set(views.JUDGE_GROUPS)))),
@@ -314,6 +323,7 @@ def _controls(ctx: TabContext) -> dict[str, Any]:
         out["search"] = gr.Textbox(
             label="Search",
             placeholder="name, model id, family, organisation",
+            max_length=SEARCH_MAX,
             scale=3,
             elem_id="mq-search",
         )
