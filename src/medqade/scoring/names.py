@@ -47,6 +47,7 @@ PHYSICIAN_NAMES: Final = (
     "Physician ceiling",
     "Physicians ceiling",
     "Physicians (leave-one-out)",
+    "Physicians (leave-one-out) — ceiling",
     "Physicians (leave-one-out, core)",
     "Physicians (median)",
     "Physician panel",
