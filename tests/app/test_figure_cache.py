@@ -22,6 +22,7 @@ from medqade.app.tab_analysis import Plots, judge_records
 from medqade.files import atomic
 
 RESAMPLES = 20
+SECRET = b"the Space's own key, not in the cache folder"
 
 
 @pytest.fixture
@@ -50,7 +51,7 @@ def start(release: Any, tmp_path: Path) -> tuple[SpaceState, Plots, dict[str, st
     (the risk curves with the first judge), as PNG data URLs."""
     results = tmp_path / "results"
     config = SpaceConfig(results_dir=results, resamples=RESAMPLES)
-    plots = Plots(FigureCache.of(release, config.resamples, config.seed))
+    plots = Plots(FigureCache.of(release, config.resamples, config.seed, secret=SECRET))
     state = SpaceState(
         release,
         results,
@@ -122,14 +123,15 @@ def test_another_release_or_code_misses(
     sample_release, tmp_path: Path, counted: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     start(sample_release, tmp_path)
-    cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed)
+    cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed, secret=SECRET)
     assert cache.load() is not None
     for change in ({"data_hash": "0" * 64}, {"resamples": RESAMPLES + 1}, {"seed": 1}):
         other = replace(cache, key=cache.key | change)
         assert other.folder != cache.folder and other.load() is None
 
     monkeypatch.setattr(figure_cache, "code_fingerprint", lambda: "another code")
-    assert FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed).load() is None
+    moved = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed, secret=SECRET)
+    assert moved.load() is None
     start(sample_release, tmp_path)
     assert counted["reproduce"] == 2  # computed again, and cached under the new key
     assert len(list((tmp_path / "cache" / figure_cache.FOLDER).iterdir())) == 2
@@ -145,7 +147,7 @@ def test_a_corrupted_file_is_recomputed(
     sample_release, tmp_path: Path, counted: dict[str, int], name: str
 ) -> None:
     _, _, served = start(sample_release, tmp_path)
-    cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed)
+    cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed, secret=SECRET)
     path = cache.folder / name
     content = path.read_bytes()
     path.write_bytes(content[: len(content) // 2] + b"x")
@@ -173,7 +175,7 @@ def test_foreign_content_is_never_trusted(
     sample_release, tmp_path: Path, counted: dict[str, int], capsys
 ) -> None:
     start(sample_release, tmp_path)
-    cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed)
+    cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed, secret=SECRET)
     good = {name: (cache.folder / name).read_bytes() for name in figure_cache.FILES}
     assert cache.load() is not None
 
@@ -199,6 +201,69 @@ def test_foreign_content_is_never_trusted(
 
     (cache.folder / "extra.txt").write_text("foreign", encoding="utf-8")
     assert cache.load() is None
+
+
+def test_a_folder_writer_cannot_forge_the_seal(
+    sample_release, tmp_path: Path, counted: dict[str, int]
+) -> None:
+    """Issue 38: figures.json edited with its hash edited in the marker was served (the
+    hashes live beside the files). The seal is keyed by the Space's secret: an edit, a seal
+    recomputed without the key, or an entry sealed under another key is never served."""
+    _, _, served = start(sample_release, tmp_path)
+    cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed, secret=SECRET)
+    good = {name: (cache.folder / name).read_bytes() for name in figure_cache.FILES}
+    figures = json.loads(good[figure_cache.FIGURES_FILE])
+    figures[0]["value"]["plot"] = "data:image/png;base64,Zm9yZ2Vk"  # a valid-looking image
+    forged = json.dumps(figures).encode()
+    rewrite(cache, figure_cache.FIGURES_FILE, forged)
+    assert cache.load() is None
+    # the writer reseals with a key of its own (it cannot read the Space's) and fixes the marker
+    guess = FigureCache(cache.key, cache.root, b"a key the writer made up!")
+    contents = {**good, figure_cache.FIGURES_FILE: forged}
+    rewrite(cache, figure_cache.SEAL_FILE, guess.seal(contents).encode())
+    assert cache.load() is None
+    # the same entry, read by a Space with another key, is not served either
+    for name, content in good.items():
+        rewrite(cache, name, content)
+    assert cache.load() is not None
+    assert replace(cache, secret=b"another Space's secret key").load() is None
+    _, _, again = start(sample_release, tmp_path)  # the good entry is served unchanged
+    assert again == served and counted["reproduce"] == 1
+
+
+def test_an_oversized_file_is_never_read(
+    sample_release, tmp_path: Path, counted: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start(sample_release, tmp_path)
+    cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed, secret=SECRET)
+    assert cache.load() is not None
+    with (cache.folder / atomic.MARKER).open("ab") as fh:  # a folder-writer grows the marker
+        fh.truncate(figure_cache.MAX_FILE_BYTES + 1)  # sparse: no disk used
+    read: list[str] = []
+    original = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        read.append(self.name)
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    assert cache.load() is None
+    assert atomic.MARKER not in read
+
+
+def test_the_seal_key_is_derived_from_the_account_key(tmp_path: Path) -> None:
+    from medqade.app.accounts import AccountHasher
+
+    config = SpaceConfig(results_dir=tmp_path / "results")
+    first, second = AccountHasher(config), AccountHasher(config)
+    seal = first.derive(figure_cache.SEAL_PURPOSE)
+    assert seal == second.derive(figure_cache.SEAL_PURPOSE) and len(seal) == 32
+    assert seal != first.derive("another purpose")
+    assert seal.hex()[:32] != first("figure-cache-seal")  # never an account hash
+    other = AccountHasher(SpaceConfig(results_dir=tmp_path / "other", account_key="k" * 40))
+    assert other.derive(figure_cache.SEAL_PURPOSE) != seal
+    with pytest.raises(ValueError, match="secret"):
+        FigureCache({}, tmp_path, b"short")
 
 
 def test_the_tab_refills_once_the_reference_rows_arrive(
@@ -233,7 +298,7 @@ def test_saving_removes_older_entries_beyond_keep_and_nothing_else(tmp_path: Pat
     keep = figure_cache.KEEP
     made = []
     for k in range(keep + 2):
-        cache = FigureCache({"entry": k}, root)
+        cache = FigureCache({"entry": k}, root, SECRET)
         assert cache.save({"report": k}, {})  # type: ignore[arg-type]
         os.utime(cache.folder, (1_000_000 + k, 1_000_000 + k))
         made.append(cache.folder)
@@ -248,7 +313,7 @@ def test_saving_removes_older_entries_beyond_keep_and_nothing_else(tmp_path: Pat
     link = root / "link-to-entry"
     link.symlink_to(made[-2], target_is_directory=True)
 
-    newest = FigureCache({"entry": "newest"}, root)
+    newest = FigureCache({"entry": "newest"}, root, SECRET)
     assert newest.save({"report": "newest"}, {})  # type: ignore[arg-type]
     left = {p.name for p in root.iterdir()}
     kept = {p.name for p in made[-(keep - 1) :]}

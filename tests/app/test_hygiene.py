@@ -287,3 +287,21 @@ def test_gradio_upload_is_deleted_once_read(
     status, _, _ = client.predict(*submit_args(good), api_name="/submit")
     assert status.startswith("Accepted"), status
     assert uploads(good.name) == []
+
+
+def test_exports_are_capped_in_files_and_bytes(tmp_path: Path) -> None:
+    """Issue 38: the download folder holds at most ``max_files`` files and ``max_bytes``
+    bytes; the oldest go first, the file just written always stays."""
+    now = [1_000_000.0]
+    exports = Exports(tmp_path, max_files=3, max_bytes=250, clock=lambda: now[0])
+    written = []
+    for k in range(6):
+        path = Path(exports.write(f"medqade-problems-{k}.csv", "x" * 60))
+        os.utime(path, (now[0] + k, now[0] + k))
+        written.append(path)
+    left = sorted(p.name for p in exports.root.iterdir() if p.name != MARKER)
+    assert left == [p.name for p in written[-3:]]
+    big = Path(exports.write("medqade-result-big.json", "y" * 200))
+    assert big.exists()  # kept though it alone nearly fills the folder
+    assert sum(p.stat().st_size for p in exports.root.iterdir() if p.name != MARKER) <= 250
+    assert (exports.root / MARKER).exists()

@@ -393,3 +393,113 @@ def test_every_public_endpoint_answers_hostile_text_without_leaks(
         assert "Traceback" not in text and SECRET not in text, where
         assert str(app.results) not in text and str(judge_csv.parent) not in text, where
         assert "root:" not in text and "HOME=" not in text and "PATH=" not in text, where
+
+
+def _fn_index(demo: Any, name: str) -> int:
+    """The fn_index of the (private) event handler ``name``, as a client would find it."""
+    return next(i for i, f in demo.fns.items() if f.name == name)
+
+
+def _post(app: Running, name: str, data: list[Any], session: str = "attacker") -> Any:
+    """Drive the handler ``name`` over plain HTTP, as an attacker would: by fn_index."""
+    body = {"fn_index": _fn_index(app.demo, name), "data": data, "session_hash": session}
+    return httpx.post(f"{app.url}gradio_api/run/predict", json=body, timeout=120)
+
+
+def test_private_leaderboard_handler_over_http_stays_bounded(launch) -> None:
+    """Issue 38: the page's leaderboard handler driven with many distinct margins kept one
+    board (and downloads) per margin. Off the page's grid a margin is refused (the default is
+    used, and the note says why); on it, the boards kept and the download folder stay bounded."""
+    from medqade.app.state import BOARDS_KEPT
+
+    app = launch()
+    root = app.demo.medqade_exports.root
+    odd = [round(0.05 + k * 0.000_37, 6) for k in range(1, 25)]
+    notes = []
+    for k, margin in enumerate(odd):  # a new session each time: nothing is skipped as shown
+        data = ["core", "", ["kappa"], None, "kappa", margin, ""]
+        res = _post(app, "leaderboard_ui", data, session=f"odd-{k}")
+        assert res.status_code == 200, res.text
+        notes.append(json.dumps(res.json()["data"][0]))
+    assert all("steps of 0.01" in n for n in notes), notes[:2]
+    assert len(app.state._boards) <= 1 + 1  # the default board only (both views at most)
+    for k in range(BOARDS_KEPT + 6):
+        data = ["full", "", ["kappa"], None, "PA", k / 100, ""]
+        res = _post(app, "leaderboard_ui", data, session=f"grid-{k}")
+        assert res.status_code == 200, res.text
+    assert len(app.state._boards) <= BOARDS_KEPT
+    assert len([p for p in root.iterdir() if p.name.startswith("medqade-")]) <= 3 * 2 + 2
+
+
+def test_render_result_cannot_be_driven_with_a_forged_table(launch) -> None:
+    """Issue 38: the private render_result, called directly with a large table, wrote it to
+    disk (the export folder and Gradio's cache) without any submission. It now reads only the
+    session's result held on the server: a forged payload writes nothing."""
+    app = launch()
+    root = app.demo.medqade_exports.root
+
+    def export_bytes() -> int:
+        return sum(f.stat().st_size for f in root.iterdir())
+
+    before = export_bytes()
+    rows = [[f"row {i}", "label", "x" * 200, "forged", "fix"] for i in range(5_000)]
+    table = {"headers": ["line", "column", "value", "problem", "fix"], "data": rows}
+    forged = {"ok": True, "record": {"id": "0" * 64}, "warnings": ["w" * 10_000]}
+    for data in ([forged, table], [table], [None]):
+        res = _post(app, "render_result", data)
+        assert "forged" not in res.text and "w" * 10_000 not in res.text
+    assert export_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "name", ["Gemini 3 Flash", "Physicians", "Physician ceiling", "Ｐｈｙｓｉｃｉａｎｓ"]
+)
+def test_submit_name_passing_for_another_row_refused(launch, judge_csv: Path, name: str) -> None:
+    """Issue 38: a submission named as a reference or physicians' row stood on the board
+    beside the real rows. The Space refuses it (the same rule as ``medqade score``) with a
+    status line that says why and what to do, and stores nothing."""
+    app = launch()
+    status, _, problems = app.client().predict(
+        *submit_args(judge_csv, name=name), api_name="/submit"
+    )
+    assert status.startswith("Not accepted: ") and "would pass for" in status, status
+    assert "meta.name" in json.dumps(problems["data"])
+    assert app.state.store.records() == []
+
+
+def test_render_result_shows_the_sessions_own_submission_over_http(launch, judge_csv: Path) -> None:
+    """What the page does, over plain HTTP: /submit, then render_result in the same session,
+    shows that submission's result (the state travels on the server); the same call in
+    another session shows nothing."""
+    app = launch()
+    (path,) = httpx.post(
+        f"{app.url}gradio_api/upload",
+        files={"files": (judge_csv.name, judge_csv.read_bytes())},
+        timeout=60,
+    ).json()
+    file = {"path": path, "orig_name": judge_csv.name, "meta": {"_type": "gradio.FileData"}}
+    form = submit_args(judge_csv)[1:]
+    res = _post(app, "submit", [file, *form], session="mine")
+    assert res.status_code == 200, res.text
+    assert str(res.json()["data"][0]).startswith("Accepted"), res.text
+    (record,) = app.state.store.records()
+    shown = _post(app, "render_result", [None], session="mine").json()["data"]
+    assert shown[0].get("visible") is True  # the result box
+    assert str(record["id"])[:16] in json.dumps(shown)  # its record download
+    other = _post(app, "render_result", [None], session="someone-else").json()["data"]
+    assert other[0].get("visible") is False and str(record["id"])[:16] not in json.dumps(other)
+
+
+def test_leaderboard_handler_keeps_no_visitor_text_of_any_size(launch) -> None:
+    """What the page shows is remembered per session (Gradio keeps up to 10,000 sessions):
+    a megabyte of search text sent to the private refresh is not kept, and the note says
+    why every row is shown."""
+    app = launch()
+    index = _fn_index(app.demo, "leaderboard_ui")
+    state_block = app.demo.fns[index].inputs[3]  # what the session shows (a gr.State)
+    huge = "x" * 1_000_000
+    res = _post(app, "leaderboard_ui", ["core", huge, ["kappa"], None, "kappa", 0.05, ""], "big")
+    assert res.status_code == 200, res.text
+    assert "more than 200" in json.dumps(res.json()["data"][0])
+    kept = app.demo.state_holder["big"][state_block._id]
+    assert len(repr(kept)) < 5_000

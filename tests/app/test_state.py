@@ -32,3 +32,19 @@ def test_compare_is_kept_until_the_board_changes(sample_release, tmp_path: Path)
     state.store.version += 1  # what a stored submission does
     again = state.compare(a, compare_mod.PHYSICIANS, "core")
     assert again is not other and same(again, other)
+
+
+def test_boards_kept_are_bounded_and_least_recent_dropped(sample_release, tmp_path: Path) -> None:
+    """A visitor asking for many margins keeps at most BOARDS_KEPT boards in memory (issue 38:
+    400 margins grew the Space by 180 MB); a board asked for again is kept longest."""
+    from medqade.app.state import BOARDS_KEPT
+
+    config = SpaceConfig(results_dir=tmp_path, resamples=30)
+    state = SpaceState(sample_release, tmp_path, config, background=False, analyses=False)
+    default = state.boards("core")
+    for k in range(BOARDS_KEPT + 10):
+        state.boards("core", "kappa", k / 100)
+        assert state.boards("core") is default  # asked for on every visit: stays
+    assert len(state._boards) == BOARDS_KEPT
+    assert state.boards("core", "kappa", 0.01) is not None
+    assert len(state._boards) == BOARDS_KEPT

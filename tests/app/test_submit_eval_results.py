@@ -30,10 +30,10 @@ def _submit_and_render(
     demo = build_app(sample_release, results, cfg, background=False, analyses=False)
     fns = _handlers(demo)
     args = [str(judge_csv), "judge", "My judge", "my-judge-1", "", "GPT", "", "", "", "", "", ""]
-    status, result, problems = fns["submit"].fn(*args, False, None, None)
+    status, result, _, shown = fns["submit"].fn(*args, False, None, None)
     assert status.startswith("Accepted"), status
     render = fns["render_result"]
-    out = render.fn(result, problems)
+    out = render.fn(shown)
     assert len(out) == len(render.outputs)  # one value per output component
     labels = [getattr(c, "label", None) or getattr(c, "value", None) for c in render.outputs]
     return out, labels, result["record"]

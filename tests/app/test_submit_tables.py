@@ -22,10 +22,10 @@ BOTH = ("Summary", "By difficulty tier and lexical stratum")
 def _render(demo: Any, path: Path, kind: str, name: str) -> dict[str, Any]:
     fns = {getattr(f.fn, "__name__", ""): f for f in demo.fns.values()}
     args = [str(path), kind, name, f"{name}-1", "", "GPT", "", "", "", "", "", ""]
-    status, result, problems = fns["submit"].fn(*args, False, None, None)
+    status, _, _, shown = fns["submit"].fn(*args, False, None, None)
     assert status.startswith("Accepted"), status
     render = fns["render_result"]
-    out = render.fn(result, problems)
+    out = render.fn(shown)
     labels = [getattr(c, "label", None) for c in render.outputs]
     return {label: value for label, value in zip(labels, out, strict=True) if label}
 
@@ -49,3 +49,30 @@ def test_submit_tables_hidden_for_model_answers(
     judge = _render(demo, judge_csv, "judge", "My judge")
     for label in (*JUDGE_ONLY, *BOTH):
         assert judge[label].get("visible", True) is True, label
+
+
+def test_problems_csv_comes_from_the_sessions_own_submission(
+    sample_release: Release, bad_judge_csv: Path, tmp_path: Path
+) -> None:
+    """The problems CSV is written by the submission itself and shown from the session's
+    server-side result (a small value: the file's path, never the table), so the page still
+    offers it while nothing a client sends can make the Space write one."""
+    import pandas as pd
+
+    from medqade.app.tab_submit import Shown
+    from medqade.app.ui import build_app
+
+    results = tmp_path / "results"
+    cfg = SpaceConfig(results_dir=results, rate_limit=0, resamples=20)
+    demo = build_app(sample_release, results, cfg, background=False, analyses=False)
+    fns = {getattr(f.fn, "__name__", ""): f for f in demo.fns.values()}
+    args = [str(bad_judge_csv), "judge", "Mine", "", "", "", "", "", "", "", "", ""]
+    status, _, problems, shown = fns["submit"].fn(*args, False, None, None)
+    assert status.startswith("Not accepted") and len(problems) == 2
+    assert isinstance(shown, Shown) and shown.record_id is None and shown.problems_file
+    render = fns["render_result"]
+    at = [getattr(c, "label", None) for c in render.outputs].index("Problems CSV")
+    update = render.fn(shown)[at]
+    assert update["visible"] is True and update["value"] == shown.problems_file
+    assert len(pd.read_csv(update["value"])) == 2
+    assert render.fn(None)[at]["visible"] is False  # a session without a submission

@@ -113,3 +113,23 @@ def test_score_judge_summary(
     code, out, _ = run(capsys, "score", str(path), "--data", str(sample_dir), "--resamples", "20")
     assert code == 0
     assert "core: kappa" in out and "physicians (leave-one-out)" in out and "verdict" in out
+
+
+def test_score_refuses_a_name_passing_for_another_row(
+    sample_dir: Path, tmp_path: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38: ``--validate-only`` and ``--results`` refuse a display name or model id that
+    reads as a reference or physicians' row (the Space's rule, one function), saying which."""
+    path = write("a.csv", ANSWERS)
+    base = ["score", str(path), "--data", str(sample_dir)]
+    code, _, err = run(capsys, *base, "--validate-only", "--name", "Physician  ceiling")
+    assert code == 2 and "would pass for the physicians' row" in err and "a.csv" in err
+    code, _, err = run(capsys, *base, "--validate-only", "--model-id", "Ｇｅｍｉｎｉ 3 Flash")
+    assert code == 2 and "the paper evaluator Gemini 3 Flash" in err
+    code, out, _ = run(capsys, *base, "--validate-only", "--name", "Mein Modell")
+    assert code == 0 and "OK, answers" in out
+    results = tmp_path / "results"
+    stored = [*base, "--resamples", "0", "--results", str(results)]
+    code, _, err = run(capsys, *stored, "--name", "G\u0435mini 3 Fl\u200dash")
+    assert code == 2 and "would pass for the paper evaluator Gemini 3 Flash" in err
+    assert list(results.glob("records/*.json")) == []

@@ -361,3 +361,67 @@ def test_rescore_reads_no_more_of_a_stored_upload_than_an_upload_may_have(
     assert f"uploads/{_upload_name(other)}: the stored upload has more than 100 bytes" in (
         outcome.message
     )
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"name": "Gemini 3 Flash"},
+        {"name": "Physicians"},
+        {"name": "Physician ceiling"},
+        {"name": "G\u0435mini  3 Flash"},  # Cyrillic e, double space
+        {"name": "Mine", "model_id": "gemini-3-flash-preview"},
+    ],
+)
+def test_a_name_passing_for_another_row_is_refused(
+    sample: Release, tmp_path: Path, meta: dict[str, str]
+) -> None:
+    """Issue 38: such names were stored as given and stood on the board beside the real
+    rows. Refused with a store and in a dry run (with one line saying why); scored with a
+    warning without a results folder."""
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    own = [_upload(_csv(sample, 0))]
+    for dry in (True, False):
+        out = policy.submit(
+            sample, own, "judge", meta, SETTINGS, store=store, submitter=ME, validate_only=dry
+        )
+        assert not out.ok and out.record is None
+        assert out.message.startswith("mine.csv: the ") and "would pass for" in out.message
+        assert out.problems and out.problems[0].column in ("meta.name", "meta.model_id")
+    assert store.records() == []
+    local = policy.submit(sample, own, "judge", meta, SETTINGS)
+    assert local.ok and any("would pass for" in w for w in local.warnings)
+
+
+def test_a_name_in_the_files_header_is_checked_too(sample: Release, tmp_path: Path) -> None:
+    header = json.dumps({"meta": {"name": "Physician ceiling"}})
+    rows = judge_rows(sample, EVALUATOR).iloc[1:]
+    body = "\n".join(json.dumps(r) for r in rows.to_dict(orient="records"))
+    upload = policy.Upload(f"{header}\n{body}\n".encode(), "mine.jsonl", ".jsonl")
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    out = policy.submit(sample, [upload], "judge", {}, SETTINGS, store=store, submitter=ME)
+    assert not out.ok and "the physicians' row" in out.message
+    renamed = policy.submit(
+        sample, [upload], "judge", {"name": "Own"}, SETTINGS, store=store, submitter=ME
+    )
+    assert renamed.ok, renamed.message  # the form's name overrides the header's
+
+
+def test_another_accounts_verified_name_is_taken(sample: Release, tmp_path: Path) -> None:
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    alice = policy.Submitter("alice")
+    meta = {"name": "Alice's Judge", "model_id": "alice-judge-1", "verified": True}
+    first = policy.submit(
+        sample, [_upload(_csv(sample, 0))], "judge", meta, SETTINGS, store=store, submitter=alice
+    )
+    assert first.ok, first.message
+    for copy in ({"name": "ALICES JUDGE"}, {"name": "Mine", "model_id": "Alice Judge 1"}):
+        out = policy.submit(
+            sample, [_upload(_csv(sample, 1))], "judge", copy, SETTINGS, store=store, submitter=ME
+        )
+        assert not out.ok and "another account's verified row" in out.message
+    own = policy.submit(
+        sample, [_upload(_csv(sample, 2))], "judge", {"name": "Alice's judge"}, SETTINGS,
+        store=store, submitter=alice,
+    )  # fmt: skip
+    assert own.ok, own.message  # one's own verified row's name may be used again

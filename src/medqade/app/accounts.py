@@ -122,6 +122,13 @@ class AccountHasher:
     def __call__(self, username: str) -> str:
         return account_key(username, self._secret)
 
+    def derive(self, purpose: str) -> bytes:
+        """A key of its own for ``purpose`` (e.g. sealing the figure cache), derived from the
+        deployment's secret: ``HMAC-SHA256(secret, "medqade-derived-key:" + purpose)``. It is
+        never an account hash, and the secret cannot be recovered from it."""
+        label = f"medqade-derived-key:{purpose}".encode()
+        return hmac.new(self._secret, label, hashlib.sha256).digest()
+
     def aliases(self, username: str) -> tuple[str, ...]:
         """Earlier stored forms of ``username`` that count against the same rate limit."""
         return (legacy_account_key(username),)

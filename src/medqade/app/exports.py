@@ -3,7 +3,9 @@
 Gradio copies every file a handler returns (and every initial value) into its own cache, so
 a file here is needed only until the handler has returned. The folder is therefore bounded:
 :meth:`Exports.write` removes its files older than ``max_age_s`` (at most every
-``prune_every_s``), and a new :class:`Exports` removes the ``medqade-space-*`` folders that
+``prune_every_s``) and, on every write, the oldest files beyond ``max_files`` files or
+``max_bytes`` bytes (:data:`MAX_FILES`, :data:`MAX_BYTES`; the file just written is kept),
+and a new :class:`Exports` removes the ``medqade-space-*`` folders that
 earlier, finished processes left behind. A folder is removed only when it proves to be ours:
 it holds the marker file :data:`MARKER` naming a process that no longer runs (a folder of an
 older version, without the marker, only when it holds nothing but ``medqade-*`` exports and
@@ -34,6 +36,10 @@ MARKER: Final = ".medqade-exports.json"
 MAX_AGE_S: Final = 3600.0
 PRUNE_EVERY_S: Final = 300.0
 LEGACY_AGE_S: Final = 86_400.0
+MAX_FILES: Final = 200
+"""Files the download folder holds at most (the oldest beyond are removed on a write)."""
+MAX_BYTES: Final = 64 * 1024 * 1024
+"""Bytes the download folder holds at most (the oldest files beyond are removed on a write)."""
 _OURS: Final = re.compile(r"^\.?medqade-[A-Za-z0-9._-]*$")
 
 
@@ -97,6 +103,8 @@ class Exports:
         *,
         max_age_s: float = MAX_AGE_S,
         prune_every_s: float = PRUNE_EVERY_S,
+        max_files: int = MAX_FILES,
+        max_bytes: int = MAX_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.parent = Path(parent) if parent is not None else Path(tempfile.gettempdir())
@@ -107,6 +115,8 @@ class Exports:
         )
         self.max_age_s = max_age_s
         self.prune_every_s = prune_every_s
+        self.max_files = max_files
+        self.max_bytes = max_bytes
         self.clock = clock
         self._lock = threading.Lock()
         self._pruned = clock()
@@ -127,7 +137,29 @@ class Exports:
                 for old in self.root.glob(f"{replaces}*"):
                     if old != path:
                         old.unlink(missing_ok=True)
+            self._cap(keep=path)
         return str(path)
+
+    def _cap(self, keep: Path) -> None:
+        """Remove the oldest files until at most ``max_files`` files of at most ``max_bytes``
+        bytes in all are left (``keep``, the file just written, stays)."""
+        files = []
+        for path in self.root.iterdir():
+            if path.name == MARKER or path == keep:
+                continue
+            with contextlib.suppress(OSError):
+                st = path.lstat()
+                if path.is_file() or path.is_symlink():
+                    files.append((st.st_mtime, path.name, st.st_size, path))
+        with contextlib.suppress(OSError):
+            total = keep.stat().st_size + sum(size for _, _, size, _ in files)
+            count = 1 + len(files)
+            for _, _, size, path in sorted(files):
+                if count <= self.max_files and total <= self.max_bytes:
+                    break
+                path.unlink(missing_ok=True)
+                count -= 1
+                total -= size
 
     def _prune(self, keep: Path) -> None:
         """Remove files older than ``max_age_s`` (Gradio has its own copies of them)."""

@@ -14,19 +14,28 @@ earlier output, each file's sha256 in the marker). Nothing read back is trusted:
 whose marker, key or hashes do not match, or that holds anything else, is ignored (the
 analyses are computed and the cache written again); the report is unpickled with an
 allowlist (MedQADE's result dataclasses and plain numpy arrays, nothing that runs code).
+
+The hashes in the marker lie beside the files, so whoever can write the folder could edit a
+file and its hash together. The entry is therefore also sealed (:data:`SEAL_FILE`): an
+HMAC-SHA256 of the other files' contents under a key derived from the Space's secret key
+(:meth:`medqade.app.accounts.AccountHasher.derive`, purpose :data:`SEAL_PURPOSE`), which is
+never in the cache folder. The seal is checked against the bytes read, before anything is
+parsed or unpickled (and no file over :data:`MAX_FILE_BYTES` is read); an entry sealed under
+another key (or none) is ignored and recomputed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import importlib.metadata
 import io
 import json
 import logging
 import pickle
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -45,7 +54,15 @@ FOLDER: Final = "space-figures"
 KEY_FILE: Final = "key.json"
 REPORT_FILE: Final = "report.pickle"
 FIGURES_FILE: Final = "figures.json"
-FILES: Final = (KEY_FILE, REPORT_FILE, FIGURES_FILE)
+SEAL_FILE: Final = "seal.hmac"
+SEALED: Final = (KEY_FILE, REPORT_FILE, FIGURES_FILE)
+"""The files the seal covers (every file of an entry but the seal)."""
+FILES: Final = (*SEALED, SEAL_FILE)
+SEAL_PURPOSE: Final = "figure-cache-seal"
+"""What the seal's key is derived for (a key of its own, not the account hashes')."""
+SEAL_DOMAIN: Final = b"MedQADE figure cache seal v1\0"
+MAX_FILE_BYTES: Final = 256 * 1024 * 1024
+"""The largest file of an entry that is read at all (an entry is a few MB)."""
 
 CODE: Final = (
     "analyses",
@@ -116,14 +133,34 @@ class Cached:
 
 @dataclass(frozen=True)
 class FigureCache:
-    """The cache entry of one release, resamples and seed (see the module docstring)."""
+    """The cache entry of one release, resamples and seed (see the module docstring), sealed
+    with ``secret`` (a key kept outside the cache folder)."""
 
     key: dict[str, Any]
     root: Path
+    secret: bytes = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.secret) < 16:
+            raise ValueError("the figure cache needs a secret of 16 or more bytes")
+
+    def seal(self, contents: Mapping[str, bytes]) -> str:
+        """The HMAC-SHA256 (hex) of the :data:`SEALED` files' ``contents`` under ``secret``."""
+        mac = hmac.new(self.secret, SEAL_DOMAIN, hashlib.sha256)
+        for name in SEALED:
+            digest = hashlib.sha256(contents[name]).hexdigest()
+            mac.update(f"{name}\0{digest}\0".encode())
+        return mac.hexdigest()
 
     @classmethod
     def of(
-        cls, release: Release, resamples: int, seed: int, root: Path | None = None
+        cls,
+        release: Release,
+        resamples: int,
+        seed: int,
+        *,
+        secret: bytes,
+        root: Path | None = None,
     ) -> FigureCache:
         if root is None:
             from medqade.dataset.sources import cache_dir
@@ -136,7 +173,7 @@ class FigureCache:
             "resamples": int(resamples),
             "seed": int(seed),
         }
-        return cls(key, Path(root))
+        return cls(key, Path(root), secret)
 
     @property
     def folder(self) -> Path:
@@ -158,22 +195,27 @@ class FigureCache:
     def _read(self, folder: Path) -> Cached:
         if folder.is_symlink():
             raise ValueError("a link")
-        marker = json.loads((folder / atomic.MARKER).read_text(encoding="utf-8"))
-        hashes = marker.get("sha256") if isinstance(marker, dict) else None
-        if marker.get("kind") != KIND or not isinstance(hashes, dict) or set(hashes) != set(FILES):
-            raise ValueError("not a figure cache")
         present = {p.name for p in folder.iterdir()}
         if present != {atomic.MARKER, *FILES}:
             raise ValueError("unexpected files")
         data = {}
-        for name in FILES:
+        for name in (atomic.MARKER, *FILES):
             path = folder / name
-            if path.is_symlink():
-                raise ValueError(f"{name} is a link")
-            content = path.read_bytes()
-            if hashlib.sha256(content).hexdigest() != hashes[name]:
+            if path.is_symlink() or not path.is_file():
+                raise ValueError(f"{name} is not a plain file")
+            if path.stat().st_size > MAX_FILE_BYTES:  # never read what no save wrote
+                raise ValueError(f"{name} is larger than {MAX_FILE_BYTES:,} bytes")
+            data[name] = path.read_bytes()
+        seal = data[SEAL_FILE].decode("ascii", errors="replace").strip()
+        if not hmac.compare_digest(seal, self.seal(data)):  # before anything is parsed
+            raise ValueError("the seal does not match (edited, or sealed under another key)")
+        marker = json.loads(data[atomic.MARKER])
+        hashes = marker.get("sha256") if isinstance(marker, dict) else None
+        if marker.get("kind") != KIND or not isinstance(hashes, dict) or set(hashes) != set(FILES):
+            raise ValueError("not a figure cache")
+        for name in FILES:
+            if hashlib.sha256(data[name]).hexdigest() != hashes[name]:
                 raise ValueError(f"{name} changed since it was written")
-            data[name] = content
         if json.loads(data[KEY_FILE]) != self.key:
             raise ValueError("another key")
         from medqade.analyses.report import Report
@@ -197,11 +239,16 @@ class FigureCache:
             {"name": name, "highlight": highlight, "value": _as_dict(value)}
             for (name, highlight), value in figures.items()
         ]
+        contents = {
+            KEY_FILE: (json.dumps(self.key, sort_keys=True) + "\n").encode(),
+            REPORT_FILE: pickle.dumps(report, protocol=5),
+            FIGURES_FILE: (json.dumps(entries) + "\n").encode(),
+        }
+        contents[SEAL_FILE] = (self.seal(contents) + "\n").encode()
         try:
             with atomic.directory(self.folder, atomic.Output(KIND, "MEDQADE_CACHE")) as tmp:
-                atomic.write_text(tmp / KEY_FILE, json.dumps(self.key, sort_keys=True) + "\n")
-                atomic.write_bytes(tmp / REPORT_FILE, pickle.dumps(report, protocol=5))
-                atomic.write_text(tmp / FIGURES_FILE, json.dumps(entries) + "\n")
+                for name in FILES:
+                    atomic.write_bytes(tmp / name, contents[name])
         except (OSError, atomic.OutputRefused) as exc:
             log.warning("figures not cached (%s); they are computed again next start", exc)
             return False

@@ -57,6 +57,9 @@ SHOWN_NAME: Final = re.compile(r"[^\w .,()+=@-]+")
 REMEMBERED: Final = 1024
 COMPARISONS_KEPT: Final = 64
 """How many comparisons the Space keeps (each a few kB; a repeat answers at once)."""
+BOARDS_KEPT: Final = 12
+"""How many leaderboards (view, metric, margin) the Space keeps, the least recently asked for
+dropped first (each about 0.5 MB; the page's default ones are asked for on every visit)."""
 
 
 def display_name(path: str | os.PathLike[str], role: str = "submission") -> str:
@@ -106,12 +109,13 @@ class SpaceState:
         on_report: Callable[[Report], None] | None = None,
         cached_report: Callable[[], Report | None] | None = None,
         clock: Callable[[], float] = time.time,
+        account: AccountHasher | None = None,
     ) -> None:
         self.release = release
         self.config = config or SpaceConfig(results_dir=Path(results_dir))
         self.results_dir = Path(results_dir)
         self.clock = clock
-        self.account = AccountHasher(self.config)
+        self.account = account if account is not None else AccountHasher(self.config)
         """The stored form of a user name (a keyed hash; :mod:`medqade.app.accounts`)."""
         self.store = ResultsStore(
             self.results_dir,
@@ -127,7 +131,7 @@ class SpaceState:
         )
         self.browse = BrowseIndex(release)
         self._lock = threading.Lock()
-        self._boards: dict[tuple[str, str, float, int, bool], Boards] = {}
+        self._boards: OrderedDict[tuple[str, str, float, int, bool], Boards] = OrderedDict()
         self._comparisons: OrderedDict[tuple[str, str, str, int, bool], compare_mod.Comparison] = (
             OrderedDict()
         )
@@ -279,13 +283,15 @@ class SpaceState:
     def boards(self, view: str, metric: str = "kappa", margin: float | None = None) -> Boards:
         """The leaderboard tables of ``view`` ranked on ``metric``, verdicts with ``margin``
         (default: the Space's); rebuilt only when the records changed (one
-        :class:`~medqade.measures.Ranker` kept)."""
-        margin = self.config.margin if margin is None else margin
+        :class:`~medqade.measures.Ranker` kept). The last :data:`BOARDS_KEPT` are kept, so a
+        visitor asking for many margins cannot grow the Space."""
+        margin = self.config.margin if margin is None else float(margin)
         self.store.refresh()  # records another writer of the folder stored (a Space, rescore)
         with self._lock:
             key = (view, metric, margin, self.store.version, self._references is not None)
             cached = self._boards.get(key)
             if cached is not None:
+                self._boards.move_to_end(key)
                 return cached
             if self.ready.is_set():  # judges another writer stored: their labels in Browse
                 self._load_submitted_judges()  # (at start-up, the warm-up's own step)
@@ -300,8 +306,11 @@ class SpaceState:
                 views.judges_table(judges, by_id, view),
                 views.models_table(models, by_id, view),
             )
-            self._boards = {k: v for k, v in self._boards.items() if k[3:] == key[3:]}
+            for old in [k for k in self._boards if k[3:] != key[3:]]:
+                del self._boards[old]  # the records changed since: never asked for again
             self._boards[key] = boards
+            while len(self._boards) > BOARDS_KEPT:
+                self._boards.popitem(last=False)
             return boards
 
     def compare_choices(self) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 import gradio as gr
 
-from medqade import measures, scoring
+from medqade import scoring
 from medqade.app import text, views
 from medqade.app.board_table import BOARD_JS, board_html, event_text
 from medqade.app.context import HIDDEN, READS, TabContext, Table
@@ -26,12 +26,15 @@ from medqade.app.leaderboard_page import (
 from medqade.app.panel_view import PhysicianPanel
 from medqade.app.pool_view import add_pool_panel, pool_view
 from medqade.app.tab_compare import CompareTab
-from medqade.scoring.leaderboard import rows
+from medqade.scoring.leaderboard import MARGIN_STEP, board_margin, rows
 
 log = logging.getLogger(__name__)
 
 METRICS: Final = {"kappa": "kappa", "PA": "pa", "PABAK": "pabak", "pa": "pa", "pabak": "pabak"}
 """The ranking metric as shown (and as the library names it)."""
+SEARCH_MAX: Final = 200
+"""The longest search text the page's refresh takes (longer: every row, and a note): what the
+page shows is remembered per session, so a visitor's text must stay small."""
 SCROLL_TO_PHYSICIANS: Final = """() => {
   const go = (tries) => {
     const el = document.querySelector("#mq-physicians");
@@ -194,14 +197,20 @@ class LeaderboardHandlers:
             views.select(boards.models_display, views.MODEL_GROUPS, groups, search or ""),
         )
 
-    def margin(self, margin: float | None) -> tuple[float, str]:
+    def margin(self, margin: Any) -> tuple[float, str]:
         """The verdict's margin as given (the Space's default when empty), or the default with
-        a line saying why when it is out of range."""
+        a line saying why when it is not one the board offers
+        (:func:`medqade.scoring.leaderboard.board_margin`: 0 to 1 in steps of 0.01)."""
         default = self.ctx.state.config.margin
+        if margin is None or margin == default:
+            return default, ""
         try:
-            return measures.paired.check_margin(default if margin is None else float(margin)), ""
+            return board_margin(margin), ""
         except (TypeError, ValueError):
-            return default, f"The margin must lie between 0 and 1; using {default:g}. "
+            return default, (
+                f"The margin must be a number from 0 to 1 in steps of {MARGIN_STEP:g}; "
+                f"using {default:g}. "
+            )
 
     def leaderboard_ui(
         self,
@@ -221,11 +230,17 @@ class LeaderboardHandlers:
         view = view if view in ("core", "full") else "core"
         metric = METRICS.get(metric, "kappa")
         margin, problem = self.margin(margin)
+        needle = search if isinstance(search, str) else ""
+        if len(needle) > SEARCH_MAX:
+            problem += (
+                f"The search text has {len(needle):,} characters, more than {SEARCH_MAX}; "
+                "showing every row. "
+            )
+            needle = ""
         boards = st.boards(view, metric, margin)
         note = problem + ("" if st.references_ready else text.REFERENCES_PENDING)
         tag = f"{view}-{metric}-{margin:g}-{st.store.version}-{int(st.references_ready)}"
-        chosen = sorted(set(columns or ()))
-        needle = search or ""
+        chosen = sorted(set(columns or ()) & set(views.COLUMN_GROUPS))
         keys = {
             "note": note,
             "judges": repr((tag, needle, sorted(set(chosen) & set(views.JUDGE_GROUPS)))),
@@ -308,6 +323,7 @@ def _controls(ctx: TabContext) -> dict[str, Any]:
         out["search"] = gr.Textbox(
             label="Search",
             placeholder="name, model id, family, organisation",
+            max_length=SEARCH_MAX,
             scale=3,
             elem_id="mq-search",
         )
@@ -330,7 +346,7 @@ def _controls(ctx: TabContext) -> dict[str, Any]:
                 label="Non-inferiority margin (verdict)",
                 minimum=0,
                 maximum=1,
-                step=0.01,
+                step=MARGIN_STEP,
                 elem_id="mq-margin",
             )
     return out

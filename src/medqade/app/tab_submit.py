@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import gradio as gr
-import pandas as pd
 from gradio import utils as gradio_utils
 
 from medqade import scoring
@@ -23,6 +22,7 @@ from medqade.app import result_views, text, views
 from medqade.app.context import TabContext, Table, empty, frame
 from medqade.app.state import FAMILY_OTHER, Outcome
 from medqade.dataset import hub_eval
+from medqade.files.problems import Problem
 from medqade.scoring.meta import FORM_KEYS
 from medqade.scoring.record import ScoreRecord, read_record
 
@@ -34,6 +34,22 @@ UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet", ".eval"]
 KIND_CHOICES: Final = [("judge labels", "judge"), ("model answers", "answers")]
 PROMPT_CHOICES: Final = [("not stated", ""), ("the official prompt", "official"), ("own", "own")]
 SUBMIT_CONCURRENCY: Final = 4
+RESULT_KEPT_S: Final = 3600
+"""How long a session's last result stays on the server for the page to show it."""
+WARNINGS_KEPT: Final = 50
+"""The warnings a session's last result keeps on the server (then a line counting the rest)."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the page shows of a session's last submission, held on the server (a ``gr.State``:
+    a client cannot send one), small whatever the upload: the stored record's id (``None``:
+    nothing stored), the warnings (the first :data:`WARNINGS_KEPT`) and the problems CSV the
+    submission wrote (``None``: no problems)."""
+
+    record_id: str | None
+    warnings: tuple[str, ...] = ()
+    problems_file: str | None = None
 
 
 @dataclass(frozen=True)
@@ -46,18 +62,24 @@ class SubmitTab:
     status: gr.Textbox
     result_json: gr.JSON
     problems: gr.Dataframe
+    shown: gr.State
+    """The session's last result (:class:`Shown`), kept on the server for :attr:`render_result`."""
     result_outputs: list[Any]
     """What :attr:`render_result` fills: the result box, its tables, downloads and warnings."""
     disagreements: gr.Dataframe
-    submit: Callable[..., tuple[str, dict[str, Any], Table]]
-    render_result: Callable[[dict[str, Any] | None, Any], tuple[Any, ...]]
+    submit: Callable[..., tuple[str, dict[str, Any], Table, Shown]]
+    render_result: Callable[[Shown | None], tuple[Any, ...]]
 
     def wire(self, leaderboard: LeaderboardTab, browse: BrowseTab) -> None:
-        """The public ``/submit``, then the result shown, the leaderboard and judge list renewed."""
+        """The public ``/submit``, then the result shown, the leaderboard and judge list renewed.
+
+        The result is shown from the session's :class:`Shown` (server-side state), never from
+        what a client sends: called on its own, :attr:`render_result` shows nothing and
+        writes nothing."""
         self.button.click(
             self.submit,
             self.form,
-            [self.status, self.result_json, self.problems],
+            [self.status, self.result_json, self.problems, self.shown],
             api_name="submit",
             api_description=self.submit.__doc__,
             api_visibility="public",
@@ -65,7 +87,7 @@ class SubmitTab:
             concurrency_id="submit",
         ).then(
             self.render_result,
-            [self.result_json, self.problems],
+            [self.shown],
             self.result_outputs,
             api_visibility="private",
         ).then(
@@ -100,7 +122,7 @@ class SubmitHandlers:
         validate_only: bool,
         labels_file: str | None,
         profile: gr.OAuthProfile | None,
-    ) -> tuple[str, dict[str, Any], Table]:
+    ) -> tuple[str, dict[str, Any], Table, Shown]:
         """Check and score one submission file. `kind` is "judge" (labels for the answers) or
         "answers" (one answer per question); the metadata fields describe the run; with
         `validate_only` the file is only checked. `labels_file` (optional, model answers only)
@@ -136,7 +158,16 @@ class SubmitHandlers:
             if not keep:
                 for path in (file, labels_file):
                     discard_upload(path)
-        return _outcome(outcome)
+        return _outcome(outcome, self.problems_file(outcome.problems))
+
+    def problems_file(self, problems: tuple[Problem, ...]) -> str | None:
+        """The problems of a submission as a CSV download (``None``: none), written once per
+        content into the capped download folder."""
+        if not problems:
+            return None
+        table = views.problems_table(problems)
+        digest = hashlib.sha256(table.to_json().encode("utf-8")).hexdigest()[:16]
+        return self.ctx.exports.write(f"medqade-problems-{digest}.csv", scoring.csv_text(table))
 
     def eval_results_file(self, record: dict[str, Any]) -> Any:
         """The record as a Hub ``.eval_results`` file, when the Space shows a Hub dataset."""
@@ -149,20 +180,16 @@ class SubmitHandlers:
         path = self.ctx.exports.write(hub_eval.eval_results_name(record), text)
         return gr.update(value=path, visible=True)
 
-    def render_result(self, result: dict[str, Any] | None, problems: Any) -> tuple[Any, ...]:
-        # the record is looked up in the store by id: what the browser sends back is not trusted
-        sent = (result or {}).get("record") or {}
+    def render_result(self, shown: Shown | None) -> tuple[Any, ...]:
+        """The result box, its tables and downloads for the session's last submission
+        (``shown``, server-side state: nothing a client sends is read or written out)."""
+        if not isinstance(shown, Shown):
+            shown = Shown(None)
         st, exports = self.ctx.state, self.ctx.exports
-        stored = st.store.get(str(sent.get("id", ""))) if isinstance(sent, dict) else None
-        table = problems if isinstance(problems, pd.DataFrame) else pd.DataFrame(problems)
-        digest = hashlib.sha256(table.to_json().encode("utf-8")).hexdigest()[:16]
-        problems_file = (
-            exports.write(f"medqade-problems-{digest}.csv", scoring.csv_text(table))
-            if len(table)
-            else None
-        )
-        warnings = "\n".join((result or {}).get("warnings") or [])
-        show_problems = gr.update(visible=bool(len(table)))
+        stored = st.store.get(shown.record_id) if shown.record_id else None
+        problems_file = shown.problems_file
+        warnings = "\n".join(shown.warnings)
+        show_problems = gr.update(visible=problems_file is not None)
         if not stored:
             return (
                 gr.update(visible=False),
@@ -261,6 +288,7 @@ def _result() -> dict[str, Any]:
     out["status"] = gr.Textbox(label="Status", interactive=False, elem_id="mq-status", lines=2)
     out["warnings"] = gr.Textbox(label="Warnings", interactive=False, lines=2)
     out["result_json"] = gr.JSON(label="Result record", visible=False)
+    out["shown"] = gr.State(None, time_to_live=RESULT_KEPT_S)
     out["problems"] = gr.Dataframe(
         label="Problems", interactive=False, elem_id="mq-problems", visible=False
     )
@@ -316,6 +344,7 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
         status=result["status"],
         result_json=result["result_json"],
         problems=result["problems"],
+        shown=result["shown"],
         result_outputs=[
             result["box"],
             result["summary"],
@@ -370,8 +399,11 @@ def discard_upload(path: str | os.PathLike[str] | None) -> bool:
     return True
 
 
-def _outcome(outcome: Outcome) -> tuple[str, dict[str, Any], Table]:
-    """The status line, result JSON and problems table of one submission's outcome."""
+def _outcome(
+    outcome: Outcome, problems_file: str | None = None
+) -> tuple[str, dict[str, Any], Table, Shown]:
+    """The status line, result JSON and problems table of one submission's outcome, and what
+    the page shows of it (:class:`Shown`, with the problems CSV written for it)."""
     result = {
         "ok": outcome.ok,
         "message": outcome.message,
@@ -380,4 +412,15 @@ def _outcome(outcome: Outcome) -> tuple[str, dict[str, Any], Table]:
         "warnings": list(outcome.warnings),
     }
     prefix = "Accepted" if outcome.ok else "Not accepted"
-    return f"{prefix}: {outcome.message}", result, views.problems_table(outcome.problems)
+    record_id = str(outcome.record["id"]) if outcome.ok and outcome.record else None
+    warnings = tuple(outcome.warnings[:WARNINGS_KEPT])
+    if len(outcome.warnings) > WARNINGS_KEPT:
+        more = len(outcome.warnings) - WARNINGS_KEPT
+        warnings += (f"... and {more} more warnings",)
+    shown = Shown(record_id, warnings, problems_file)
+    return (
+        f"{prefix}: {outcome.message}",
+        result,
+        views.problems_table(outcome.problems),
+        shown,
+    )

@@ -38,10 +38,11 @@ from typing import Any, Final
 import gradio as gr
 
 from medqade.app import text
+from medqade.app.accounts import AccountHasher
 from medqade.app.config import SpaceConfig
 from medqade.app.context import TabContext
 from medqade.app.exports import Exports
-from medqade.app.figure_cache import FigureCache
+from medqade.app.figure_cache import SEAL_PURPOSE, FigureCache
 from medqade.app.state import SpaceState
 from medqade.app.tab_about import add_about_tab, templates
 from medqade.app.tab_analysis import Plots, add_analysis_tab
@@ -254,10 +255,17 @@ def build_app(
     judges' labels and the paper's analyses in a thread, so the page serves at once;
     ``analyses=False`` skips :func:`medqade.analyses.reproduce` (tests). ``write_lock`` is held
     around every write into ``results_dir`` (the Hub mirror's lock). The state is reachable
-    as ``demo.medqade_state`` for tests and benchmarks.
+    as ``demo.medqade_state`` (its download folder as ``demo.medqade_exports``) for tests and
+    benchmarks.
     """
     config = config or SpaceConfig(results_dir=Path(results_dir))
-    disk = FigureCache.of(release, config.resamples, config.seed) if analyses else None
+    # one key for the account hashes and, derived from it, the figure cache's seal
+    account = state.account if state is not None else AccountHasher(config)
+    disk = (
+        FigureCache.of(release, config.resamples, config.seed, secret=account.derive(SEAL_PURPOSE))
+        if analyses
+        else None
+    )
     plots_cache = Plots(disk)
     st = state or SpaceState(
         release,
@@ -268,6 +276,7 @@ def build_app(
         analyses=analyses,
         on_report=plots_cache.warm,
         cached_report=plots_cache.load,
+        account=account,
     )
     plots_cache.records = st.records  # the first judge's figures are drawn with the report's
     exports = Exports()
@@ -314,6 +323,7 @@ def build_app(
         demo.load(url_state, None, [tabs, leaderboard.view], api_visibility="private", queue=False)
 
     demo.medqade_state = st  # type: ignore[attr-defined]
+    demo.medqade_exports = exports  # type: ignore[attr-defined]
     return demo
 
 

@@ -15,10 +15,12 @@ from medqade.dataset.publish import REPO_ID
 from medqade.dataset.release import HUB_ID, Release
 from medqade.dataset.sources import open_release
 from medqade.files import atomic
+from medqade.files.problems import Problem
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import Limits, policy, validate_only
+from medqade.scoring import Limits, Submission, policy, validate_only
 from medqade.scoring.behaviour_text import summary_lines as behaviour_lines
 from medqade.scoring.meta import FORM_KEYS, PROMPTS
+from medqade.scoring.names import CHECKED_KEYS
 from medqade.scoring.record import (
     Agreement,
     RecordMeta,
@@ -431,7 +433,21 @@ def run(args: argparse.Namespace) -> int:
         labels = None
         if args.labels is not None:
             labels = (args.labels.read_bytes(), args.labels.name)
-        report = validate_only(path.read_bytes(), path.name, release, args.kind, limits, labels)
+        store = None
+        if args.results is not None:  # the names of its verified rows are taken too
+            check_results_folder(args.results, "medqade score")
+            store = ResultsStore(args.results, RateLimit(0, 1.0))
+        meta = {k: getattr(args, k) for k in CHECKED_KEYS if getattr(args, k)}
+
+        def names(sub: Submission) -> list[Problem]:
+            submitter = policy.Submitter(CLI_ACCOUNT)
+            return policy.name_problems(
+                release, sub, meta, path.name, store=store, submitter=submitter
+            )
+
+        report = validate_only(
+            path.read_bytes(), path.name, release, args.kind, limits, labels, checks=names
+        )
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
         elif report["ok"]:

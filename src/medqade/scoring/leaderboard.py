@@ -102,6 +102,24 @@ VIEWS: Final = ("core", "full")
 JUDGE_METRICS: Final = ("kappa", "pa", "pabak")
 MODEL_METRICS: Final = ("accuracy",)
 STALE: Final = "stale"
+MARGIN_STEP: Final = 0.01
+"""The step of the margins a board offers (:func:`board_margin`): 0, 0.01, ..., 1."""
+MARGIN_DIGITS: Final = 2
+
+
+def board_margin(margin: Any) -> float:
+    """``margin`` as a margin the board offers: a number in [0, 1]
+    (:func:`medqade.measures.paired.check_margin`) on the grid of :data:`MARGIN_STEP`,
+    returned rounded to it, so every value the board can be asked for is one of 101 (the
+    Space keys its tables and downloads by it); else ``ValueError`` naming the value."""
+    value = paired.check_margin(margin)
+    steps = value / MARGIN_STEP
+    if abs(steps - round(steps)) > 1e-6:
+        raise ValueError(
+            f"the margin must be a multiple of {MARGIN_STEP:g} between 0 and 1 "
+            f"(e.g. {paired.DEFAULT_MARGIN:g}), got {margin!r}"
+        )
+    return round(round(steps) * MARGIN_STEP, MARGIN_DIGITS)
 
 
 def _num(x: Any) -> float:

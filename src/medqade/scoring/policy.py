@@ -12,14 +12,17 @@
 4. **copy of a reference row** (:func:`medqade.scoring.duplicates.reference_match`);
 5. **rate limit** of the submitting account (a dry run stores nothing, so it is never
    limited; it is told when a scored submission would be);
-6. **metadata**: checked by scoring (a dry run scores without the bootstrap);
+6. **metadata**: a display name or model id that would pass for another row (a reference
+   row, the physicians' rows, another account's verified row: :func:`name_problems`) is
+   refused, then the rest is checked by scoring (a dry run scores without the bootstrap);
 7. **score and store**: :func:`medqade.scoring.score`, then one atomic write of the record
    and its uploads (:meth:`~medqade.scoring.store.ResultsStore.add`, which applies 3 and 5
    again under its lock).
 
 Steps 3, 4, 5 and 7 guard a results folder: without a store (``medqade score`` without
 ``--results``) nothing is stored, and a copy of a reference row is scored and flagged
-``duplicate_of_reference`` in its record instead of refused. Every refusal is an
+``duplicate_of_reference`` in its record instead of refused; a name that would pass for
+another row is then a warning (a dry run refuses it, as the Space would). Every refusal is an
 :class:`Outcome` whose message names the file and says what to do; nothing here raises for a
 bad upload.
 """
@@ -36,7 +39,9 @@ from typing import TYPE_CHECKING, Any, Final
 from medqade.files.problems import InputError, Problem
 from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.scoring import names
 from medqade.scoring.duplicates import reference_match
+from medqade.scoring.meta import merge_meta
 from medqade.scoring.record import read_record
 from medqade.scoring.records import score
 from medqade.scoring.store import (
@@ -199,6 +204,26 @@ def parse(
     return sub
 
 
+def name_problems(
+    release: Release,
+    sub: Submission,
+    meta: Mapping[str, Any],
+    shown: str,
+    *,
+    store: ResultsStore | None = None,
+    submitter: Submitter | None = None,
+) -> list[Problem]:
+    """Step 6's first check: the submission's display name or model id (its file's header
+    metadata overridden by ``meta``) would pass for a reference row, the physicians' rows or
+    (with a ``store``) the verified row of an account other than ``submitter``'s
+    (:mod:`medqade.scoring.names`); one problem per field, empty when both may stand."""
+    taken = list(names.reference_names(release.roster))
+    if store is not None:
+        own = () if submitter is None else (submitter.account, *submitter.aliases)
+        taken += names.verified_names(store.records(), own)
+    return names.name_problems(merge_meta(sub.meta, meta), taken, shown)
+
+
 def submit(
     release: Release,
     uploads: Sequence[Upload],
@@ -260,6 +285,19 @@ def submit(
         limited = store.rate_refusal(submitter.account, submitter.aliases)
         if limited is not None and not validate_only:
             return refused(limited)
+    taken = name_problems(release, sub, meta, shown, store=store, submitter=submitter)
+    if taken and (store is not None or validate_only):
+        first = taken[0]
+        return Outcome(
+            False,
+            f"{shown}: {first.message}; {first.fix}.",
+            summary=sub.summary(),
+            problems=tuple(taken),
+            warnings=warnings,
+            submission=sub,
+            error=InputError(shown, taken),
+        )
+    warnings += tuple(f"{p.message}; {p.fix} (refused by a results folder)" for p in taken)
     if validate_only:
         try:  # check the metadata too, without the bootstrap
             score(release, sub, meta, resamples=0, seed=settings.seed)
