@@ -34,8 +34,9 @@ the header, as ``medqade judge`` writes its failures.
 
 The header keeps ``model_id`` (the model as Inspect names it, without the provider), the
 generation settings as ``decoding``, and ``inspect``: Inspect's version, the provider, the task,
-the dataset the log named (``data``, when it named one), the run's date, the sample, error and epoch counts and the token counts; the token totals
-are also ``usage`` (:mod:`medqade.measures.cost`).
+the dataset the log named (``data``, when it named one), the run's date, the sample, error
+and epoch counts and the token counts; the token totals are also ``usage``
+(:mod:`medqade.measures.cost`).
 """
 
 from __future__ import annotations

@@ -447,7 +447,17 @@ def _read_parquet(data: bytes, name: str) -> RawTable:
             name, "not a Parquet file (no PAR1 magic bytes)", "upload a .parquet, .csv or .jsonl"
         )
     try:
-        table = pq.read_table(pa.BufferReader(data))
+        schema = pq.ParquetFile(pa.BufferReader(data)).schema_arrow
+        # text columns stay dictionary-encoded: a value repeated on every row is held once
+        # (decoded, one long text on 100,000 rows would take 100,000 times its length)
+        texts = [
+            f.name
+            for f in schema
+            if pa.types.is_string(f.type)
+            or pa.types.is_large_string(f.type)
+            or pa.types.is_binary(f.type)
+        ]
+        table = pq.read_table(pa.BufferReader(data), read_dictionary=texts)
         frame = table.to_pandas()
     except (pa.ArrowException, OSError, ValueError, TypeError, IndexError, MemoryError) as exc:
         raise _problem(
@@ -460,6 +470,8 @@ def _read_parquet(data: bytes, name: str) -> RawTable:
 
 
 def _py(column: pd.Series) -> list[Any]:
+    if isinstance(column.dtype, pd.CategoricalDtype):  # a dictionary-encoded text column
+        return [None if v is None or v != v else v for v in column.astype(object).tolist()]
     values = []
     for v in column.tolist():
         if isinstance(v, np.ndarray):
