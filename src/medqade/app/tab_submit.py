@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet", ".eval"]
 KIND_CHOICES: Final = [("judge labels", "judge"), ("model answers", "answers")]
 PROMPT_CHOICES: Final = [("not stated", ""), ("the official prompt", "official"), ("own", "own")]
-SUBMIT_CONCURRENCY: Final = 4
 
 
 @dataclass(frozen=True)
@@ -51,6 +50,8 @@ class SubmitTab:
     disagreements: gr.Dataframe
     submit: Callable[..., tuple[str, dict[str, Any], Table]]
     render_result: Callable[[dict[str, Any] | None, Any], tuple[Any, ...]]
+    concurrency: int
+    """Submissions scored at once (:attr:`SpaceConfig.submit_concurrency`); the rest queue."""
 
     def wire(self, leaderboard: LeaderboardTab, browse: BrowseTab) -> None:
         """The public ``/submit``, then the result shown, the leaderboard and judge list renewed."""
@@ -61,7 +62,7 @@ class SubmitTab:
             api_name="submit",
             api_description=self.submit.__doc__,
             api_visibility="public",
-            concurrency_limit=SUBMIT_CONCURRENCY,
+            concurrency_limit=self.concurrency,
             concurrency_id="submit",
         ).then(
             self.render_result,
@@ -329,6 +330,7 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
         disagreements=result["disagreements"],
         submit=handlers.submit,
         render_result=handlers.render_result,
+        concurrency=ctx.config.submit_concurrency,
     )
 
 
