@@ -32,7 +32,7 @@ DEFAULT_CACHE_HOURS: Final = 24.0
 DEFAULT_SUBMIT_CONCURRENCY: Final = 2
 """Submissions scored at once; the others wait in Gradio's queue. Each may take up to the
 per-submission memory budget of docs/space.md, so this times that budget plus the Space's
-own memory must stay under the machine's (2 x 1 GB + 1.1 GB on a 16 GB CPU Space)."""
+own memory must stay under the machine's (2 x 512 MB + 1.1 GB on a 16 GB CPU Space)."""
 REPO_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 
