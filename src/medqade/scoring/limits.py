@@ -3,10 +3,11 @@
 One home for every bound on what an upload can make us allocate; ``medqade score`` and the Space
 read the same numbers. The sizes of a real log, measured on ``inspect eval medqade/judge`` with
 a mock model over the sample release (six question sets, one epoch): each sample member unpacks
-to about 19 kB, ``header.json`` to 13 kB (it grows with the sample ids: about 60 kB for the
-3,800 sets), ``summaries.json`` to 1.8 kB per sample, ``reductions.json`` to 0.5 kB per sample.
-A full run is 3,800 samples per epoch, so about 72 MB unpacked per epoch with a mock model's
-short replies; a reasoning model's replies make a sample ten times larger.
+to about 19 kB, ``header.json`` to 13 kB (it lists the sample ids, so it grows with the run),
+``summaries.json`` to 1.8 kB per sample, ``reductions.json`` to 0.5 kB per sample. A full run
+is 3,800 samples per epoch, so about 72 MB unpacked per epoch with a mock model's short
+replies (its log is 18.4 MB packed: ``bench/upload_memory.py --synthetic``); a reasoning
+model's replies make a sample ten times larger.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ class Limits:
     (``scoring.log_archive``), so a log of a million empty members costs nothing."""
     max_log_header_bytes: int = 16_000_000
     """The most ``header.json``, ``_journal/start.json`` or ``reductions.json`` may unpack to:
-    these are parsed whole (by Inspect's header reader). A full run's header is about 60 kB and
-    its reductions 0.5 kB per sample (10 MB at 19,000 samples)."""
+    these are parsed whole (by Inspect's header reader). A header holds the run's sample ids
+    (tens of kB for a full run) and the reductions 0.5 kB per sample (10 MB at 19,000)."""
     max_log_sample_bytes: int = 8_000_000
     """The most one sample member may unpack to: each is parsed alone, then dropped. About
     19 kB with short replies; 400 times that leaves room for long reasoning transcripts."""
