@@ -96,6 +96,8 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "tests/analyses/test_cells.py: intervals and their rules, with the measures that make them",
     "runners/inspect_metrics.py": "tests/runners/test_inspect_tasks.py: the metrics, with the "
     "tasks that report them",
+    "runners/student.py": "tests/runners/test_resume_fuzz.py: the answer runner's resume reader, "
+    "fuzzed with the judge's",
     "runners/options.py": "tests/runners/test_inspect_run.py: the shared options, with the run "
     "they configure",
     "schema.py": "tests/dataset/test_build.py, tests/dataset/test_build_safety.py: the "
@@ -140,8 +142,6 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "tests/scoring/test_judge.py, tests/scoring/test_records.py, tests/scoring/test_behaviour.py",
     "raw/check.py": "via medqade.raw.reader, medqade.raw.reviews: tests/raw/test_reader.py, "
     "tests/raw/test_reviews.py",
-    "runners/student.py": "via medqade.runners.inspect_tasks, medqade.commands.answer: "
-    "tests/runners/test_inspect_tasks.py, tests/runners/test_answer.py",
     "scoring/answer_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_answers.py",
     "scoring/behaviour_text.py": "via medqade.commands.score: tests/scoring/test_behaviour.py",

@@ -503,3 +503,24 @@ def test_leaderboard_handler_keeps_no_visitor_text_of_any_size(launch) -> None:
     assert "more than 200" in json.dumps(res.json()["data"][0])
     kept = app.demo.state_holder["big"][state_block._id]
     assert len(repr(kept)) < 5_000
+
+
+def test_submissions_scored_at_once_are_bounded_by_the_setting(
+    sample_release: Any, tmp_path: Path
+) -> None:
+    """``MEDQADE_SUBMIT_CONCURRENCY`` is the /submit event's concurrency limit (issue 38: the
+    per-submission memory budget times this must fit the Space; docs/space.md)."""
+    from medqade.app.config import DEFAULT_SUBMIT_CONCURRENCY, ENV_SUBMIT_CONCURRENCY
+    from medqade.app.ui import build_app
+
+    env = {ENV_SUBMIT_CONCURRENCY: "3"}
+    config = SpaceConfig.from_env(env, results_dir=tmp_path / "r", rate_limit=0, resamples=10)
+    assert config.submit_concurrency == 3
+    assert SpaceConfig.from_env({}, results_dir=tmp_path / "r").submit_concurrency == (
+        DEFAULT_SUBMIT_CONCURRENCY
+    )
+    with pytest.raises(ValueError, match=ENV_SUBMIT_CONCURRENCY):
+        SpaceConfig.from_env({ENV_SUBMIT_CONCURRENCY: "0"}, results_dir=tmp_path / "r")
+    demo = build_app(sample_release, tmp_path / "r", config, background=False, analyses=False)
+    (submit,) = [f for f in demo.fns.values() if f.api_name == "submit"]
+    assert submit.concurrency_limit == 3

@@ -100,3 +100,67 @@ def test_rescore_reads_a_stored_inspect_log_as_a_log(
     assert again["kind"] == "judge" and again["meta"]["inspect"]["samples"] == 6
     assert again["submission"]["content_hash"] == outcome.record["submission"]["content_hash"]
     assert again["space"]["uploads"] == other["space"]["uploads"]  # still the .eval
+
+
+SPACE_CHILD = """
+import json, resource, sys, tempfile
+from pathlib import Path
+from medqade.app.config import SpaceConfig
+from medqade.app.state import SpaceState
+from medqade.dataset.release import load_release
+import inspect_ai.log
+
+release = load_release(Path(sys.argv[1]))
+results = Path(tempfile.mkdtemp()) / "results"
+config = SpaceConfig(results_dir=results, rate_limit=0, resamples=10)
+state = SpaceState(release, results, config, background=False, analyses=False)
+size = next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmSize"))
+cap = size * 1024 + int(sys.argv[3])
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+try:
+    outcome = state.submit(Path(sys.argv[2]), None, {"name": "Bomb"}, "some-hf-user")
+    said = {"ok": outcome.ok, "problems": [str(p) for p in outcome.problems]}
+except MemoryError:
+    said = {"ok": False, "problems": ["MemoryError"]}
+print(json.dumps(said))
+"""
+
+
+def test_a_zip_bomb_log_through_submit_stays_within_the_budget(
+    built_sample: Path, tmp_path: Path
+) -> None:
+    """The Space's /submit work on a log whose header.json declares 2 bytes and unpacks to
+    768 MiB, in a child whose address space may grow 256 MiB after start-up (docs/space.md,
+    Memory): refused, naming the member (before: the Space peaked at 3.6 GB for 3 GB)."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    spec = importlib.util.spec_from_file_location(
+        "eval_zip", Path(__file__).resolve().parents[1] / "scoring" / "eval_zip.py"
+    )
+    assert spec is not None and spec.loader is not None
+    eval_zip = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("eval_zip", eval_zip)  # its dataclasses look their module up
+    spec.loader.exec_module(eval_zip)
+    log = _log(built_sample, tmp_path).read_bytes()
+    members = [m for m in eval_zip.members_of(log) if m.name != "header.json"]
+    bomb = eval_zip.bomb_member("header.json", 768 * 2**20, 93, declared=2)
+    path = tmp_path / "bomb.eval"
+    path.write_bytes(eval_zip.write_zip([bomb, *members]))
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "MALLOC_ARENA_MAX": "2"}
+    done = subprocess.run(
+        [sys.executable, "-c", SPACE_CHILD, str(built_sample), str(path), str(256 * 2**20)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not said["ok"]
+    text = "\n".join(said["problems"])
+    assert "'header.json' declares 2 bytes but unpacks to more" in text, text

@@ -22,12 +22,17 @@ ENV_REQUIRE_LOGIN: Final = "MEDQADE_REQUIRE_LOGIN"
 ENV_RESAMPLES: Final = "MEDQADE_RESAMPLES"
 ENV_ACCOUNT_KEY: Final = "MEDQADE_ACCOUNT_KEY"
 ENV_ACCOUNT_KEY_FILE: Final = "MEDQADE_ACCOUNT_KEY_FILE"
+ENV_SUBMIT_CONCURRENCY: Final = "MEDQADE_SUBMIT_CONCURRENCY"
 
 DEFAULT_RATE_LIMIT: Final = 5
 DEFAULT_RATE_WINDOW_DAYS: Final = 7.0
 DEFAULT_MAX_UPLOAD_MB: Final = 20.0
 MIN_ACCOUNT_KEY_CHARS: Final = 16
 DEFAULT_CACHE_HOURS: Final = 24.0
+DEFAULT_SUBMIT_CONCURRENCY: Final = 2
+"""Submissions scored at once; the others wait in Gradio's queue. Each may take up to the
+per-submission memory budget of docs/space.md, so this times that budget plus the Space's
+own memory must stay under the machine's (2 x 512 MB + 1.1 GB on a 16 GB CPU Space)."""
 REPO_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 
@@ -47,6 +52,9 @@ class SpaceConfig:
     the Hub mirror never uploads it). ``cache_hours``: Gradio deletes its temporary files
     (uploads and downloads) older than this, checking every hour. ``space_id`` (``SPACE_ID``,
     set by the Hub in a Space) names this Space in the ``.eval_results`` files it offers.
+    ``submit_concurrency`` (``MEDQADE_SUBMIT_CONCURRENCY``) is how many submissions are scored
+    at once, the ``/submit`` event's concurrency limit; each may take up to the per-submission
+    memory budget of docs/space.md.
     """
 
     data: str | None = None
@@ -68,6 +76,7 @@ class SpaceConfig:
     account_key_file: Path | None = None
     cache_hours: float = DEFAULT_CACHE_HOURS
     space_id: str | None = None
+    submit_concurrency: int = DEFAULT_SUBMIT_CONCURRENCY
 
     def __post_init__(self) -> None:
         if self.rate_limit < 0:
@@ -94,6 +103,11 @@ class SpaceConfig:
             raise ValueError(
                 f"the account key file must lie outside the results folder (which is mirrored "
                 f"to the Hub), got {self.key_file}; choose another {ENV_ACCOUNT_KEY_FILE}"
+            )
+        if self.submit_concurrency < 1:
+            raise ValueError(
+                f"{ENV_SUBMIT_CONCURRENCY} must be at least 1 (submissions scored at once), "
+                f"got {self.submit_concurrency}"
             )
         if self.cache_hours <= 0:
             raise ValueError(f"cache_hours must be positive, got {self.cache_hours}")
@@ -159,6 +173,7 @@ class SpaceConfig:
             max_upload_mb=number(ENV_MAX_UPLOAD_MB, float, DEFAULT_MAX_UPLOAD_MB),
             require_login=require_login,
             resamples=number(ENV_RESAMPLES, int, 1000),
+            submit_concurrency=number(ENV_SUBMIT_CONCURRENCY, int, DEFAULT_SUBMIT_CONCURRENCY),
             account_key=env.get(ENV_ACCOUNT_KEY) or None,
             space_id=env.get("SPACE_ID") or None,
             account_key_file=Path(key_file)

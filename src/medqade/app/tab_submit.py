@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet", ".eval"]
 KIND_CHOICES: Final = [("judge labels", "judge"), ("model answers", "answers")]
 PROMPT_CHOICES: Final = [("not stated", ""), ("the official prompt", "official"), ("own", "own")]
-SUBMIT_CONCURRENCY: Final = 4
 RESULT_KEPT_S: Final = 3600
 """How long a session's last result stays on the server for the page to show it."""
 WARNINGS_KEPT: Final = 50
@@ -69,6 +68,8 @@ class SubmitTab:
     disagreements: gr.Dataframe
     submit: Callable[..., tuple[str, dict[str, Any], Table, Shown]]
     render_result: Callable[[Shown | None], tuple[Any, ...]]
+    concurrency: int
+    """Submissions scored at once (:attr:`SpaceConfig.submit_concurrency`); the rest queue."""
 
     def wire(self, leaderboard: LeaderboardTab, browse: BrowseTab) -> None:
         """The public ``/submit``, then the result shown, the leaderboard and judge list renewed.
@@ -83,7 +84,7 @@ class SubmitTab:
             api_name="submit",
             api_description=self.submit.__doc__,
             api_visibility="public",
-            concurrency_limit=SUBMIT_CONCURRENCY,
+            concurrency_limit=self.concurrency,
             concurrency_id="submit",
         ).then(
             self.render_result,
@@ -358,6 +359,7 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
         disagreements=result["disagreements"],
         submit=handlers.submit,
         render_result=handlers.render_result,
+        concurrency=ctx.config.submit_concurrency,
     )
 
 

@@ -59,6 +59,9 @@ class Release:
     """The optional ``reviews`` config (``None`` when the release has none)."""
     hub_revision: str | None = None
     """The dataset commit a release loaded from the Hub was read at (``None`` otherwise)."""
+    hub_id: str | None = None
+    """The Hub repo a release was loaded from (``None`` for a local build): a submitted
+    Inspect log that names a Hub dataset must name this one."""
 
     @property
     def synthetic(self) -> bool:
@@ -131,6 +134,7 @@ class Release:
             reviews=None
             if self.reviews is None
             else self.reviews[self.reviews["question_id"].isin(ids)].reset_index(drop=True),
+            hub_id=self.hub_id,
         )
 
 
@@ -219,7 +223,7 @@ def load_hub_release(repo_id: str) -> Release:
         parts = [dd[split].to_pandas().assign(split=split) for split in vocab.SPLITS if split in dd]
         return pd.DataFrame(pd.concat(parts, ignore_index=True))
 
-    return replace(_assemble(meta, read), hub_revision=revision)
+    return replace(_assemble(meta, read), hub_revision=revision, hub_id=repo_id)
 
 
 def _assemble(meta: ReleaseMeta, read: Callable[[str], pd.DataFrame]) -> Release:

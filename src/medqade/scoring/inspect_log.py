@@ -2,10 +2,21 @@
 
 ``medqade score RUN.eval`` and the Space's Submit tab read a log of ``inspect eval medqade/judge``
 or ``inspect eval medqade/answer`` through :func:`medqade.scoring.upload.read_upload`, which
-calls :func:`log_table_text` here: the log is read with Inspect's own log API
-(``inspect_ai.log.read_eval_log``, imported on first use) and turned into JSON Lines text with a
-``{"meta": {...}}`` header, so everything after it (checks, scoring, records) is the path of a
-JSONL submission.
+calls :func:`log_table_text` here, and turned into JSON Lines text with a ``{"meta": {...}}``
+header, so everything after it (checks, scoring, records) is the path of a JSONL submission.
+
+Reading is bounded (:func:`read_log`): every member of the archive is first decompressed as a
+stream and counted against :class:`~medqade.scoring.limits.Limits`
+(:mod:`~medqade.scoring.log_archive`: a member may not unpack to more than it declares, nor
+past its cap, nor the log past its total); only then does Inspect read the header
+(``read_eval_log(header_only=True)``), and the samples are parsed one member at a time, so a
+large log never sits parsed in memory whole.
+
+A submitted log must be of this release (:func:`log_rows`): its task named in full
+(:data:`TASKS`: ``medqade/judge`` or ``medqade/answer``), the dataset it names (``-T data``)
+this release's by the rule of :func:`check_release`, and every sample's texts (question,
+reference answer, the five answers) this release's for its question id
+(:func:`~medqade.scoring.log_samples.check_texts`); the first mismatch is named.
 
 Judge logs give one line per question and epoch::
 
@@ -23,8 +34,9 @@ the header, as ``medqade judge`` writes its failures.
 
 The header keeps ``model_id`` (the model as Inspect names it, without the provider), the
 generation settings as ``decoding``, and ``inspect``: Inspect's version, the provider, the task,
-the run's date, the sample, error and epoch counts and the token counts; the token totals
-are also ``usage`` (:mod:`medqade.measures.cost`).
+the dataset the log named (``data``, when it named one), the run's date, the sample, error
+and epoch counts and the token counts; the token totals are also ``usage``
+(:mod:`medqade.measures.cost`).
 """
 
 from __future__ import annotations
@@ -32,20 +44,47 @@ from __future__ import annotations
 import io
 import json
 import re
-import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from medqade.files.problems import InputError, Problem
+from medqade.scoring.limits import Limits
+from medqade.scoring.log_archive import ArchiveCaps, CheckedArchive, check_archive, member_bytes
+from medqade.scoring.log_samples import (
+    LogSample,
+    ReleaseTexts,
+    check_texts,
+    from_eval_sample,
+    from_json,
+)
+
+if TYPE_CHECKING:
+    from medqade.dataset.release import Release
+
+__all__ = [
+    "EVAL_SUFFIX",
+    "TASKS",
+    "ZIP_MAGIC",
+    "LogRows",
+    "error_text",
+    "grader_labels_text",
+    "is_eval_log",
+    "log_rows",
+    "log_table_text",
+    "read_log",
+    "rows_of_log",
+]
 
 EVAL_SUFFIX: Final = ".eval"
 ZIP_MAGIC: Final = b"PK\x03\x04"
-MAX_UNPACKED_BYTES: Final = 2_000_000_000
-"""The most a log may unpack to (its members' declared sizes together): a full 3,800-set run
-is about 18 MB packed and well under this; a ZIP bomb is refused before Inspect reads it."""
-_JUDGE_TASKS: Final = ("judge",)
-_ANSWER_TASKS: Final = ("answer",)
+TASKS: Final = {"medqade/judge": "judge", "medqade/answer": "answers"}
+"""The tasks a submitted log may be of, by the name Inspect records for the installed task
+(``eval.task_registry_name``): the package's prefix is part of it, so ``other_pkg/judge`` and
+a bare ``judge`` (the task run from a file) are refused."""
+_SHORT_TASKS: Final = {"judge": "judge", "answer": "answers"}
+_SAMPLE_NAME: Final = re.compile(r"^samples/(.+)_epoch_(\d+)\.json$")
+_DEFAULT_LIMITS: Final = Limits()
 _DECODING_KEYS: Final = (
     "temperature",
     "top_p",
@@ -55,6 +94,9 @@ _DECODING_KEYS: Final = (
     "frequency_penalty",
     "presence_penalty",
     "reasoning_effort",
+)
+_RUN_FIX: Final = (
+    "run `inspect eval medqade/judge` or `inspect eval medqade/answer` and submit its log"
 )
 
 
@@ -78,16 +120,28 @@ def _problem(name: str, message: str, fix: str) -> InputError:
     return InputError(name, [Problem(name, None, message, fix=fix)])
 
 
-def _task_kind(task: str, name: str) -> str:
+def _short_kind(task: str, name: str) -> str:
+    """The kind of a log just run by ``medqade judge`` / ``answer`` (its task unregistered)."""
     short = task.rsplit("/", 1)[-1]
-    if short in _JUDGE_TASKS:
-        return "judge"
-    if short in _ANSWER_TASKS:
-        return "answers"
+    if short in _SHORT_TASKS:
+        return _SHORT_TASKS[short]
+    raise _problem(
+        name, f"this Inspect log is of task {task!r}, not of {' or '.join(TASKS)}", _RUN_FIX
+    )
+
+
+def _task_kind(log: Any, name: str) -> str:
+    """The kind of a submitted log: its task in full (:data:`TASKS`), else refused."""
+    task = str(getattr(log.eval, "task_registry_name", None) or log.eval.task)
+    if task in TASKS:
+        return TASKS[task]
+    hint = ""
+    if task.rsplit("/", 1)[-1] in _SHORT_TASKS:
+        hint = " (the name is the same after '/', but only the installed MedQADE tasks count)"
     raise _problem(
         name,
-        f"this Inspect log is of task {task!r}, not of medqade/judge or medqade/answer",
-        "run `inspect eval medqade/judge` or `inspect eval medqade/answer` and submit its log",
+        f"this Inspect log is of task {task!r}, not of {' or '.join(TASKS)}{hint}",
+        _RUN_FIX,
     )
 
 
@@ -99,8 +153,23 @@ def _scalars(values: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def read_log(data: bytes, name: str) -> Any:
-    """The ``EvalLog`` in ``data``, read by Inspect, or :class:`InputError` saying why not."""
+def _caps(limits: Limits) -> ArchiveCaps:
+    return ArchiveCaps(
+        members=limits.max_log_members,
+        header_bytes=limits.max_log_header_bytes,
+        sample_bytes=limits.max_log_sample_bytes,
+        other_bytes=limits.max_log_other_bytes,
+        total_bytes=limits.max_log_unpacked_bytes,
+    )
+
+
+def read_log(
+    data: bytes, name: str, limits: Limits = _DEFAULT_LIMITS
+) -> tuple[Any, CheckedArchive]:
+    """The log's header (Inspect's ``EvalLog`` without samples) and its checked archive, or
+    :class:`InputError` saying why not. Every member is decompressed and counted under
+    ``limits`` first (:func:`~medqade.scoring.log_archive.check_archive`); only then does
+    Inspect read the header, whose members are bounded by then."""
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -109,26 +178,16 @@ def read_log(data: bytes, name: str) -> Any:
             "reading an Inspect log needs the inspect_ai package, which is not installed",
             "pip install 'medqade[inspect]', or submit the labels as JSONL",
         ) from None
+    archive = check_archive(data, name, _caps(limits))
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            unpacked = sum(member.file_size for member in archive.infolist())
-    except (zipfile.BadZipFile, OSError, ValueError):
-        unpacked = 0  # not a ZIP: Inspect's reader says why below
-    if unpacked > MAX_UNPACKED_BYTES:
-        raise _problem(
-            name,
-            f"the log unpacks to {unpacked:,} bytes, more than the limit of {MAX_UNPACKED_BYTES:,}",
-            "submit the .eval file that `inspect eval` wrote, unchanged, or split the run "
-            "(inspect eval --limit)",
-        )
-    try:
-        return read_eval_log(io.BytesIO(data), format="eval")
+        header = read_eval_log(io.BytesIO(data), header_only=True, format="eval")
     except Exception as exc:  # Inspect raises many kinds for a damaged log
         raise _problem(
             name,
             f"not a readable Inspect log ({type(exc).__name__})",
             "submit the .eval file that `inspect eval` wrote, unchanged",
         ) from None
+    return header, archive
 
 
 _HTTP_ERROR: Final = re.compile(r"Error code: (\d{3})(?: - (.*))?")
@@ -153,75 +212,225 @@ def error_text(message: str, traceback: str = "") -> str:
     return f"error: {(lines[0] if lines else 'unknown')[:300]}"
 
 
-def _score(sample: Any) -> Any:
-    scores = sample.scores or {}
-    return next(iter(scores.values()), None)
+def _sample_order(info_name: str) -> tuple[int, str]:
+    found = _SAMPLE_NAME.match(info_name)
+    return (int(found.group(2)), found.group(1)) if found else (0, info_name)
 
 
-def log_rows(data: bytes, name: str) -> LogRows:
-    """Every row of the log (all epochs) with its header metadata (module docstring)."""
-    return rows_of_log(read_log(data, name), name)
+def _log_samples(
+    archive: CheckedArchive, name: str, limits: Limits
+) -> Iterator[tuple[str, LogSample]]:
+    """The samples of a checked archive, one parsed at a time (by epoch, then id, as Inspect
+    sorts them), each with its member's name."""
+    members = sorted(archive.sample_members(), key=lambda i: _sample_order(i.filename))
+    for info in members:
+        raw = member_bytes(archive, info, name, limits.max_log_sample_bytes)
+        try:
+            obj = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            raise _problem(
+                name,
+                f"member {info.filename!r} is not valid JSON ({type(exc).__name__})",
+                "submit the .eval file that `inspect eval` wrote, unchanged",
+            ) from None
+        del raw
+        yield info.filename, from_json(obj, info.filename, name)
+
+
+def log_rows(
+    data: bytes, name: str, release: Release | None = None, limits: Limits = _DEFAULT_LIMITS
+) -> LogRows:
+    """Every row of a submitted log (all epochs) with its header metadata (module docstring).
+
+    The log is read under ``limits`` (:func:`read_log`), its task must be named in full
+    (:data:`TASKS`), and with ``release`` the dataset it names and every sample's texts must
+    be this release's (:func:`check_release`); samples are parsed one at a time."""
+    header, archive = read_log(data, name, limits)
+    kind = _task_kind(header, name)
+    texts = None
+    if release is not None:
+        check_release(header, release, name)
+        texts = ReleaseTexts.of(release)
+
+    def checked() -> Iterator[LogSample]:
+        for _member, sample in _log_samples(archive, name, limits):
+            if texts is not None:
+                check_texts(kind, sample, texts, name)
+            yield sample
+
+    return _rows(kind, header, checked(), name)
 
 
 def rows_of_log(log: Any, name: str) -> LogRows:
-    """:func:`log_rows` of an ``EvalLog`` already read (or just returned by ``eval``)."""
-    kind = _task_kind(str(log.eval.task), name)
-    samples = list(log.samples or [])
-    if not samples:
-        raise _problem(
+    """The rows of an ``EvalLog`` just returned by ``eval`` (``medqade judge`` / ``answer``,
+    whose tasks are not registered: the name after '/' decides the kind)."""
+    kind = _short_kind(str(log.eval.task), name)
+    return _rows(kind, log, (from_eval_sample(s) for s in log.samples or []), name)
+
+
+def check_release(header: Any, release: Release, name: str) -> None:
+    """Refuse a log whose header names a dataset that is not ``release``.
+
+    The rule (``-T data``, the task argument Inspect records in ``eval.task_args``):
+
+    - none named: the run read the embedded synthetic release, so the log is refused unless
+      this release is synthetic too;
+    - a Hub id (``ORG/NAME``, as ``-T data`` reads it when no such folder exists): this release
+      must have been read from that Hub repo (case aside); a local build does not know its
+      Hub id, so such a log is refused there (score it with ``--data ORG/NAME``, or rerun with
+      ``-T data`` an absolute path);
+    - a local path (absolute, or starting with ``.``): the submitter's build or raw folder,
+      which cannot be compared by name: the samples' texts decide.
+
+    In every case each sample's texts must be this release's
+    (:func:`~medqade.scoring.log_samples.check_texts`), and the record keeps what the log
+    named (``meta.inspect.data``)."""
+    named = (header.eval.task_args or {}).get("data")
+    if named is None or str(named).strip() == "":
+        if not release.synthetic:
+            raise _problem(
+                name,
+                "the log names no dataset (no -T data), so it ran on the embedded synthetic "
+                "release, not on this one",
+                "run the task on this release (-T data=<this release's Hub id or build "
+                "folder>) and submit that log",
+            )
+        return
+    text = str(named).strip()
+    if not HUB_ID.match(text):
+        return
+    hub_id = release.hub_id
+    if hub_id is not None and text.casefold() == hub_id.casefold():
+        return
+    this = f"this release ({hub_id})" if hub_id else "this release (a local build)"
+    fix = (
+        f"run the task with -T data={hub_id} and submit that log"
+        if hub_id
+        else f"score it against that dataset (--data {text[:120]}), or, if it names a local "
+        "folder, rerun with -T data=<the folder's absolute path>"
+    )
+    raise InputError(
+        name,
+        [
+            Problem(
+                name,
+                None,
+                f"the log ran on dataset {text[:120]!r}, not on {this}",
+                column="task_args.data",
+                value=text[:120],
+                fix=fix,
+            )
+        ],
+    )
+
+
+HUB_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+"""A Hub repo id as ``-T data`` takes it (a path has more than one '/' or starts with one)."""
+
+
+def _labels(
+    sample: LogSample, labels: Any, order: Any, name: str
+) -> tuple[list[str], list[str | None] | None]:
+    """The sample's order and labels, checked: the order a list of answer ids, the labels
+    ``None`` or a list of the same length (label or null each)."""
+    fix = "submit the .eval file that `inspect eval medqade/judge` wrote, unchanged"
+    if not isinstance(order, list) or not order or not all(isinstance(o, str) for o in order):
+        raise InputError(
             name,
-            "the Inspect log holds no samples (a header-only or cancelled log)",
-            "submit the log of a finished run",
+            [
+                Problem(
+                    name,
+                    None,
+                    f"{sample.where}: the order of the answers is not a list of model ids",
+                    column="order",
+                    value=json.dumps(order, ensure_ascii=False)[:80],
+                    fix=fix,
+                )
+            ],
         )
+    if labels is None:
+        return order, None
+    good = isinstance(labels, list) and len(labels) == len(order)
+    if not good or not all(x is None or isinstance(x, str) for x in labels):
+        shape = (
+            f"a list of {len(labels)}"
+            if isinstance(labels, list)
+            else f"a JSON {type(labels).__name__.replace('dict', 'object')}"
+        )
+        raise InputError(
+            name,
+            [
+                Problem(
+                    name,
+                    None,
+                    f"{sample.where}: the score's labels are {shape}, not a list of "
+                    f"{len(order)} labels (one per answer of its order, null for none)",
+                    column="labels",
+                    value=json.dumps(labels, ensure_ascii=False)[:80],
+                    fix=fix,
+                )
+            ],
+        )
+    return order, list(labels)
+
+
+def _rows(kind: str, log: Any, samples: Iterable[LogSample], name: str) -> LogRows:
     rows: list[dict[str, Any]] = []
     graded: list[dict[str, Any]] = []
-    errored = invalid = 0
+    n = errored = invalid = 0
     for sample in samples:
-        score = _score(sample)
-        meta: Mapping[str, Any] = (score.metadata or {}) if score is not None else {}
+        n += 1
+        score = sample.score
+        meta: Mapping[str, Any] = (score["metadata"] or {}) if score is not None else {}
         qid = str(meta.get("question_id") or sample.metadata.get("question_id") or sample.id)
         error = None
         if sample.error is not None:
             errored += 1
-            error = error_text(str(sample.error.message), str(sample.error.traceback or ""))
+            error = error_text(*sample.error)
         elif score is None:
             errored += 1
             error = "error: the sample has no score"
+        explanation = str(score["explanation"] or "invalid output") if score else "invalid output"
         if kind == "judge":
-            labels = meta.get("labels") if error is None else None
-            order = meta.get("order") or sample.metadata.get("order")
-            row: dict[str, Any] = {"question_id": qid, "order": order}
-            n = len(order) if isinstance(order, list) else 5
-            for key, label in zip(
-                (f"resp_{k}" for k in range(1, n + 1)), labels or [None] * n, strict=True
-            ):
-                row[key] = label
+            given = meta.get("order") or sample.metadata.get("order")
+            labels: list[str | None] | None = None
+            if error is None or isinstance(given, list):
+                given, labels = _labels(
+                    sample, meta.get("labels") if error is None else None, given, name
+                )
+            row: dict[str, Any] = {"question_id": qid, "order": given}
+            for k in range(len(given) if isinstance(given, list) else 5):
+                row[f"resp_{k + 1}"] = labels[k] if labels else None
             row["difficulty"] = meta.get("difficulty") if labels else None
             if error is None and labels is None:
                 invalid += 1
-                error = str(score.explanation or "invalid output") if score else "invalid output"
+                error = explanation
         else:
             answer = meta.get("answer") if error is None else None
             row = {"question_id": qid, "answer": answer}
             if error is None and answer is None:
                 invalid += 1
-                error = str(score.explanation or "invalid output") if score else "invalid output"
+                error = explanation
             if answer is not None and "label" in meta and sample.epoch == 1:
                 graded.append({"question_id": qid, "label": meta["label"], "answer": answer})
-        row["run"] = int(sample.epoch)
-        usage = sample.output.usage if sample.output is not None else None
-        if usage is not None:  # this sample's own tokens (the header has the run's totals)
-            row["input_tokens"] = int(usage.input_tokens or 0)
-            row["output_tokens"] = int(usage.output_tokens or 0)
+        row["run"] = sample.epoch
+        if sample.usage is not None:  # this sample's own tokens (the header has the run's totals)
+            row["input_tokens"], row["output_tokens"] = sample.usage
         if error is not None:
             row["error"] = error
             raw = meta.get("raw")
             if isinstance(raw, str):
                 row["raw"] = raw[:2000]
         rows.append(row)
+    if not n:
+        raise _problem(
+            name,
+            "the Inspect log holds no samples (a header-only or cancelled log)",
+            "submit the log of a finished run",
+        )
     roles = log.eval.model_roles or {}
     grader = str(roles["grader"].model) if "grader" in roles else ""
-    header = _header(log, len(samples), errored, invalid)
+    header = _header(log, n, errored, invalid)
     return LogRows(kind, header, tuple(rows), tuple(graded), grader)
 
 
@@ -249,7 +458,10 @@ def _header(log: Any, n: int, errored: int, invalid: int) -> dict[str, Any]:
         "epochs": int(log.eval.config.epochs or 1),
         **usage,
     }
-    inspect.update(_scalars(log.eval.task_args or {}, ("split", "seed", "response_format")))
+    args = log.eval.task_args or {}
+    inspect.update(_scalars(args, ("split", "seed", "response_format")))
+    if isinstance(args.get("data"), str) and args["data"].strip():
+        inspect["data"] = args["data"].strip()[:200]  # what the log named (check_release)
     meta: dict[str, Any] = {
         "model_id": model_id or model,
         "decoding": _scalars(config, _DECODING_KEYS),
@@ -266,11 +478,13 @@ def _jsonl(meta: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def log_table_text(data: bytes, name: str) -> tuple[str, tuple[Problem, ...]]:
+def log_table_text(
+    data: bytes, name: str, release: Release, limits: Limits = _DEFAULT_LIMITS
+) -> tuple[str, tuple[Problem, ...]]:
     """The JSON Lines text that is scored (the header and the rows: every epoch of a judge log,
-    epoch 1 of an answer log) and the notes
-    on the log: errored and invalid samples counted, as ``medqade judge`` reports them."""
-    parsed = log_rows(data, name)
+    epoch 1 of an answer log) and the notes on the log: errored and invalid samples counted, as
+    ``medqade judge`` reports them. The log is read by :func:`log_rows` against ``release``."""
+    parsed = log_rows(data, name, release, limits)
     run = parsed.meta.get("inspect", {})
     notes = []
     errored, invalid = int(run.get("errored", 0)), int(run.get("invalid", 0))
@@ -298,13 +512,33 @@ def log_table_text(data: bytes, name: str) -> tuple[str, tuple[Problem, ...]]:
     # a judge log keeps every epoch (its ``run`` column: the lowest is scored, the others are
     # compared with it for self-consistency); answers are scored from epoch 1 only
     rows = parsed.rows if parsed.kind == "judge" else [r for r in parsed.rows if r.get("run") == 1]
+    if not rows:
+        epochs = sorted({int(r["run"]) for r in parsed.rows})
+        raise InputError(
+            name,
+            [
+                Problem(
+                    name,
+                    None,
+                    f"the answer log has no epoch-1 samples (its {len(parsed.rows)} samples are "
+                    f"of epoch {', '.join(map(str, epochs))}); an answer log is scored from "
+                    "epoch 1",
+                    column="epoch",
+                    value=", ".join(map(str, epochs)),
+                    fix="submit the log of the run as `inspect eval medqade/answer` wrote it "
+                    "(epoch 1 included), unchanged",
+                )
+            ],
+        )
     text = _jsonl(parsed.meta, rows)
     return text, tuple(notes)
 
 
-def grader_labels_text(data: bytes, name: str) -> str | None:
+def grader_labels_text(
+    data: bytes, name: str, release: Release, limits: Limits = _DEFAULT_LIMITS
+) -> str | None:
     """The ``grader`` role's labels of an answer log as a labels file (JSONL), or ``None``."""
-    parsed = log_rows(data, name)
+    parsed = log_rows(data, name, release, limits)
     if parsed.kind != "answers" or not parsed.grader_rows:
         return None
     return _jsonl({"model_id": parsed.grader}, parsed.grader_rows)

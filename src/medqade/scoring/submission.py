@@ -195,7 +195,9 @@ def parse_submission(
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)} or None, got {kind!r}")
     name = filename or "submission"
-    table = _read_upload(data, name, limits.max_bytes, limits.max_log_bytes)
+    table = _read_upload(
+        data, name, limits.max_bytes, limits.max_log_bytes, release=release, limits=limits
+    )
     log = ProblemLog()
     for note in table.notes:
         log.warn(note)
@@ -288,7 +290,7 @@ def parse_submission(
         meta=MappingProxyType(header),
         warnings=tuple(log.warnings),
     )
-    graded = grader_labels_text(data, name) if is_eval_log(data, name) else None
+    graded = grader_labels_text(data, name, release, limits) if is_eval_log(data, name) else None
     if graded is None:  # an Inspect log of medqade/answer brings its grader's labels along
         return submission
     return attach_labels(submission, graded.encode("utf-8"), f"{name} (grader)", release, limits)
@@ -403,7 +405,9 @@ def attach_labels(
     if submission.kind != ANSWERS or submission.answers is None:
         raise ValueError("labels can only be attached to a model-answer submission")
     name = filename or "labels"
-    table = _read_upload(data, name, limits.max_bytes, limits.max_log_bytes)
+    table = _read_upload(
+        data, name, limits.max_bytes, limits.max_log_bytes, release=release, limits=limits
+    )
     log = ProblemLog()
     for note in table.notes:
         log.warn(note)

@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,10 @@ import pyarrow.parquet as pq
 from medqade.files.problems import InputError, Problem
 from medqade.files.tables import read_csv_text, read_jsonl_text
 from medqade.scoring.inspect_log import is_eval_log, log_table_text
+from medqade.scoring.limits import Limits
+
+if TYPE_CHECKING:
+    from medqade.dataset.release import Release
 
 LINE: Final = "_line"
 BOM: Final = b"\xef\xbb\xbf"
@@ -202,10 +206,23 @@ def detect_format(data: bytes, name: str) -> str:
 
 
 def read_upload(
-    data: bytes, name: str, max_bytes: int, max_log_bytes: int | None = None
+    data: bytes,
+    name: str,
+    max_bytes: int,
+    max_log_bytes: int | None = None,
+    *,
+    release: Release | None = None,
+    limits: Limits | None = None,
 ) -> RawTable:
     """Parse an upload into a :class:`RawTable` or raise :class:`InputError`; an Inspect log
-    may have up to ``max_log_bytes`` (default ``max_bytes``)."""
+    may have up to ``max_log_bytes`` (default ``max_bytes``) and is read against ``release``
+    (which it must match: :func:`medqade.scoring.inspect_log.log_rows`).
+
+    With ``limits`` (or its defaults) nothing is parsed that could take more than its budget:
+    a log's members are counted while they are decompressed, a text file's lines are counted
+    and measured (``max_rows``, ``max_line_bytes``) and a Parquet file's rows and unpacked
+    size read from its footer, each before the first value is parsed."""
+    bounds = Limits() if limits is None else limits
     log_limit = max_bytes if max_log_bytes is None else max_log_bytes
     if is_eval_log(data, name) and len(data) <= log_limit:
         max_bytes = log_limit
@@ -216,13 +233,17 @@ def read_upload(
             "remove extra columns (such as raw model output) or compress it as Parquet",
         )
     if is_eval_log(data, name):  # an Inspect log: its rows as JSON Lines (scoring.inspect_log)
-        text, log_notes = log_table_text(data, name)
+        if release is None:
+            raise ValueError("an Inspect log is read against the release it is scored on")
+        text, log_notes = log_table_text(data, name, release, bounds)
         frame, meta, meta_line = _read_jsonl(text, name)
         return RawTable(name, "jsonl", frame, meta, meta_line, log_notes)
     check_not_packed(data, name)
     fmt = detect_format(data, name)
     if fmt == "parquet":
+        _check_parquet_size(data, name, bounds)
         return _read_parquet(data, name)
+    _check_lines(data, name, bounds)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise _problem(
             name,
@@ -247,6 +268,60 @@ def read_upload(
         return RawTable(name, "csv", _read_csv(text, name), notes=tuple(notes))
     frame, meta, meta_line = _read_jsonl(text, name)
     return RawTable(name, "jsonl", frame, meta, meta_line, tuple(notes))
+
+
+def _check_lines(data: bytes, name: str, limits: Limits) -> None:
+    """Refuse a text upload with more lines than ``max_rows`` allows, or a line longer than
+    ``max_line_bytes``, before any line is parsed (one huge JSON line would otherwise be parsed
+    whole: ``[{},{},...]`` takes about twenty times its bytes)."""
+    lines = data.count(b"\n")
+    if lines > limits.max_rows + 2:  # a header and a trailing line beyond the rows
+        raise _problem(
+            name,
+            f"the file has {lines:,} lines, so about {lines - 1:,} rows, more than the limit "
+            f"of {limits.max_rows:,}",
+            "submit one judge or one model per file",
+        )
+    start = line = 0
+    while start < len(data):
+        line += 1
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > limits.max_line_bytes:
+            raise _problem(
+                name,
+                f"line {line:,} has {end - start:,} bytes, more than the limit of "
+                f"{limits.max_line_bytes:,} for one line",
+                "write one row per line (a row of labels or an answer is a few hundred "
+                "bytes); leave out long fields such as raw model output",
+                line=line,
+            )
+        start = end + 1
+
+
+def _check_parquet_size(data: bytes, name: str, limits: Limits) -> None:
+    """Refuse a Parquet file whose footer declares more rows than ``max_rows`` or more
+    unpacked bytes than ``max_parquet_unpacked_bytes``, before any column is read."""
+    try:
+        meta = pq.ParquetFile(pa.BufferReader(data)).metadata
+    except (pa.ArrowException, OSError, ValueError, TypeError, IndexError) as exc:
+        raise _problem(
+            name, f"not a readable Parquet file ({type(exc).__name__})", "write it again"
+        ) from None
+    if meta.num_rows > limits.max_rows:
+        raise _problem(
+            name,
+            f"the file has {meta.num_rows:,} rows, more than the limit of {limits.max_rows:,}",
+            "submit one judge or one model per file",
+        )
+    unpacked = sum(meta.row_group(k).total_byte_size for k in range(meta.num_row_groups))
+    if unpacked > limits.max_parquet_unpacked_bytes:
+        raise _problem(
+            name,
+            f"the file's columns unpack to {unpacked:,} bytes, more than the limit of "
+            f"{limits.max_parquet_unpacked_bytes:,}",
+            "leave out long fields such as raw model output, or split the file",
+        )
 
 
 def _read_csv(text: str, name: str) -> pd.DataFrame:
@@ -372,7 +447,17 @@ def _read_parquet(data: bytes, name: str) -> RawTable:
             name, "not a Parquet file (no PAR1 magic bytes)", "upload a .parquet, .csv or .jsonl"
         )
     try:
-        table = pq.read_table(pa.BufferReader(data))
+        schema = pq.ParquetFile(pa.BufferReader(data)).schema_arrow
+        # text columns stay dictionary-encoded: a value repeated on every row is held once
+        # (decoded, one long text on 100,000 rows would take 100,000 times its length)
+        texts = [
+            f.name
+            for f in schema
+            if pa.types.is_string(f.type)
+            or pa.types.is_large_string(f.type)
+            or pa.types.is_binary(f.type)
+        ]
+        table = pq.read_table(pa.BufferReader(data), read_dictionary=texts)
         frame = table.to_pandas()
     except (pa.ArrowException, OSError, ValueError, TypeError, IndexError, MemoryError) as exc:
         raise _problem(
@@ -385,6 +470,8 @@ def _read_parquet(data: bytes, name: str) -> RawTable:
 
 
 def _py(column: pd.Series) -> list[Any]:
+    if isinstance(column.dtype, pd.CategoricalDtype):  # a dictionary-encoded text column
+        return [None if v is None or v != v else v for v in column.astype(object).tolist()]
     values = []
     for v in column.tolist():
         if isinstance(v, np.ndarray):
