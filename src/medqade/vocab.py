@@ -33,6 +33,8 @@ FALSCH_CODE: Final = 0
 RICHTIG_CODE: Final = 1
 ABSTAIN_CODE: Final = 2
 MISSING_CODE: Final = -1
+EMPTY_ANSWER: Final = "(keine Antwort)"
+"""How a missing or empty student answer is shown to a judge (every judge prompt)."""
 LABEL_CODES: Final[Mapping[str, int]] = {FALSCH: 0, RICHTIG: 1, KEINE_ANGABE: 2}
 CODE_LABELS: Final[Mapping[int, str]] = {v: k for k, v in LABEL_CODES.items()}
 

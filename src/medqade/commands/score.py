@@ -16,8 +16,9 @@ from medqade.dataset.release import HUB_ID, Release
 from medqade.dataset.sources import open_release
 from medqade.files import atomic
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import Limits, policy, validate_only
+from medqade.scoring import Limits, hub_log, policy, validate_only
 from medqade.scoring.behaviour_text import summary_lines as behaviour_lines
+from medqade.scoring.hub_log import hub_log_submission
 from medqade.scoring.meta import FORM_KEYS, PROMPTS
 from medqade.scoring.record import (
     Agreement,
@@ -373,13 +374,23 @@ def _check_outputs(args: argparse.Namespace) -> None:
         hub_eval.check_eval_results_target(args.eval_results, inputs)
 
 
+def _upload(path: Path) -> policy.Upload:
+    """The file as an upload; a log of the Hub task (``inspect eval hf/ORG/NAME``) as the judge
+    labels it holds (:func:`medqade.scoring.hub_log.hub_log_submission`)."""
+    data = path.read_bytes()
+    labels = hub_log_submission(data, path.name)
+    if labels is not None:
+        return policy.Upload(labels, path.name, hub_log.SUFFIX)
+    return policy.Upload(data, path.name, upload_suffix(path.name))
+
+
 def _score(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
     """The record of the submission (and ``--labels``), through the library's one submission
     policy (:func:`medqade.scoring.policy.submit`). Without ``--results`` nothing is stored
     and a copy of a reference row is scored and flagged; with it the record is stored there
     (as the account :data:`CLI_ACCOUNT`, no rate limit). A refusal is raised for ``main``."""
     files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
-    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
+    uploads = [_upload(f) for f in files]
     runs = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in args.file[1:]]
     settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
     store = None
