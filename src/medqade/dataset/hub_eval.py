@@ -70,8 +70,8 @@ in Inspect's ``HFTask``; ``field_spec``, ``solvers`` and ``scorers`` are require
 HEADER: Final = "# MedQADE result for the Hub"
 SPACE_URL: Final = "https://huggingface.co/spaces/{space_id}"
 VALUE_DIGITS: Final = 4
-PARTIAL_FLAG: Final = "partial_coverage"
-"""The flag of a record that does not cover the core (``medqade.scoring.judge.PARTIAL``)."""
+PARTIAL_FLAG: Final = vocab.PARTIAL_COVERAGE
+"""The flag of a record that does not cover the core: no verdict in the note."""
 
 
 @dataclass(frozen=True)
