@@ -401,3 +401,20 @@ def test_build_arrow_export_loads_from_disk(
         assert {s: ds[s].num_rows for s in ds} == ROWS[config]
     q = load_from_disk(str(tmp_path / "arrow" / "questions"))
     assert q["core"][0]["question"] == "Der längste Röhrenknochen des Menschen ist der ___."
+
+
+def test_datasets_range_is_the_tested_one_and_holds_the_installed_major() -> None:
+    """pyproject pins ``datasets`` to the majors tested (4.8.x and 5.x, issue 36): the version
+    this suite runs on is inside the range, 5.x is in it, and an untested 6 is not."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    root = Path(__file__).resolve().parents[2]
+    deps = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    (req,) = [Requirement(d) for d in deps["dependencies"] if Requirement(d).name == "datasets"]
+    assert datasets.__version__ in req.specifier
+    assert "5.2.0" in req.specifier and "4.8.5" in req.specifier
+    assert "6.0.0" not in req.specifier and "4.0.0" not in req.specifier
+    space = (root / "space" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert str(req) in space  # the Space installs the same range
