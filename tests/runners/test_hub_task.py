@@ -144,8 +144,13 @@ def test_the_hub_task_against_the_real_server(
         max_connections=1,
         max_tokens=16,
         temperature=0.0,
+        # SmolLM2-135M only echoes the options; llama.cpp's grammar makes it pick a letter
+        # (a run setting like --max-tokens: the task is still eval.yaml's, unchanged)
+        extra_body={"grammar": 'root ::= "ANSWER: " ("A" | "B")'},
     )
     accuracy = _accuracy(log)
+    letters = [s.scores["choice"].answer for s in log.samples or [] if s.scores]
+    assert len(letters) == 3 and set(letters) <= {"A", "B"}, letters
     entry, record = _eval_results(log, local_hub, tmp_path)
     assert entry["value"] == pytest.approx(accuracy, abs=5e-5)
     assert "partial_coverage" in record["flags"]
