@@ -17,6 +17,9 @@ from medqade import vocab
 CONFIGS = ("questions", "answers", "ratings", "judgments")
 OPTIONAL_CONFIGS = ("reviews", "pool", "pool_judgments")
 """Configs a build publishes only when the raw release has the table."""
+HUB_CONFIGS = ("judge_hub",)
+"""Configs shaped for Inspect's ``hf/`` loader (``eval.yaml``; :mod:`medqade.dataset.hub_config`):
+every build publishes them, ``Release`` does not read them."""
 POOL_SPLIT = "pool"
 """The one split of the ``pool`` and ``pool_judgments`` configs."""
 
@@ -139,6 +142,18 @@ def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
                 "canary": Value("string"),
             }
         )
+    if config == "judge_hub":
+        return Features(
+            {
+                "answer_id": Value("string"),
+                "question_id": Value("string"),
+                "model": Value("string"),
+                "input": Value("string"),
+                "choices": List(Value("string")),
+                "target": Value("string"),
+                "canary": Value("string"),
+            }
+        )
     if config == "reviews":
         return Features(
             {
@@ -152,7 +167,8 @@ def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
             }
         )
     raise ValueError(
-        f"unknown config {config!r}; use one of {', '.join((*CONFIGS, *OPTIONAL_CONFIGS))}"
+        f"unknown config {config!r}; use one of "
+        f"{', '.join((*CONFIGS, *OPTIONAL_CONFIGS, *HUB_CONFIGS))}"
     )
 
 

@@ -52,7 +52,8 @@ def test_submit_tab_offers_eval_results_for_a_hub_dataset(
     text = path.read_text(encoding="utf-8")
     (entry,) = parse_eval_result_entries(yaml.safe_load(text))
     assert (entry.dataset_id, entry.task_id) == (DATASET, hub_eval.JUDGE_TASK.id)
-    assert entry.value == round(record["core"]["kappa"], hub_eval.VALUE_DIGITS)
+    value = hub_eval.consensus_accuracy(record)[0]  # the Hub task's metric, not the kappa
+    assert entry.value == round(value, hub_eval.VALUE_DIGITS)
     assert entry.source_url == hub_eval.record_url(SPACE, record["id"])  # the record itself
     assert entry.dataset_revision == sample_release.hub_revision  # None: a local build
 

@@ -29,7 +29,7 @@ from medqade import vocab
 from medqade.dataset.build import build, derive_tables
 from medqade.files.problems import InputError
 from medqade.raw.reader import load_raw_release, release_hash
-from medqade.schema import CONFIGS, features
+from medqade.schema import CONFIGS, HUB_CONFIGS, features
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 ROWS = {
@@ -37,7 +37,10 @@ ROWS = {
     "answers": {"core": 10, "extension": 20},
     "ratings": {"core": 100, "extension": 50},
     "judgments": {"core": 2 * 9 * 5, "extension": 4 * 9 * 5},
+    "judge_hub": {"core": 10 - 1, "extension": 20 - 1},  # the resolved answers
 }
+BUILT = (*CONFIGS, *HUB_CONFIGS)
+"""Every config a build of the sample publishes (the Hub task's besides the four)."""
 
 
 def _load(folder: Path, config: str | None, cache: Path) -> DatasetDict:
@@ -96,13 +99,13 @@ def test_build_default_config_loads_with_datasets(built_sample: Path, hf_cache: 
     assert ds["extension"]["question_id"] == ["S-E01", "S-E02", "S-E03", "S-E04"]
 
 
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", BUILT)
 def test_build_config_row_counts(built_sample: Path, hf_cache: Path, config: str) -> None:
     ds = _load(built_sample, config, hf_cache)
     assert {s: ds[s].num_rows for s in ds} == ROWS[config]
 
 
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", BUILT)
 def test_build_features_as_declared(built_sample: Path, hf_cache: Path, config: str) -> None:
     extras = ("specialty",) if config in ("questions", "answers") else ()
     ds = _load(built_sample, config, hf_cache)
@@ -228,7 +231,7 @@ def test_build_umlauts_and_eszett_round_trip(copy_sample: Any, tmp_path: Path) -
 
 
 def test_build_canary_in_every_row(built_sample: Path, hf_cache: Path) -> None:
-    for config in CONFIGS:
+    for config in BUILT:
         rows = _rows(built_sample, config, hf_cache)
         assert rows, config
         assert {r["canary"] for r in rows} == {vocab.CANARY}, config
@@ -263,14 +266,14 @@ def test_build_card_yaml(built_sample: Path) -> None:
     assert set(card["extra_gated_fields"].values()) == {"checkbox"}
     assert card["medqade_canary"] == vocab.CANARY
     configs = {c["config_name"]: c for c in card["configs"]}
-    assert set(configs) == set(CONFIGS)
+    assert set(configs) == set(BUILT)
     assert configs["questions"].get("default") is True
     for name, c in configs.items():
         assert c["data_files"] == [
             {"split": s, "path": f"data/{name}/{s}-*.parquet"} for s in vocab.SPLITS
         ]
     infos = {i["config_name"]: i for i in card["dataset_info"]}
-    assert set(infos) == set(CONFIGS)
+    assert set(infos) == set(BUILT)
     q_fields = {f["name"] for f in infos["questions"]["features"]}
     assert {"question_id", "answers", "difficulty_ratings", "specialty", "canary"} <= q_fields
 
@@ -302,7 +305,7 @@ def test_build_release_json(built_sample: Path) -> None:
     assert meta["counts"]["all"]["ratings"] == 150
     on_disk = {k: v for k, v in _hashes(built_sample).items() if k.startswith("data/")}
     assert meta["files"] == on_disk
-    assert len(on_disk) == len(CONFIGS) * len(vocab.SPLITS)
+    assert len(on_disk) == len(BUILT) * len(vocab.SPLITS)
 
 
 def test_derive_tables_slot_order_follows_roster(copy_sample: Any) -> None:
@@ -321,7 +324,7 @@ def test_build_is_byte_identical(copy_sample: Any, tmp_path: Path, built_sample:
     assert a == b
     assert a == _hashes(built_sample)
     assert set(a) == {"README.md", "release.json", "eval.yaml"} | {
-        f"data/{c}/{s}-00000-of-00001.parquet" for c in CONFIGS for s in vocab.SPLITS
+        f"data/{c}/{s}-00000-of-00001.parquet" for c in BUILT for s in vocab.SPLITS
     }
 
 
@@ -392,9 +395,27 @@ def test_build_arrow_export_loads_from_disk(
 ) -> None:
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "cache")
     build(SAMPLE, tmp_path / "out", tmp_path / "arrow")
-    for config in CONFIGS:
+    for config in BUILT:
         ds = load_from_disk(str(tmp_path / "arrow" / config))
         assert isinstance(ds, DatasetDict)
         assert {s: ds[s].num_rows for s in ds} == ROWS[config]
     q = load_from_disk(str(tmp_path / "arrow" / "questions"))
     assert q["core"][0]["question"] == "Der längste Röhrenknochen des Menschen ist der ___."
+
+
+def test_datasets_range_is_the_tested_one_and_holds_the_installed_major() -> None:
+    """pyproject pins ``datasets`` to the majors tested (4.8.x and 5.x, issue 36): the version
+    this suite runs on is inside the range, 5.x is in it, and an untested 6 is not."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    root = Path(__file__).resolve().parents[2]
+    deps = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    (req,) = [Requirement(d) for d in deps["dependencies"] if Requirement(d).name == "datasets"]
+    assert datasets.__version__ in req.specifier
+    assert "5.2.0" in req.specifier and "4.8.5" in req.specifier
+    assert "6.0.0" not in req.specifier and "4.0.0" not in req.specifier
+    lines = (root / "space" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    space = [Requirement(x) for x in lines if x.startswith("datasets")]
+    assert [r.specifier for r in space] == [req.specifier]  # the Space installs the same range

@@ -26,13 +26,21 @@ from medqade.dataset import hub_eval
 from medqade.dataset.build import build, build_files
 from medqade.dataset.release import Release, load_release
 from medqade.files.atomic import OutputRefused
-from medqade.schema import CONFIGS
+from medqade.schema import HUB_CONFIGS
 from medqade.scoring import reference_records
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 DATASET = "medqade/medqade"
 SPACE = "medqade/leaderboard"
-ANSWERS = "question_id,answer\nS-C01,Femur\nS-C02,Aspirin\nS-E01,N. medianus\n"
+LABELS = "question_id,model,label\n" + "".join(
+    f"{q},{m},{label}\n"
+    for q in ("S-C01", "S-C02")
+    for m, label in zip(
+        ("gemini-2.5-flash", "gpt-5-nano", "gemma3:27b", "gemma3:4b", "qwen3:4b"),
+        ("Richtig", "Falsch", "Richtig", "Keine Angabe", "Falsch"),
+        strict=True,
+    )
+)
 
 
 @pytest.fixture(scope="module")
@@ -61,17 +69,38 @@ def _parsed(text: str) -> list[EvalResultEntry]:
 # --- eval.yaml ----------------------------------------------------------------------------------
 
 
-def test_eval_yaml_has_the_documented_fields_and_both_tracks() -> None:
+def test_eval_yaml_has_the_documented_fields_and_the_hub_task() -> None:
     data = yaml.safe_load(hub_eval.eval_yaml(synthetic=False, space_id=SPACE))
     assert list(data) == ["name", "description", "evaluation_framework", "tasks"]
     assert data["name"] == "MedQADE"
     assert f"https://huggingface.co/spaces/{SPACE}" in data["description"]
     assert data["evaluation_framework"] == "inspect-ai"  # on the Hub's list; verifiable runs
-    assert [t["id"] for t in data["tasks"]] == ["judge", "answer"]
+    assert [t["id"] for t in data["tasks"]] == ["judge-accuracy"]
     for task in data["tasks"]:
-        assert set(task) == {"id", "config", "split"}  # only keys the specification defines
-        assert task["config"] in CONFIGS
+        assert list(task) == list(hub_eval.TASK_KEYS)
+        assert task["config"] in HUB_CONFIGS
         assert task["split"] == vocab.CORE
+        # Inspect's closed lists of built-ins: a name outside them fails HFTask validation
+        assert [s["name"] for s in task["solvers"]] == ["multiple_choice"]
+        assert [s["name"] for s in task["scorers"]] == ["choice"]
+
+
+def test_eval_yaml_tasks_pass_inspects_hf_task_model() -> None:
+    pytest.importorskip("inspect_ai")
+    from inspect_ai._eval.task.hf import HFTask
+
+    for task in yaml.safe_load(hub_eval.eval_yaml(synthetic=False))["tasks"]:
+        HFTask.model_validate(task)
+    # the tasks as they were before issue 36 are refused by Inspect, as the Hub refuses them
+    with pytest.raises(ValueError, match="field_spec"):
+        HFTask.model_validate({"id": "judge", "config": "answers", "split": "core"})
+
+
+def test_eval_yaml_names_no_metric_a_built_in_scorer_cannot_compute() -> None:
+    description = yaml.safe_load(hub_eval.eval_yaml(synthetic=False))["description"]
+    assert "kappa" in description and "not Hub tasks" in description
+    ids = {t.id for t in hub_eval.TASKS}
+    assert "judge" not in ids and "answer" not in ids  # the kappa and anchored-accuracy tasks
 
 
 def test_eval_yaml_synthetic_says_so() -> None:
@@ -107,48 +136,71 @@ def test_main_build_space_id_checked(tmp_path: Path, capsys: pytest.CaptureFixtu
 # --- .eval_results ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["judge", "answers"])
-def test_eval_results_parse_with_huggingface_hub(
-    records: dict[str, dict[str, Any]], kind: str
-) -> None:
-    record = records[kind]
+def _accuracy(record: dict[str, Any]) -> tuple[float, int]:
+    """Independently of hub_eval: right / labelled resolved core slots from the confusion."""
+    table = record["confusion"]["core"]
+    n = sum(row[c] for row in table.values() for c in ("Richtig", "Falsch"))
+    return (table["Richtig"]["Richtig"] + table["Falsch"]["Falsch"]) / n, n
+
+
+def test_eval_results_parse_with_huggingface_hub(records: dict[str, dict[str, Any]]) -> None:
+    record = records["judge"]
     text = hub_eval.eval_results_yaml(record, DATASET, revision="a" * 40, space_id=SPACE)
     assert text.startswith(hub_eval.HEADER)
     (entry,) = _parsed(text)
-    block = record["core"] if kind == "judge" else record["accuracy_core"]
-    value = block["kappa"] if kind == "judge" else block["anchored"]
-    ci = block["kappa_ci"] if kind == "judge" else block["ci"]
-    expected_task = "judge" if kind == "judge" else "answer"
+    accuracy, n = _accuracy(record)
     assert (entry.dataset_id, entry.task_id, entry.dataset_revision) == (
         DATASET,
-        expected_task,
+        "judge-accuracy",
         "a" * 40,
     )
-    assert entry.value == pytest.approx(value, abs=5e-5)
+    assert entry.value == pytest.approx(accuracy, abs=5e-5)
+    assert entry.value != pytest.approx(record["core"]["kappa"], abs=5e-5)  # not the kappa
     assert entry.date == record["timestamp"][:10]  # no Inspect log: the scoring date
     space = f"https://huggingface.co/spaces/{SPACE}"
-    # a judge's record opens in Compare against the physicians; answers have no page of their own
-    own = f"{space}?tab=compare&a={record['id']}&b=physicians" if kind == "judge" else space
-    assert entry.source_url == own
+    assert entry.source_url == f"{space}?tab=compare&a={record['id']}&b=physicians"
     assert entry.notes is not None
-    assert f"[{ci[0]:.4f}, {ci[1]:.4f}]" in entry.notes
-    assert record["id"] not in entry.notes and len(entry.notes) < 140  # a short note
+    ci = record["core"]["kappa_ci"]
+    assert f"on {n} resolved core answers" in entry.notes
+    assert f"core kappa {record['core']['kappa']:.4f} [{ci[0]:.4f}, {ci[1]:.4f}]" in entry.notes
+    assert record["id"] not in entry.notes and len(entry.notes) < 200  # a short note
     # the library writes the same entry back: our YAML is its format
     assert eval_result_entries_to_yaml([entry]) == yaml.safe_load(text)
 
 
+def test_eval_results_of_answers_refused_no_hub_task(records: dict[str, dict[str, Any]]) -> None:
+    with pytest.raises(ValueError, match="no Hub task"):
+        hub_eval.eval_results_yaml(records["answers"], DATASET)
+
+
+def test_consensus_accuracy_counts_abstentions_and_missing_labels_wrong() -> None:
+    table = {
+        "Richtig": {"Richtig": 3, "Falsch": 1, "unresolved": 4},
+        "Falsch": {"Richtig": 2, "Falsch": 5, "unresolved": 4},
+        "Keine Angabe": {"Richtig": 1, "Falsch": 1, "unresolved": 0},
+        "missing": {"Richtig": 0, "Falsch": 2, "unresolved": 9},
+    }
+    value, n = hub_eval.consensus_accuracy({"kind": "judge", "confusion": {"core": table}})
+    assert (value, n) == pytest.approx((8 / 15, 15))
+
+
 def test_eval_results_tasks_are_the_eval_yaml_tasks(records: dict[str, dict[str, Any]]) -> None:
     tasks = {t["id"] for t in yaml.safe_load(hub_eval.eval_yaml(synthetic=False))["tasks"]}
-    used = {_parsed(hub_eval.eval_results_yaml(r, DATASET))[0].task_id for r in records.values()}
+    used = {_parsed(hub_eval.eval_results_yaml(records["judge"], DATASET))[0].task_id}
     assert used == tasks
 
 
-def test_eval_results_notes_name_verdict_and_flags(records: dict[str, dict[str, Any]]) -> None:
+def test_eval_results_partial_names_flag_and_withholds_verdict(
+    records: dict[str, dict[str, Any]],
+) -> None:
+    full = _parsed(hub_eval.eval_results_yaml(records["judge"], DATASET))[0]
+    assert full.notes is not None
+    assert f"verdict vs physicians: {records['judge']['verdict']}" in full.notes
     record = {**records["judge"], "flags": ["partial_coverage"]}
     (entry,) = _parsed(hub_eval.eval_results_yaml(record, DATASET))
     assert entry.notes is not None
-    assert f"verdict vs physicians: {record['verdict']}" in entry.notes
-    assert entry.notes.endswith("partial coverage, not ranked")
+    assert "verdict" in entry.notes and "verdict vs physicians" not in entry.notes
+    assert entry.notes.endswith("partial coverage, not ranked, no verdict")
     assert entry.source_url is None
 
 
@@ -159,7 +211,8 @@ def test_eval_results_date_is_the_inspect_run_date(records: dict[str, dict[str, 
     assert entry.date == "2026-01-31" != record["timestamp"][:10]
 
 
-def test_eval_yaml_task_ids_are_the_inspect_tasks() -> None:
+def test_hub_task_ids_are_not_medqades_own_inspect_tasks() -> None:
+    """One metric per task id: ``medqade/judge`` reports kappa, the Hub task accuracy."""
     pytest.importorskip("inspect_ai")
     from inspect_ai._util.registry import registry_info
 
@@ -167,12 +220,14 @@ def test_eval_yaml_task_ids_are_the_inspect_tasks() -> None:
 
     names = {registry_info(inspect_tasks.judge).name, registry_info(inspect_tasks.answer).name}
     tasks = yaml.safe_load(hub_eval.eval_yaml(synthetic=False))["tasks"]
-    assert {f"medqade/{t['id']}" for t in tasks} == names
+    assert not {f"medqade/{t['id']}" for t in tasks} & names
 
 
-def test_eval_results_without_core_value_refused(records: dict[str, dict[str, Any]]) -> None:
-    record = {**records["judge"], "core": None}
-    with pytest.raises(ValueError, match="the result has no core kappa"):
+def test_eval_results_without_resolved_core_labels_refused(
+    records: dict[str, dict[str, Any]],
+) -> None:
+    record = {**records["judge"], "confusion": {"core": None, "all": None}}
+    with pytest.raises(ValueError, match="labels no resolved core answer"):
         hub_eval.eval_results_yaml(record, DATASET)
 
 
@@ -193,8 +248,8 @@ def test_write_eval_results_never_overwrites_a_foreign_file(tmp_path: Path) -> N
 
 
 def _score(tmp_path: Path, built: Path, *extra: str) -> int:
-    sub = tmp_path / "a.csv"
-    sub.write_text(ANSWERS, encoding="utf-8")
+    sub = tmp_path / "labels.csv"
+    sub.write_text(LABELS, encoding="utf-8")
     return main(["score", str(sub), "--data", str(built), "--resamples", "20", *extra])
 
 
@@ -207,8 +262,11 @@ def test_main_score_writes_eval_results(
     assert _score(tmp_path, built_sample, *argv) == 0
     record = json.loads(out.read_text(encoding="utf-8"))
     (entry,) = _parsed(path.read_text(encoding="utf-8"))
-    assert entry.value == pytest.approx(record["accuracy_core"]["anchored"], abs=5e-5)
-    assert entry.notes is not None and "partial coverage" in entry.notes
+    assert record["kind"] == "judge"
+    assert entry.value == pytest.approx(_accuracy(record)[0], abs=5e-5)
+    assert _accuracy(record) == pytest.approx((4 / 9, 9))  # by hand: the labels above
+    assert entry.notes is not None and "partial coverage" not in entry.notes  # the whole core
+    assert f"verdict vs physicians: {record['verdict']}" in entry.notes
     assert f"wrote {path}: put it in your model repo's .eval_results/ folder" in (
         capsys.readouterr().out
     )
@@ -266,4 +324,5 @@ def test_space_offers_eval_results_for_a_hub_dataset(records: dict[str, dict[str
     text = eval_results_text(record, DATASET, SPACE)
     assert text == hub_eval.eval_results_yaml(record, DATASET, space_id=SPACE)
     assert eval_results_text(record, None, SPACE) is None  # a local release names no dataset
-    assert eval_results_text({**record, "core": None}, DATASET, SPACE) is None
+    assert eval_results_text({**record, "confusion": None}, DATASET, SPACE) is None
+    assert eval_results_text(records["answers"], DATASET, SPACE) is None  # no Hub task

@@ -83,7 +83,7 @@ def test_plan_lists_every_file_sorted(build_copy: Path) -> None:
     assert [e.path for e in entries] == sorted(_files(build_copy))
     assert {e.path: (e.size, e.sha256) for e in entries} == _files(build_copy)
     assert "README.md" in {e.path for e in entries}
-    assert len(entries) == 11  # README.md, release.json, eval.yaml, 4 configs x 2 splits
+    assert len(entries) == 13  # README.md, release.json, eval.yaml, 5 configs x 2 splits
 
 
 def test_format_plan_lines(build_copy: Path) -> None:
@@ -92,7 +92,7 @@ def test_format_plan_lines(build_copy: Path) -> None:
     assert len(lines) == len(entries) + 1
     readme = next(e for e in entries if e.path == "README.md")
     assert f"{readme.size:>12}  {readme.sha256}  README.md" in lines
-    assert lines[-1] == f"11 files, {sum(e.size for e in entries)} bytes"
+    assert lines[-1] == f"13 files, {sum(e.size for e in entries)} bytes"
 
 
 def test_main_publish_dry_run(
@@ -214,7 +214,7 @@ def test_main_publish_uses_hfapi_with_token_env(
     assert api.calls[0][2]["private"] is True
     out = capsys.readouterr().out
     assert out.strip() == (
-        "published 11 files to https://huggingface.co/datasets/org/medqade/commit/0123456, "
+        "published 13 files to https://huggingface.co/datasets/org/medqade/commit/0123456, "
         "tagged v0.1"
     )
     assert "hf_secret" not in out

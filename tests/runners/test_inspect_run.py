@@ -199,3 +199,24 @@ def test_a_ctrl_c_that_inspect_turns_into_a_sample_error_still_interrupts(
     out = tmp_path / "j.jsonl"
     assert cli("judge", stub, out) == 130
     assert not out.exists()
+
+
+def test_the_commands_run_inspect_without_the_live_event_buffer(
+    stub: StubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``log_realtime`` off (issue 36: a quarter of the CPU per request): the log is a
+    temporary file nobody views live; the rows come out the same."""
+    import inspect_ai
+
+    real_eval = inspect_ai.eval
+    seen: list[object] = []
+
+    def recording_eval(*args: object, **kwargs: object) -> object:
+        seen.append(kwargs.get("log_realtime"))
+        return real_eval(*args, **kwargs)
+
+    monkeypatch.setattr(inspect_ai, "eval", recording_eval)
+    out = tmp_path / "j.jsonl"
+    assert cli("judge", stub, out) == 0
+    assert seen == [False]
+    assert len(out.read_text(encoding="utf-8").splitlines()) == len(SAMPLE_IDS)

@@ -120,6 +120,24 @@ def test_judge_steps_down_on_a_refused_schema_and_scores_like_medqade_score(
     assert hub_eval.run_date(record) == log.eval.created[:10]  # the Hub entry's date
 
 
+def test_a_partial_run_states_its_coverage_and_gives_no_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--limit 1`` covers one of the two core sets: the metrics say so and withhold the
+    verdict, by the rule (the record's flag) that keeps such a record off the Space's board."""
+    with StubServer() as stub:
+        model = _stub_model(stub, monkeypatch)
+        task = judge(data=str(DATA), split="core", resamples=50)
+        partial = _metrics(_eval(task, model, tmp_path / "a", limit=1))
+        whole = _metrics(_eval(task, model, tmp_path / "b"))
+    assert partial["covered_core"] == 0.5 and partial["covered_all"] == pytest.approx(1 / 6)
+    assert partial["partial_coverage"] == 1.0
+    assert "core_kappa" in partial  # the numbers stay, the verdict goes
+    assert not any(k.startswith("verdict_") for k in partial)
+    assert whole["covered_core"] == 1.0 and "partial_coverage" not in whole
+    assert any(k.startswith("verdict_") for k in whole)  # the whole core: a verdict
+
+
 def test_unparseable_reply_is_invalid_never_a_label(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from medqade.runners.prompts import (
-    EMPTY_ANSWER,
     JUDGE_SYSTEM_PROMPT,
     STUDENT_SYSTEM_PROMPT,
     judge_schema,
@@ -16,7 +15,7 @@ from medqade.runners.prompts import (
     response_keys,
     student_user_message,
 )
-from medqade.vocab import DIFFICULTIES, LABELS
+from medqade.vocab import DIFFICULTIES, EMPTY_ANSWER, LABELS
 
 
 def test_student_prompt_states_the_four_rules() -> None:

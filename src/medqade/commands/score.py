@@ -376,13 +376,19 @@ def _check_outputs(args: argparse.Namespace) -> None:
         hub_eval.check_eval_results_target(args.eval_results, inputs)
 
 
+def _upload(path: Path) -> policy.Upload:
+    """The file as an upload (a log of the Hub task is read as its judge labels by the
+    library, as the Space reads it: :mod:`medqade.scoring.hub_log`)."""
+    return policy.Upload(path.read_bytes(), path.name, upload_suffix(path.name))
+
+
 def _score(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
     """The record of the submission (and ``--labels``), through the library's one submission
     policy (:func:`medqade.scoring.policy.submit`). Without ``--results`` nothing is stored
     and a copy of a reference row is scored and flagged; with it the record is stored there
     (as the account :data:`CLI_ACCOUNT`, no rate limit). A refusal is raised for ``main``."""
     files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
-    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
+    uploads = [_upload(f) for f in files]
     runs = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in args.file[1:]]
     settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
     store = None

@@ -28,6 +28,8 @@ import pyarrow.parquet as pq
 
 from medqade import __version__, vocab
 from medqade.consensus import majority
+from medqade.dataset.hub_config import CONFIG as HUB_CONFIG
+from medqade.dataset.hub_config import judge_hub_frame
 from medqade.dataset.hub_eval import EVAL_YAML, eval_yaml
 from medqade.dataset.meta import RELEASE_JSON as RELEASE_JSON
 from medqade.dataset.meta import ReleaseMeta
@@ -94,6 +96,7 @@ class BuiltTables:
         if self.pool is not None and self.pool_judgments is not None:
             out["pool"] = self.pool
             out["pool_judgments"] = self.pool_judgments
+        out[HUB_CONFIG] = judge_hub_frame(self.questions, self.answers)
         return out
 
 

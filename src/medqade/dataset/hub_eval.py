@@ -9,23 +9,35 @@ https://huggingface.co/docs/hub/eval-results, source ``docs/hub/eval-results.md`
 ``eval.yaml`` (written by the build)::
 
     name, description, evaluation_framework: inspect-ai
-    tasks: [{id, config, split}]          one task per Inspect task, both on the core split
+    tasks: [{id, config, split, field_spec, solvers, scorers}]
 
 ``evaluation_framework`` is ``inspect-ai``, an id on the Hub's list of frameworks (the Hub's
 ``packages/tasks/src/eval.ts`` in ``huggingface/huggingface.js``) and the one whose runs the Hub
-can verify; each task's ``id`` is the Inspect task's name (``inspect eval medqade/judge``,
-``medqade/answer``), and a task has only the keys the specification defines.
+can verify: the Hub runs ``inspect eval hf/ORG/NAME/<task id>``, and Inspect builds each task
+from its entry alone (``inspect_ai/_eval/task/hf.py``: the ``field_spec`` columns of
+``config``/``split``, and solvers and scorers from Inspect's closed list of built-ins). So a
+Hub task's metric must be a built-in scorer's: the one task is :data:`JUDGE_TASK`,
+``judge-accuracy``, over the ``judge_hub`` config (:mod:`medqade.dataset.hub_config`; one
+two-choice question per resolved core answer, ``multiple_choice`` solver, ``choice`` scorer):
+its value is the judge's *accuracy against the physician consensus on the resolved core
+answers*. Kappa, the verdict against the physicians and a model's anchored accuracy are no
+built-in scorer: they are MedQADE's own Inspect tasks (``inspect eval medqade/judge``,
+``medqade/answer``) and the Space, not Hub tasks.
 
 ``.eval_results/<file>.yaml`` (offered by ``medqade score`` and the Space): a list with one
 entry ``{dataset: {id, task_id, revision}, value, date, source: {url, name}, notes}``, where
-``value`` is the track's headline value (a judge's core kappa, a model's anchored core
-accuracy, as proportions), ``revision`` the dataset commit scored (``--hub-revision``, else the
-snapshot the release was loaded from), ``date`` the run's date when an Inspect log gives it
-(else the scoring time), ``source.url`` the record's own address in the Space and ``notes`` a
-short note (the 95% CI and, for a judge, the verdict; everything else is in the record behind
-``source.url``). ``huggingface_hub.parse_eval_result_entries`` reads it back (tested). The file
-starts with :data:`HEADER`, by which :func:`write_eval_results` recognises a file it wrote and
-may replace; any other file is left alone.
+``value`` is exactly the metric the task's Inspect run reports (for ``judge-accuracy``:
+:func:`consensus_accuracy`, the share of the judge's labelled resolved core answers whose
+label is the consensus; a judge's *Keine Angabe* or an unusable reply is wrong, as the
+``choice`` scorer counts a reply without a letter), ``revision`` the dataset commit scored
+(``--hub-revision``, else the snapshot the release was loaded from), ``date`` the run's date
+when an Inspect log gives it (else the scoring time), ``source.url`` the record's own address
+in the Space and ``notes`` a short note (the number of answers, the core kappa with its 95% CI
+and the verdict, which live in the Space; everything else is in the record behind
+``source.url``). A model's answers record has no Hub task and no entry. ``huggingface_hub.
+parse_eval_result_entries`` reads it back (tested). The file starts with :data:`HEADER`, by
+which :func:`write_eval_results` recognises a file it wrote and may replace; any other file is
+left alone.
 
 What the Hub's leaderboard can and cannot show: one value per model repo and task (the
 headline value), sorted; no confidence interval, rank uncertainty or verdict (those are in the
@@ -45,44 +57,69 @@ from urllib.parse import urlencode
 
 import yaml
 
+from medqade import vocab
+from medqade.dataset import hub_config
 from medqade.files import atomic
 
 EVAL_YAML: Final = "eval.yaml"
 EVALUATION_FRAMEWORK: Final = "inspect-ai"
-"""The Hub's id of Inspect, which runs the tasks (``inspect eval medqade/judge``)."""
-TASK_KEYS: Final = ("id", "config", "split")
-"""The keys of an ``eval.yaml`` task in the Hub's specification (only these are written)."""
+"""The Hub's id of Inspect, which runs the tasks (``inspect eval hf/ORG/NAME``)."""
+TASK_KEYS: Final = ("id", "config", "split", "field_spec", "solvers", "scorers")
+"""The keys of an ``eval.yaml`` task that MedQADE writes (all in the Hub's specification and
+in Inspect's ``HFTask``; ``field_spec``, ``solvers`` and ``scorers`` are required there)."""
 HEADER: Final = "# MedQADE result for the Hub"
 SPACE_URL: Final = "https://huggingface.co/spaces/{space_id}"
 VALUE_DIGITS: Final = 4
+PARTIAL_FLAG: Final = vocab.PARTIAL_COVERAGE
+"""The flag of a record that does not cover the core: no verdict in the note."""
 
 
 @dataclass(frozen=True)
 class Task:
-    """One leaderboard of the benchmark: which result kind feeds it and how it is read."""
+    """One Hub task of the benchmark: which result kind feeds it and how Inspect runs it."""
 
     id: str
     name: str
     kind: str
     config: str
     split: str
+    field_spec: Mapping[str, Any]
+    solvers: tuple[str, ...]
+    scorers: tuple[str, ...]
+    metric: str
+
+    def entry(self) -> dict[str, Any]:
+        """The task as ``eval.yaml`` lists it (:data:`TASK_KEYS`)."""
+        return {
+            "id": self.id,
+            "config": self.config,
+            "split": self.split,
+            "field_spec": dict(self.field_spec),
+            "solvers": [{"name": name} for name in self.solvers],
+            "scorers": [{"name": name} for name in self.scorers],
+        }
 
 
 JUDGE_TASK: Final = Task(
+    "judge-accuracy",
+    "Judge: accuracy against the physician consensus on the resolved core answers (proportion)",
     "judge",
-    "Judge: Cohen's kappa with the physician consensus (core)",
-    "judge",
-    "answers",
-    "core",
+    hub_config.CONFIG,
+    vocab.CORE,
+    {
+        "input": "input",
+        "target": "target",
+        "choices": "choices",
+        "metadata": ["answer_id", "question_id", "model"],
+    },
+    ("multiple_choice",),
+    ("choice",),
+    "accuracy",
 )
-ANSWER_TASK: Final = Task(
-    "answer",
-    "Model answers: anchored accuracy against physician labels (core, proportion)",
-    "answers",
-    "questions",
-    "core",
-)
-TASKS: Final = (JUDGE_TASK, ANSWER_TASK)
+TASKS: Final = (JUDGE_TASK,)
+"""The Hub tasks; kappa, the verdict and anchored accuracy are no built-in Inspect scorer and
+are not among them (they are ``inspect eval medqade/judge`` / ``medqade/answer`` and the
+Space)."""
 
 
 def space_url(space_id: str) -> str:
@@ -114,19 +151,22 @@ def _dump(data: object) -> str:
 
 
 def eval_yaml(*, synthetic: bool, space_id: str | None = None) -> str:
-    """The dataset's ``eval.yaml``: the judge and the answer track, pointing at the Space."""
+    """The dataset's ``eval.yaml``: the Hub task(s) Inspect runs from it, pointing at the Space
+    for what a built-in scorer cannot compute."""
     where = (
-        f"Leaderboard and submissions: {space_url(space_id)}."
+        f"Leaderboard, submissions, kappa and verdicts: {space_url(space_id)}."
         if space_id
-        else "Leaderboard and submissions: the MedQADE Space (`medqade space deploy`)."
+        else "Leaderboard, submissions, kappa and verdicts: the MedQADE Space "
+        "(`medqade space deploy`)."
     )
     description = (
         "MedQADE: German medical question answering with physician-labelled answers, for "
-        "evaluating LLM judges (agreement with the physician consensus) and the models that "
-        "answer. Run it with Inspect (`inspect eval medqade/judge`, `inspect eval "
-        "medqade/answer`) and score the log with `medqade score`; task `judge` reports Cohen's "
-        "kappa with the physician consensus on the core items, task `answer` anchored accuracy "
-        "on the core items. " + where
+        "evaluating LLM judges against the physician consensus. Hub task `judge-accuracy` "
+        "(`inspect eval hf/ORG/NAME/judge-accuracy`) asks for one answer at a time whether it "
+        "is Richtig or Falsch and reports the accuracy against the physician consensus on the "
+        "resolved core answers. Cohen's kappa, the verdict against the physicians and the "
+        "models' anchored accuracy are not Hub tasks: run `inspect eval medqade/judge` or "
+        "`medqade/answer` (pip install medqade) and score the log with `medqade score`. " + where
     )
     if synthetic:
         description = "SYNTHETIC release (simulated, not physician data). " + description
@@ -134,7 +174,7 @@ def eval_yaml(*, synthetic: bool, space_id: str | None = None) -> str:
         "name": "MedQADE" + (" (synthetic)" if synthetic else ""),
         "description": description,
         "evaluation_framework": EVALUATION_FRAMEWORK,
-        "tasks": [{"id": t.id, "config": t.config, "split": t.split} for t in TASKS],
+        "tasks": [t.entry() for t in TASKS],
     }
     return _dump(data)
 
@@ -143,30 +183,37 @@ def _task(kind: str) -> Task:
     for task in TASKS:
         if task.kind == kind:
             return task
-    raise ValueError(f"no Hub task for result kind {kind!r}")
+    raise ValueError(
+        f"a {kind} result has no Hub task: its metric is no built-in Inspect scorer, so it "
+        "lives in the Space only"
+    )
+
+
+def consensus_accuracy(record: Mapping[str, Any]) -> tuple[float, int]:
+    """A judge record's accuracy against the physician consensus on the resolved core answers
+    it labelled, and their number: what task ``judge-accuracy`` reports.
+
+    From the record's core confusion table (judge label x consensus over the answers with a
+    row): right are the ``Richtig``/``Richtig`` and ``Falsch``/``Falsch`` cells, the answers
+    are every label's resolved cells (``Keine Angabe`` and a missing label are wrong, as
+    Inspect's ``choice`` scorer counts a reply without a letter)."""
+    table = (record.get("confusion") or {}).get("core") or {}
+    resolved = (vocab.RICHTIG, vocab.FALSCH)
+    n = sum(int((row or {}).get(c, 0)) for row in table.values() for c in resolved)
+    if n == 0:
+        raise ValueError(
+            "the result labels no resolved core answer: the Hub task has no value for it"
+        )
+    right = sum(int((table.get(c) or {}).get(c, 0)) for c in resolved)
+    return right / n, n
 
 
 def headline(record: Mapping[str, Any]) -> tuple[float, tuple[float, float] | None, str]:
-    """The value the Hub shows for ``record``, its 95% CI and how to say what it is."""
-    kind = record.get("kind")
-    if kind == "judge":
-        block = record.get("core") or {}
-        value, ci, what = block.get("kappa"), block.get("kappa_ci"), "core kappa"
-        ci_kind = "bootstrap"
-    elif kind == "answers":
-        block = record.get("accuracy_core") or {}
-        value, ci, what = block.get("anchored"), block.get("ci"), "anchored core accuracy"
-        ci_kind = "Wilson"
-    else:
-        raise ValueError(f"result kind {kind!r}: expected judge or answers")
-    if value is None:
-        raise ValueError(
-            f"the result has no {what} (no scorable core items): the Hub needs a value"
-        )
-    pair = None
-    if ci and ci[0] is not None and ci[1] is not None:
-        pair = (float(ci[0]), float(ci[1]))
-    return float(value), pair, f"{what}, 95% {ci_kind} CI"
+    """The value the Hub shows for ``record`` (its task's metric), no CI (the Inspect metric
+    has none), and how to say what it is."""
+    task = _task(str(record.get("kind")))
+    value, n = consensus_accuracy(record)
+    return value, None, f"{task.metric} vs physician consensus on {n} resolved core answers"
 
 
 def eval_results_entry(
@@ -178,15 +225,20 @@ def eval_results_entry(
 ) -> dict[str, Any]:
     """The one ``.eval_results`` entry for ``record`` as a YAML-ready dict."""
     task = _task(str(record.get("kind")))
-    value, ci, what = headline(record)
+    value, _, what = headline(record)
     r = VALUE_DIGITS
     note = what
-    if ci is not None:
-        note += f" [{ci[0]:.{r}f}, {ci[1]:.{r}f}]"
-    if record.get("kind") == "judge" and record.get("verdict"):
+    partial = PARTIAL_FLAG in (record.get("flags") or ())
+    core = record.get("core") or {}
+    kappa, ci = core.get("kappa"), core.get("kappa_ci")
+    if isinstance(kappa, (int, float)) and not partial:
+        note += f"; core kappa {kappa:.{r}f}"
+        if ci and ci[0] is not None and ci[1] is not None:
+            note += f" [{ci[0]:.{r}f}, {ci[1]:.{r}f}]"
+    if record.get("verdict") and not partial:
         note += f"; verdict vs physicians: {record['verdict']}"
-    if "partial_coverage" in (record.get("flags") or ()):
-        note += "; partial coverage, not ranked"
+    if partial:
+        note += "; partial coverage, not ranked, no verdict"
     if (record.get("dataset") or {}).get("synthetic"):
         note = "SYNTHETIC release; " + note
     ds: dict[str, Any] = {"id": dataset_id, "task_id": task.id}
@@ -260,14 +312,15 @@ def write_eval_results(path: Path, text: str) -> None:
 
 
 __all__ = [
-    "ANSWER_TASK",
     "EVAL_YAML",
     "HEADER",
     "JUDGE_TASK",
+    "PARTIAL_FLAG",
     "TASKS",
     "TASK_KEYS",
     "Task",
     "check_eval_results_target",
+    "consensus_accuracy",
     "eval_results_entry",
     "eval_results_name",
     "eval_results_output",

@@ -6,6 +6,13 @@ Each metric turns the epoch-1 scores of a run into the submission ``medqade judg
 scores it with :func:`medqade.scoring.score` (default bootstrap seed), so the values in the
 log are those of ``medqade score`` on the same labels, to the last digit. Inspect metrics are
 numbers: the judge's verdict against physicians is reported as ``verdict_<word>`` = 1.
+
+Every run states what it covered: ``covered_core`` and ``covered_all``, the share of the core's
+and of all question sets (or questions) the run scored, as the record's ``submission.coverage``
+holds them. A run that covers neither exactly the core nor every item (``--limit``, an
+interrupted run) carries the record's :data:`~medqade.vocab.PARTIAL_COVERAGE` flag, set by the
+same rule that keeps it off the Space's ranking (:mod:`medqade.scoring.records`): its metrics
+say ``partial_coverage`` = 1 and give no verdict.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from inspect_ai.scorer import Metric, SampleScore, metric
 from medqade.dataset.sources import open_release
 from medqade.scoring import attach_labels, parse_submission, score
 from medqade.scoring.upload import jsonable
+from medqade.vocab import PARTIAL_COVERAGE
 
 
 def _first_epoch(scores: Sequence[SampleScore]) -> list[Mapping[str, Any]]:
@@ -66,24 +74,45 @@ def _flat(prefix: str, block: Mapping[str, Any] | None, keys: Sequence[str]) -> 
     return out
 
 
+def coverage_values(record: Mapping[str, Any]) -> dict[str, float]:
+    """``covered_core`` and ``covered_all`` (the record's ``submission.coverage``), and
+    ``partial_coverage`` = 1 when the record is flagged :data:`~medqade.vocab.PARTIAL_COVERAGE`."""
+    coverage = (record.get("submission") or {}).get("coverage") or {}
+    out = {
+        f"covered_{key}": float(coverage[key])
+        for key in ("core", "all")
+        if isinstance(coverage.get(key), (int, float))
+    }
+    if is_partial(record):
+        out[PARTIAL_COVERAGE] = 1.0
+    return out
+
+
+def is_partial(record: Mapping[str, Any]) -> bool:
+    """Whether the record covers too little to be ranked or given a verdict."""
+    return PARTIAL_COVERAGE in (record.get("flags") or ())
+
+
 def judge_values(record: Mapping[str, Any]) -> dict[str, float]:
     """The numbers of a judge record that the log shows: kappa, PA, PABAK with CIs (core and
-    all items), the difference to the physicians and the verdict."""
-    out: dict[str, float] = {}
+    all items), the difference to the physicians, what the run covered, and the verdict
+    unless the run is partial (:func:`coverage_values`)."""
+    out: dict[str, float] = coverage_values(record)
     for split in ("core", "full"):
         out.update(_flat(f"{split}_", record.get(split), ("kappa", "pa", "pabak")))
     diff = record.get("physician_difference")
     if diff:
         out.update(_flat("vs_physicians_", diff, (str(diff.get("primary", "kappa")),)))
     verdict = record.get("verdict")
-    if isinstance(verdict, str):
+    if isinstance(verdict, str) and not is_partial(record):
         out[f"verdict_{verdict.replace('-', '_').replace(' ', '_')}"] = 1.0
     return out
 
 
 def answer_values(record: Mapping[str, Any]) -> dict[str, float]:
-    """Anchored accuracy with CI and bounds (core and all), and the judged estimate."""
-    out: dict[str, float] = {}
+    """Anchored accuracy with CI and bounds (core and all), the judged estimate, and what the
+    run covered (:func:`coverage_values`)."""
+    out: dict[str, float] = coverage_values(record)
     for key, prefix in (("accuracy_core", "core_"), ("accuracy", "all_")):
         block = record.get(key)
         out.update(_flat(prefix, block, ("anchored", "lower", "upper", "coverage")))

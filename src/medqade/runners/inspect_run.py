@@ -246,6 +246,9 @@ def run_eval(task: Any, settings: RunSettings) -> Asked:
             fail_on_error=False,
             retry_on_error=0,
             score_display=False,
+            # no live event buffer: the log is a temporary file nobody views while it runs,
+            # and the buffer was a quarter of the runner's CPU per request (bench/runners.py)
+            log_realtime=False,
         )
         # Inspect handles Ctrl-C itself and mostly returns a cancelled log; a Ctrl-C that
         # lands inside one sample's request can instead become that sample's error, and the

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from medqade.vocab import DIFFICULTIES, FALSCH, KEINE_ANGABE, LABELS, N_SLOTS, RICHTIG
+from medqade.vocab import DIFFICULTIES, EMPTY_ANSWER, FALSCH, KEINE_ANGABE, LABELS, N_SLOTS, RICHTIG
 
 STUDENT_SYSTEM_PROMPT: Final = """\
 Du schreibst gerade eine medizinische Abschlussprüfung, und für jede Aufgabe bleibt nur wenig \
@@ -101,9 +101,6 @@ Schätzen Sie zusätzlich ein, wie schwer die Frage ist: {" / ".join(DIFFICULTIE
 ist Ihr persönlicher Eindruck. Er dient allein der Beschreibung der Fragensammlung und wirkt \
 sich nicht auf die Kategorien der Antworten aus.
 """
-
-EMPTY_ANSWER: Final = "(keine Antwort)"
-"""How a missing or empty student answer is shown to the judge."""
 
 
 def load_prompt(path: Path) -> str:

@@ -49,6 +49,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from medqade.files.problems import InputError, Problem
+from medqade.scoring.hub_log import (
+    check_hub_sample,
+    hub_inputs,
+    hub_log_text,
+    hub_repo,
+    is_hub_task,
+)
 from medqade.scoring.limits import Limits
 from medqade.scoring.log_archive import ArchiveCaps, CheckedArchive, check_archive, member_bytes
 from medqade.scoring.log_samples import (
@@ -130,9 +137,13 @@ def _short_kind(task: str, name: str) -> str:
     )
 
 
+def _task_name(log: Any) -> str:
+    return str(getattr(log.eval, "task_registry_name", None) or log.eval.task)
+
+
 def _task_kind(log: Any, name: str) -> str:
     """The kind of a submitted log: its task in full (:data:`TASKS`), else refused."""
-    task = str(getattr(log.eval, "task_registry_name", None) or log.eval.task)
+    task = _task_name(log)
     if task in TASKS:
         return TASKS[task]
     hint = ""
@@ -140,7 +151,8 @@ def _task_kind(log: Any, name: str) -> str:
         hint = " (the name is the same after '/', but only the installed MedQADE tasks count)"
     raise _problem(
         name,
-        f"this Inspect log is of task {task!r}, not of {' or '.join(TASKS)}{hint}",
+        f"this Inspect log is of task {task!r}, not of {' or '.join(TASKS)} or the Hub task "
+        f"(hf/ORG/NAME){hint}",
         _RUN_FIX,
     )
 
@@ -246,6 +258,12 @@ def log_rows(
     (:data:`TASKS`), and with ``release`` the dataset it names and every sample's texts must
     be this release's (:func:`check_release`); samples are parsed one at a time."""
     header, archive = read_log(data, name, limits)
+    return _log_rows(header, archive, name, release, limits)
+
+
+def _log_rows(
+    header: Any, archive: CheckedArchive, name: str, release: Release | None, limits: Limits
+) -> LogRows:
     kind = _task_kind(header, name)
     texts = None
     if release is not None:
@@ -322,6 +340,43 @@ def check_release(header: Any, release: Release, name: str) -> None:
             )
         ],
     )
+
+
+def _hub_text(
+    header: Any,
+    archive: CheckedArchive,
+    task: str,
+    name: str,
+    release: Release,
+    limits: Limits,
+) -> str:
+    """A Hub-task log's judge labels (:func:`~medqade.scoring.hub_log.hub_log_text`), its
+    repo and every sample checked against ``release`` first (module docstring of
+    :mod:`medqade.scoring.hub_log`)."""
+    repo = hub_repo(task)
+    if release.hub_id is not None and repo.casefold() != release.hub_id.casefold():
+        raise InputError(
+            name,
+            [
+                Problem(
+                    name,
+                    None,
+                    f"the log ran the Hub task of {repo[:120]!r}, not of this release "
+                    f"({release.hub_id})",
+                    column="task",
+                    value=task[:120],
+                    fix=f"run inspect eval hf/{release.hub_id} and submit that log",
+                )
+            ],
+        )
+    inputs = hub_inputs(release)
+
+    def checked() -> Iterator[LogSample]:
+        for _member, sample in _log_samples(archive, name, limits):
+            check_hub_sample(sample, inputs, name)
+            yield sample
+
+    return hub_log_text(header, checked(), task)
 
 
 HUB_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -483,8 +538,14 @@ def log_table_text(
 ) -> tuple[str, tuple[Problem, ...]]:
     """The JSON Lines text that is scored (the header and the rows: every epoch of a judge log,
     epoch 1 of an answer log) and the notes on the log: errored and invalid samples counted, as
-    ``medqade judge`` reports them. The log is read by :func:`log_rows` against ``release``."""
-    parsed = log_rows(data, name, release, limits)
+    ``medqade judge`` reports them. The log is read by :func:`log_rows` against ``release``;
+    a log of the Hub task (``inspect eval hf/ORG/NAME``) as its judge labels
+    (:mod:`medqade.scoring.hub_log`), read under the same bound."""
+    header, archive = read_log(data, name, limits)
+    task = _task_name(header)
+    if is_hub_task(task):
+        return _hub_text(header, archive, task, name, release, limits), ()
+    parsed = _log_rows(header, archive, name, release, limits)
     run = parsed.meta.get("inspect", {})
     notes = []
     errored, invalid = int(run.get("errored", 0)), int(run.get("invalid", 0))
@@ -538,7 +599,10 @@ def grader_labels_text(
     data: bytes, name: str, release: Release, limits: Limits = _DEFAULT_LIMITS
 ) -> str | None:
     """The ``grader`` role's labels of an answer log as a labels file (JSONL), or ``None``."""
-    parsed = log_rows(data, name, release, limits)
+    header, archive = read_log(data, name, limits)
+    if is_hub_task(_task_name(header)):
+        return None
+    parsed = _log_rows(header, archive, name, release, limits)
     if parsed.kind != "answers" or not parsed.grader_rows:
         return None
     return _jsonl({"model_id": parsed.grader}, parsed.grader_rows)

@@ -66,7 +66,7 @@ Codes = npt.NDArray[np.int8]
 Weights = npt.NDArray[np.int64]
 
 ABOVE_CEILING: Final = "above_physician_ceiling"
-PARTIAL: Final = "partial_coverage"
+PARTIAL: Final = vocab.PARTIAL_COVERAGE
 NO_CORE: Final = "no_core"
 ENSEMBLE_SIZES: Final = (3, 5, 7)
 SUBMISSION_MEMBER: Final = "submission"

@@ -47,6 +47,10 @@ class LogSample:
     """The error's message and traceback, when the sample failed."""
     usage: tuple[int, int] | None = None
     """Input and output tokens, when the provider reported them."""
+    choices: tuple[str, ...] = ()
+    """The sample's answer options (a multiple-choice task: the Hub task), else empty."""
+    answer: str | None = None
+    """The first score's ``answer`` (the Hub task's ``choice`` scorer: the letter chosen)."""
 
     @property
     def where(self) -> str:
@@ -86,6 +90,8 @@ def from_eval_sample(sample: Any) -> LogSample:
         score=score,
         error=error,
         usage=tokens,
+        choices=tuple(str(c) for c in (sample.choices or ())),
+        answer=None if first is None or first.answer is None else str(first.answer),
     )
 
 
@@ -135,6 +141,8 @@ def from_json(obj: Any, member: str, name: str) -> LogSample:
     if isinstance(usage, dict):
         tokens = (_number(usage.get("input_tokens")), _number(usage.get("output_tokens")))
     metadata = obj.get("metadata")
+    choices = obj.get("choices")
+    answer = first.get("answer") if isinstance(first, dict) else None
     return LogSample(
         id=str(obj["id"]),
         epoch=epoch,
@@ -144,6 +152,8 @@ def from_json(obj: Any, member: str, name: str) -> LogSample:
         score=score,
         error=error,
         usage=tokens,
+        choices=tuple(str(c)[:200] for c in choices) if isinstance(choices, list) else (),
+        answer=str(answer)[:200] if isinstance(answer, (str, int)) else None,
     )
 
 
