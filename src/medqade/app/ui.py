@@ -62,6 +62,7 @@ CSS: Final = """
              padding: 8px 12px; border-radius: 6px; margin-bottom: 6px; }
 .mq-item .mq-question { font-size: 1.1em; margin: 6px 0; }
 .mq-item a.mq-link { word-break: break-all; }
+.mq-item .mq-item-id { scroll-margin-top: 12px; }  /* a jump lands with the heading whole */
 .mq-empty { color: #666; }
 /* item view: answer cards and the label grid */
 ol.mq-answers { list-style: none; padding: 0; margin: 8px 0; display: grid; gap: 6px; }
@@ -135,15 +136,15 @@ td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c
 /* phone: judge cards above the tables; desktop: tables only */
 .mq-phone-only { display: none !important; }
 ol.mq-cards { list-style: none; padding: 0; margin: 0; }
-li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
+li.mq-card { display: grid; grid-template-columns: 3.4em 1fr; gap: 0 6px;
              padding: 5px 0; border-bottom: 1px solid #eee; }
-.mq-card-rank { grid-row: span 2; font-weight: 700; text-align: right; }
+.mq-card-rank { grid-row: span 2; font-weight: 700; text-align: right; white-space: nowrap; }
 .mq-card-name { font-weight: 600; overflow-wrap: anywhere; }
-.mq-card-kappa small { color: #555; }
+.mq-card-kappa small { font-size: 1em; color: #374151; }
 .mq-badge.mq-b-physicians { background: #1e3a8a; color: #fff; }
 .mq-badge.mq-b-verified { background: #dcfce7; color: #14532d; }
 .mq-badge.mq-b-self { background: #fef3c7; color: #78350f; }
-.mq-card-verdict { grid-column: 2; font-size: 0.85em; color: #444; overflow-wrap: anywhere; }
+.mq-card-verdict { grid-column: 2; color: #1f2937; overflow-wrap: anywhere; }
 @media (max-width: 640px) {
   .mq-phone-only { display: block !important; }
   .tab-wrapper .tab-container button { padding-left: 7px !important;
@@ -161,6 +162,9 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
      their own box rather than scaled to 5-8 px text */
   .mq-plot { overflow-x: auto !important; }
   .mq-plot img { width: 600px !important; max-width: none !important; }
+  /* Gradio centres the image in a column flexbox: 600 px centred in 324 px hangs 138 px off
+     the left edge, where no scrolling reaches; start it at the box's left edge instead */
+  .mq-plot .matplotlib { align-items: flex-start !important; }
 }
 """
 
@@ -215,10 +219,57 @@ HEAD: Final = """
       window.parent.postMessage({queryString: qs, hash: location.hash}, "https://huggingface.co");
     }
   };
-  const schedule = () => { if (!queued) { queued = true; requestAnimationFrame(sync); } };
+  /* A newly shown item (a deep link, Compare's "open in Browse", a tap on a Browse row) is
+     scrolled into view with its heading focused, unless its heading is on screen already. */
+  let revealed = null;
+  const onScreen = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight;
+  };
+  const reveal = () => {
+    const item = document.querySelector("#mq-item [data-mq-item]");
+    const id = item ? item.dataset.mqItem : null;
+    if (!item || id === revealed) { if (!item) revealed = null; return; }
+    const head = item.querySelector(".mq-item-id") || item;
+    if (!head.getClientRects().length) return;  // its tab is hidden: reveal it when shown
+    revealed = id;
+    const go = () => {
+      if (onScreen(head)) return;
+      head.scrollIntoView({block: "start"});
+      head.focus({preventScroll: true});
+    };
+    go();
+    setTimeout(go, 250);  // the answers below may still be drawn
+  };
+  /* Gradio writes "undefined plot visualising provided data" as every figure's alt text; each
+     figure gets its title and caption (the text above it, which says what it plots) instead. */
+  const describe = () => {
+    for (const img of document.querySelectorAll(".mq-plot img")) {
+      let box = img.closest(".mq-plot"), caption = null;
+      while (box && !caption) {
+        for (let s = box.previousElementSibling; s && !caption; s = s.previousElementSibling) {
+          caption = s.matches(".mq-caption") ? s : s.querySelector(".mq-caption");
+        }
+        box = box.parentElement;
+      }
+      if (!caption) continue;
+      const title = caption.querySelector("h3");
+      const words = caption.textContent.replace(/\\s+/g, " ").trim();
+      const alt = title ? `Figure: ${title.textContent.trim()}. ${words.slice(
+        title.textContent.trim().length).trim()}` : `Figure: ${words}`;
+      if (img.getAttribute("alt") !== alt) img.setAttribute("alt", alt);
+    }
+  };
+  const schedule = () => {
+    if (!queued) {
+      queued = true;
+      requestAnimationFrame(() => { reveal(); describe(); sync(); });
+    }
+  };
   const start = () => {
     new MutationObserver(schedule).observe(document.body,
-      {subtree: true, childList: true, attributes: true, attributeFilter: ["aria-selected"]});
+      {subtree: true, childList: true, attributes: true,
+       attributeFilter: ["aria-selected", "alt"]});
     for (const type of ["change", "click", "keydown"]) {
       document.addEventListener(type, (e) => {
         if (e.isTrusted) armed = true;
