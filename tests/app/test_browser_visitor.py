@@ -230,3 +230,72 @@ def test_phone_cards_are_legible(space: Running, browser: Any) -> None:
     finally:
         page.close()
     assert errors == []
+
+
+@SIZES
+def test_browse_grid_reads_like_the_page(
+    space: Running, browser: Any, size: dict[str, int]
+) -> None:
+    """Item 8: the question sets were in a monospace font, a cut question had no ellipsis,
+    and a click drew a spreadsheet's edit frame around the cell."""
+    errors: list[str] = []
+    page = open_page(browser, space.url, size, errors)
+    try:
+        click_tab(page, "Browse")
+        rows = page.locator("#mq-items .virtual-row")
+        rows.first.wait_for()
+        texts = page.locator("#mq-items .body-cell span.text")
+        fonts = texts.evaluate_all("els => els.map(e => getComputedStyle(e).fontFamily)")
+        assert fonts and not any("mono" in f.lower() for f in fonts), fonts[:3]
+        cut = texts.evaluate_all(
+            """els => els.filter(e => e.scrollWidth > e.clientWidth + 1)
+                        .map(e => getComputedStyle(e).textOverflow)"""
+        )
+        if size is PHONE:  # the 390 px grid cuts the questions (the desktop's fits them)
+            assert cut, "no question is cut at this width (the test needs one)"
+        assert set(cut) <= {"ellipsis"}
+        cell = rows.nth(1).locator(".body-cell").last
+        cell.scroll_into_view_if_needed()
+        cell.click()
+        page.wait_for_timeout(300)
+        frames = cell.evaluate(
+            """c => [c, ...c.querySelectorAll("*")].map(e => getComputedStyle(e).boxShadow)
+                   .filter(s => s !== "none")"""
+        )
+        assert frames == []
+    finally:
+        page.close()
+    assert errors == []
+
+
+@SIZES
+def test_compare_before_and_after_the_first_run(
+    space: Running, browser: Any, size: dict[str, int]
+) -> None:
+    """Item 6: before the first run a blank gap and a header-only table; on the phone the A
+    and B names were cut ("Gemini 3 Flash (pa") under the dropdown's arrow."""
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page = open_page(browser, space.url, size, errors)
+    try:
+        click_tab(page, "Compare")
+        button = page.locator("#mq-compare")
+        expect(button).to_be_visible()
+        table = page.locator("#mq-compare-disagreements").bounding_box()
+        assert table is None or table["x"] + table["width"] <= 0  # no header-only table
+        for box in ("#mq-compare-overall", "#mq-compare-slots", "#mq-compare-tiers"):
+            assert not page.locator(box).is_visible(), box
+        for side in ("#mq-a", "#mq-b"):
+            field = page.locator(f"{side} input")
+            fits = field.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+            assert fits, f"{side}: {field.input_value()!r} is cut"
+        page.screenshot(
+            path=str(ARTIFACTS / f"space-compare-empty-{size['width']}x{size['height']}.png")
+        )
+        button.click()
+        expect(page.locator("#mq-compare-disagreements")).to_be_visible(timeout=30_000)
+        expect(page.locator("#mq-compare-overall table")).to_be_visible()
+    finally:
+        page.close()
+    assert errors == []
