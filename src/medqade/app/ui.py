@@ -12,7 +12,8 @@ Public API endpoints (named, documented, callable with ``gradio_client``):
 /leaderboard ``(view, search)`` -> judges table, models table
 /submit      ``(file, kind, name, model_id, revision, family, organisation, link, prompt,
              prompt_sha256, decoding, notes, validate_only, labels_file)`` -> status text,
-             result JSON (``ok``, ``message``, ``record``, ``summary``, ``warnings``),
+             result JSON (``ok``, ``message``, ``record``, ``summary``, ``warnings``,
+             ``dry_run``: with ``validate_only`` the record is scored, not stored),
              problems table
 /browse      ``(split, tier, lexical, specialty, filters, judge, search)`` -> count, items
 /item        ``(item_id, blind)`` -> header (escaped HTML), answers table, labels table
