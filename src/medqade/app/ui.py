@@ -108,8 +108,10 @@ td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c
 .mq-board table { border-collapse: separate; border-spacing: 0; font-size: 0.9em;
                   width: max-content; min-width: 100%; margin: 0; }
 .mq-board-caption { font-size: 1.05em; margin: 4px 0 !important; }
+/* rows of whole pixels (a 1.4 line of 12.6 px text made them 23.64 px): each row's 1 px line
+   then falls on a pixel, and none is blurred away in the pinned columns */
 .mq-board th, .mq-board td { padding: 3px 8px; white-space: nowrap; text-align: left;
-                             font-size: 1em; font-variant: normal; line-height: 1.4;
+                             font-size: 1em; font-variant: normal; line-height: 18px;
                              border-bottom: 1px solid var(--border-color-primary, #eee);
                              background: var(--background-fill-primary, #fff); }
 /* regular weight throughout, the header row shaded: a calm grid of numbers */
