@@ -41,10 +41,10 @@ SECTION: Final = (
 
 
 EMPTY: Final[Mapping[str, str]] = {
-    "caution": "No judge on the board has abstention by difficulty tier yet; a judge file "
-    "covering the core gives it.",
-    "breakdown": "No judge on the board has agreement by specialty yet; a judge file covering "
-    "the core gives it.",
+    "caution": "No judge record on the board has a caution slope (abstention by difficulty "
+    "tier) yet; the figure appears once one has.",
+    "breakdown": "No judge record on the board has agreement by specialty yet; the figure "
+    "appears once one has.",
     "cost": "No judge on the board reported its token counts yet. To appear here, submit a "
     "judge's Inspect log (`.eval`: its token counts are read from it) or a JSON Lines file "
     'whose `{"meta": ...}` line gives `usage` (input and output tokens).',
