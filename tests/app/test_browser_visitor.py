@@ -324,3 +324,26 @@ def test_every_board_row_line_falls_on_a_whole_pixel(
     finally:
         page.close()
     assert errors == []
+
+
+def test_phone_compare_tables_fit_without_sideways_scrolling(space: Running, browser: Any) -> None:
+    """Item 6: on the phone Compare's tables cut their CI column (418 px in a 302 px box)."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport=PHONE)
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(
+            f"{space.url}?tab=compare&a=gemini-2.5-flash&b=physicians",
+            wait_until="domcontentloaded",
+        )
+        expect(page.locator("#mq-compare-tiers table")).to_be_visible(timeout=30_000)
+        wide = page.evaluate(
+            """() => [...document.querySelectorAll("[id^=mq-compare-] .mq-table")]
+                 .filter(e => e.scrollWidth > e.clientWidth + 1)
+                 .map(e => [e.closest("[id]").id, e.scrollWidth, e.clientWidth])"""
+        )
+        assert wide == []
+        page.screenshot(path=str(ARTIFACTS / "space-compare-run-390x844.png"), full_page=True)
+    finally:
+        page.close()

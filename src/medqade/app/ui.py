@@ -179,6 +179,9 @@ li.mq-card { display: grid; grid-template-columns: 3.4em 1fr; gap: 0 6px;
   table.mq-grid th, table.mq-grid td { padding: 1px 4px; }
   .mq-grid-wrap { max-height: none; }
   .mq-stack-on-phone { flex-direction: column !important; }
+  /* Compare's small tables fit the phone: narrower cells, an interval may wrap at its dash */
+  [id^=mq-compare-] .mq-table th, [id^=mq-compare-] .mq-table td {
+    padding: 2px 4px; white-space: normal; }
   #mq-lead { display: none; }  /* folded: "How to read these tables" stays */
   /* figures at their print size (6 in = 600 px, so 9 pt text is 12.5 px), panned inside
      their own box rather than scaled to 5-8 px text */
