@@ -24,7 +24,7 @@ SHARED: Final[Mapping[str, str]] = {
         "significantly worse."
     ),
     "name": "Display name of the judge or model.",
-    "family": "Model family (the provider's line of models), as submitted or read from the log.",
+    "family": "Model family (the provider's line of models), as submitted.",
     "source": (
         "Where the row comes from: paper (the paper's evaluators), baseline, physicians, or "
         "submission (uploaded on this Space)."
