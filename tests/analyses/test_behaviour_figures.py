@@ -48,3 +48,16 @@ def test_figures_draw_one_mark_per_judge_and_skip_older_records() -> None:
     )
     for fig in (caution, heat, cost, figs.caution_figure([])):
         assert figure_bytes(fig, "png")[:4] == b"\x89PNG"
+
+
+def test_plotted_counts_the_judges_each_figure_draws() -> None:
+    with_cost = _record("J1", 0.6, 0.0, 0.5)
+    without = _record("J2", 0.7, 0.02, 1.0)
+    del without["behaviour"]["cost"]
+    assert figs.plotted([with_cost, without, {"kind": "judge"}]) == {
+        "caution": 2,
+        "breakdown": 2,
+        "cost": 1,
+    }
+    assert figs.plotted([without]) == {"caution": 1, "breakdown": 1, "cost": 0}
+    assert figs.plotted([]) == {"caution": 0, "breakdown": 0, "cost": 0}

@@ -81,9 +81,11 @@ def test_submit_validate_only_stores_nothing(launch, judge_csv: Path) -> None:
     status, result, _ = app.client().predict(
         *submit_args(judge_csv, validate_only=True), api_name="/submit"
     )
-    assert status.startswith("Accepted") and "validate only" in status
-    assert result["summary"]["kind"] == "judge" and result["record"] is None
-    assert app.state.store.records() == []
+    assert status.startswith("Dry run: scored, not stored") and "validate only" in status
+    assert "core kappa 0." in status and "95% CI" in status and "Accepted" not in status
+    assert result["summary"]["kind"] == "judge" and result["dry_run"] is True
+    assert result["record"]["kind"] == "judge"  # what would be stored ...
+    assert app.state.store.records() == []  # ... and was not
 
 
 def test_submit_duplicate_content_refused(launch, judge_csv: Path, tmp_path: Path) -> None:

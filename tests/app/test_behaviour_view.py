@@ -51,3 +51,11 @@ def test_judges_table_has_the_behaviour_groups() -> None:
     for group in views.BEHAVIOUR_GROUPS.values():
         assert set(group) <= set(table.columns)
     assert set(behaviour_view.figures([])) == {"caution", "breakdown", "cost"}
+
+
+def test_a_figure_without_data_is_not_drawn_and_says_what_to_submit() -> None:
+    """Issue 39: without cost data the cost figure was an empty 500 px box."""
+    drawn = behaviour_view.figures([])
+    assert drawn == {"caution": None, "breakdown": None, "cost": None}
+    assert "Inspect log" in behaviour_view.EMPTY["cost"]
+    assert set(behaviour_view.EMPTY) == set(drawn)

@@ -283,7 +283,7 @@ def test_gradio_upload_is_deleted_once_read(
 
     good = write_variant(sample_release, tmp_path / "hygiene-good-upload.csv", 5)
     status, _, _ = client.predict(*submit_args(good, validate_only=True), api_name="/submit")
-    assert status.startswith("Accepted") and len(uploads(good.name)) == 1  # kept for the submit
+    assert status.startswith("Dry run: scored, not stored") and len(uploads(good.name)) == 1
     status, _, _ = client.predict(*submit_args(good), api_name="/submit")
     assert status.startswith("Accepted"), status
     assert uploads(good.name) == []

@@ -133,3 +133,24 @@ def test_score_refuses_a_name_passing_for_another_row(
     code, _, err = run(capsys, *stored, "--name", "G\u0435mini 3 Fl\u200dash")
     assert code == 2 and "would pass for the paper evaluator Gemini 3 Flash" in err
     assert list(results.glob("records/*.json")) == []
+
+
+def test_score_validate_only_shows_the_score_not_stored(
+    sample_dir: Path, tmp_path: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 39: ``--validate-only`` checked the file and scored nothing; it now scores it as
+    the real run does (the same library call) and says the result was not stored."""
+    path = write("a.csv", ANSWERS)
+    results = tmp_path / "results"
+    base = ["score", str(path), "--data", str(sample_dir), "--resamples", "20"]
+    code, out, _ = run(capsys, *base, "--validate-only", "--results", str(results))
+    assert code == 0 and "dry run: scored, not stored: accuracy 1.000" in out
+    assert "(95% CI " in out
+    assert list(results.glob("records/*.json")) == []
+    code, out, _ = run(capsys, *base, "--validate-only", "--json")
+    report = json.loads(out)
+    assert report["ok"] is True and report["stored"] is False
+    code, out, _ = run(capsys, *base, "--json")
+    assert report["score"].startswith(
+        f"accuracy {json.loads(out)['accuracy_core']['anchored']:.3f}"
+    )

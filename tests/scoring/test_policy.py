@@ -81,9 +81,9 @@ def test_rate_limit_refuses_a_scored_submission_but_not_a_dry_run(
     limited = policy.submit(sample, second, "judge", {}, SETTINGS, **kw)
     assert not limited.ok and limited.message.startswith("rate limit: 1 submissions per 1 days")
     dry = policy.submit(sample, second, "judge", {}, SETTINGS, validate_only=True, **kw)
-    assert dry.ok and "Nothing was scored or stored" in dry.message
+    assert dry.ok and dry.message.startswith("Dry run: scored, not stored")
     assert "a scored submission is refused now (rate limit" in dry.message
-    assert dry.record is None and len(store.records()) == 1
+    assert dry.dry_run and dry.record is not None and len(store.records()) == 1
 
 
 def test_size_and_line_limits_before_parsing(sample: Release) -> None:
@@ -425,3 +425,21 @@ def test_another_accounts_verified_name_is_taken(sample: Release, tmp_path: Path
         store=store, submitter=alice,
     )  # fmt: skip
     assert own.ok, own.message  # one's own verified row's name may be used again
+
+
+def test_a_dry_run_scores_as_the_real_run_and_stores_nothing(
+    sample: Release, tmp_path: Path
+) -> None:
+    """Issue 39: the dry run said "Accepted ... Nothing was scored"; a submitter wants the
+    kappa before storing. It is the real run's record, with its kappa and CI in the message."""
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0), clock=lambda: 1.8e9)
+    own = [_upload(_csv(sample, 3))]
+    kw: dict[str, Any] = {"store": store, "submitter": ME, "clock": lambda: 1.8e9}
+    dry = policy.submit(sample, own, "judge", {}, SETTINGS, validate_only=True, **kw)
+    assert dry.ok and dry.dry_run and dry.record is not None and store.records() == []
+    kappa = dry.record["core"]["kappa"]
+    assert f"core kappa {kappa:.3f} (95% CI " in dry.message
+    assert "not stored" in dry.message and "Accepted" not in dry.message
+    real = policy.submit(sample, own, "judge", {}, SETTINGS, **kw)
+    assert real.ok and not real.dry_run and real.record is not None
+    assert real.record["core"] == dry.record["core"] and len(store.records()) == 1

@@ -40,6 +40,23 @@ def _with(records: Iterable[Record], key: str) -> list[Record]:
     return [r for r in records if r.get("kind") == "judge" and (r.get("behaviour") or {}).get(key)]
 
 
+def plotted(records: Iterable[Record]) -> dict[str, int]:
+    """How many judges each figure draws (``caution``, ``breakdown``, ``cost``): 0 means the
+    figure would be an empty box that only says so."""
+    records = list(records)
+    return {
+        "caution": len(_with(records, "caution")),
+        "breakdown": len(
+            [
+                r
+                for r in _with(records, "breakdowns")
+                if r["behaviour"]["breakdowns"].get("specialty")
+            ]
+        ),
+        "cost": len([r for r in _with(records, "cost") if r.get("core")]),
+    }
+
+
 def _synthetic(records: list[Record]) -> bool:
     return any((r.get("dataset") or {}).get("synthetic") for r in records)
 

@@ -40,16 +40,31 @@ SECTION: Final = (
 )
 
 
+EMPTY: Final[Mapping[str, str]] = {
+    "caution": "No judge record on the board has a caution slope (abstention by difficulty "
+    "tier) yet; the figure appears once one has.",
+    "breakdown": "No judge record on the board has agreement by specialty yet; the figure "
+    "appears once one has.",
+    "cost": "No judge on the board reported its token counts yet. To appear here, submit a "
+    "judge's Inspect log (`.eval`: its token counts are read from it) or a JSON Lines file "
+    'whose `{"meta": ...}` line gives `usage` (input and output tokens).',
+}
+"""What a figure without data says instead of drawing an empty box: why, and what to submit."""
+
+
 def figures(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The section's figures from judge records (drawn by the library)."""
+    """The section's figures from judge records (drawn by the library); ``None`` for a figure
+    no judge has data for (the page shows its :data:`EMPTY` line instead)."""
     from medqade.analyses import behaviour_figures
 
     judges = [r for r in records if r.get("kind") == "judge"]
-    return {
-        "caution": behaviour_figures.caution_figure(judges),
-        "breakdown": behaviour_figures.breakdown_heatmap(judges),
-        "cost": behaviour_figures.cost_kappa(judges),
+    count = behaviour_figures.plotted(judges)
+    draw = {
+        "caution": behaviour_figures.caution_figure,
+        "breakdown": behaviour_figures.breakdown_heatmap,
+        "cost": behaviour_figures.cost_kappa,
     }
+    return {k: draw[k](judges) if count[k] else None for k in draw}
 
 
 def add_section(tab: Any, state: SpaceState, encode: Any) -> None:
@@ -59,18 +74,31 @@ def add_section(tab: Any, state: SpaceState, encode: Any) -> None:
     import gradio as gr
 
     plots = {}
+    notes = {}
     for key, title, caption in SECTION:
         gr.Markdown(f"### {title}\n{caption}", elem_classes="mq-caption")
+        notes[key] = gr.Markdown(EMPTY[key], visible=False, elem_classes="mq-empty-figure")
         plots[key] = gr.Plot(show_label=False, format="png", elem_classes="mq-plot")
     done = gr.State("")
 
     def fill(filled: str) -> tuple[Any, ...]:
         key = str(state.store.version)
         if key == filled:
-            return tuple(gr.skip() for _ in range(len(plots) + 1))
+            return tuple(gr.skip() for _ in range(2 * len(plots) + 1))
         drawn = figures(state.records())
-        return (*(encode(drawn[k]) for k, _, _ in SECTION), key)
+        shown = [
+            gr.update(value=None, visible=False)
+            if drawn[k] is None
+            else gr.update(value=encode(drawn[k]), visible=True)
+            for k, _, _ in SECTION
+        ]
+        said = [gr.update(visible=drawn[k] is None) for k, _, _ in SECTION]
+        return (*shown, *said, key)
 
     tab.select(
-        fill, [done], [*plots.values(), done], show_progress="hidden", api_visibility="private"
+        fill,
+        [done],
+        [*plots.values(), *notes.values(), done],
+        show_progress="hidden",
+        api_visibility="private",
     )

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlencode
 
@@ -120,9 +120,17 @@ def _link(cell: object) -> str:
     return f'<a href="{href}" data-mq-a="{a}" data-mq-b="{b}">vs physicians</a>'
 
 
-def board_html(table: pd.DataFrame, caption: str, *, pinned: int = 0, view: str = "") -> str:
+def board_html(
+    table: pd.DataFrame,
+    caption: str,
+    *,
+    pinned: int = 0,
+    view: str = "",
+    titles: Mapping[str, str] | None = None,
+) -> str:
     """``table`` as a sortable HTML board under ``caption``; the first ``pinned`` columns stay
-    put when it scrolls sideways; ``view`` is kept as ``data-view`` (which view it shows)."""
+    put when it scrolls sideways; ``view`` is kept as ``data-view`` (which view it shows);
+    ``titles``: each column's meaning (:mod:`medqade.app.glossary`), its header's tooltip."""
     e = html.escape
     attrs = f' data-pinned="{pinned}"' if pinned else ""
     attrs += f' data-view="{e(view, quote=True)}"' if view else ""
@@ -136,8 +144,12 @@ def board_html(table: pd.DataFrame, caption: str, *, pinned: int = 0, view: str 
         c: decimals(table[c]) for c in table.columns if pd.api.types.is_numeric_dtype(table[c])
     }
     pin = [f' class="mq-pin mq-pin{k}"' if k < pinned else "" for k in range(len(columns))]
+    tips = [
+        f' title="{e(titles[c], quote=True)}"' if titles and c in titles else "" for c in columns
+    ]
     head = "".join(
-        f'<th scope="col"{pin[k]}><button type="button" class="mq-sort">{e(c)}</button></th>'
+        f'<th scope="col"{pin[k]}{tips[k]}><button type="button" class="mq-sort">{e(c)}'
+        "</button></th>"
         for k, c in enumerate(columns)
     )
     body = []

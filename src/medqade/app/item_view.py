@@ -89,7 +89,7 @@ def item_header(item_id: str, facts: Sequence[str], question: str, reference: st
     e = html.escape
     link = "?item=" + urllib.parse.quote(item_id, safe="")
     return (
-        f'<div class="mq-item" data-mq-item="{e(item_id)}"><p class="mq-item-id">'
+        f'<div class="mq-item" data-mq-item="{e(item_id)}"><p class="mq-item-id" tabindex="-1">'
         f"<strong>{e(item_id)}</strong> · {' · '.join(facts)} · link: "
         f'<a class="mq-link" data-mq-link href="{e(link)}">{e(link)}</a></p>'
         f'<p class="mq-question" lang="de">{e(question)}</p>'

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import gradio as gr
 
-from medqade.app import phone, views
+from medqade.app import glossary, phone, views
 from medqade.app.board_table import board_html
 from medqade.app.state import Boards
 
@@ -67,13 +67,17 @@ class Parts:
         table = views.select(
             self.boards.judges_display, views.JUDGE_GROUPS, self.columns, self.needle
         )
-        return board_html(table, JUDGES_CAPTION, pinned=PINNED, view=self.view)
+        return board_html(
+            table, JUDGES_CAPTION, pinned=PINNED, view=self.view, titles=glossary.JUDGES
+        )
 
     def models(self) -> str:
         table = views.select(
             self.boards.models_display, views.MODEL_GROUPS, self.columns, self.needle
         )
-        return board_html(table, MODELS_CAPTION, pinned=PINNED, view=self.view)
+        return board_html(
+            table, MODELS_CAPTION, pinned=PINNED, view=self.view, titles=glossary.MODELS
+        )
 
 
 class FirstPage:

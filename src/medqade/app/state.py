@@ -427,8 +427,8 @@ class SpaceState:
             validate_only=validate_only,
             clock=self.clock,
         )
-        if not outcome.ok or outcome.record is None:
-            return outcome
+        if not outcome.ok or outcome.record is None or outcome.dry_run:
+            return outcome  # a dry run's record was scored, not stored: nothing to register
         record = read_record(outcome.record)  # the record enters the Space typed here
         self._remember_upload(path, str(record.id))
         sub = outcome.submission

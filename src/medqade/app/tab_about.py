@@ -6,7 +6,7 @@ import gradio as gr
 import pandas as pd
 
 from medqade import scoring
-from medqade.app import text
+from medqade.app import glossary, text
 from medqade.app.context import TabContext
 from medqade.app.exports import Exports
 from medqade.dataset.release import Release
@@ -42,6 +42,7 @@ def add_about_tab(ctx: TabContext, judge_template: str, answers_template: str) -
                 config.rate_window_days,
             )
         )
+        gr.Markdown(glossary.markdown(), elem_id="mq-about-glossary")
         with gr.Row():
             gr.DownloadButton("Template: judge labels (CSV)", value=judge_template)
             gr.DownloadButton("Template: model answers (CSV)", value=answers_template)

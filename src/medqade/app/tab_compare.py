@@ -141,7 +141,7 @@ def _pickers(ctx: TabContext) -> tuple[gr.Dropdown, gr.Dropdown, gr.Radio]:
     """The two rows to compare (A: the first paper evaluator, B: the physicians) and the view."""
     choices = ctx.state.compare_choices()
     evaluators = ctx.release.roster.evaluator_ids
-    with gr.Row():
+    with gr.Row(elem_classes="mq-stack-on-phone"):  # one per line on a phone: names whole
         a = gr.Dropdown(
             choices,
             value=evaluators[0] if evaluators else None,

@@ -12,7 +12,7 @@ from typing import Any, Final
 import gradio as gr
 
 from medqade import scoring
-from medqade.app import text, views
+from medqade.app import glossary, text, views
 from medqade.app.board_table import BOARD_JS, board_html, event_text
 from medqade.app.context import HIDDEN, READS, TabContext, Table
 from medqade.app.leaderboard_page import (
@@ -314,8 +314,6 @@ def _controls(ctx: TabContext) -> dict[str, Any]:
     gr.Markdown(text.LEADERBOARD_LEAD, elem_id="mq-lead")
     with gr.Accordion("How to read these tables", open=False, elem_id="mq-help"):
         gr.Markdown(text.LEADERBOARD_HELP)
-    # phone only (CSS): the judge cards come first, above the controls
-    out["cards"] = gr.HTML(elem_id="mq-cards", elem_classes="mq-phone-only")
     with gr.Row():
         out["view"] = gr.Radio(
             ["core", "full"], value="core", label="View", scale=1, min_width=160, elem_id="mq-view"
@@ -327,6 +325,8 @@ def _controls(ctx: TabContext) -> dict[str, Any]:
             scale=3,
             elem_id="mq-search",
         )
+    # phone only (CSS): the judge cards, below View and Search (which filter them)
+    out["cards"] = gr.HTML(elem_id="mq-cards", elem_classes="mq-phone-only")
     # folded, side by side, so the judges start on the first screen (issue 27)
     with gr.Row(equal_height=False):
         with gr.Accordion("Columns", open=False, elem_id="mq-columns-fold"):
@@ -370,6 +370,8 @@ def _tables() -> dict[str, Any]:
     out["physicians_note"] = gr.Markdown(visible=False, elem_id="mq-physicians-note")
     out["physicians"] = board(visible=False, elem_id="mq-physicians")
     out["models"] = board(elem_id="mq-models")
+    with gr.Accordion("What the columns mean", open=False, elem_id="mq-glossary"):
+        gr.Markdown(glossary.markdown())
     with gr.Row():
         out["downloads"] = (
             gr.DownloadButton("Judges CSV", size="sm"),

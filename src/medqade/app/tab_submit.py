@@ -126,8 +126,10 @@ class SubmitHandlers:
     ) -> tuple[str, dict[str, Any], Table, Shown]:
         """Check and score one submission file. `kind` is "judge" (labels for the answers) or
         "answers" (one answer per question); the metadata fields describe the run; with
-        `validate_only` the file is only checked. `labels_file` (optional, model answers only)
-        holds a judge's labels for answers that match no physician-labelled answer. Returns a
+        `validate_only` the file is checked and scored but nothing is stored (the status says
+        "Dry run: scored, not stored" with the kappa or accuracy and its 95% CI).
+        `labels_file` (optional, model answers only) holds a judge's labels for answers that
+        match no physician-labelled answer. Returns a
         status line, the result (record or summary) and a table of row-level problems."""
         username = None if profile is None else str(profile.username)
         fields = {
@@ -277,7 +279,7 @@ def _form(ctx: TabContext) -> dict[str, Any]:
             )
             out["notes"] = gr.Textbox(label="Notes", lines=2, max_length=2000)
     with gr.Row():
-        out["validate_only"] = gr.Checkbox(label="validate only (dry run, nothing stored)")
+        out["validate_only"] = gr.Checkbox(label="validate only (dry run: scored, nothing stored)")
         out["button"] = gr.Button("Check and score", variant="primary")
     return out
 
@@ -412,16 +414,18 @@ def _outcome(
         "record": outcome.record,
         "summary": outcome.summary,
         "warnings": list(outcome.warnings),
+        "dry_run": outcome.dry_run,
     }
-    prefix = "Accepted" if outcome.ok else "Not accepted"
-    record_id = str(outcome.record["id"]) if outcome.ok and outcome.record else None
+    prefix = "Not accepted" if not outcome.ok else "" if outcome.dry_run else "Accepted"
+    stored = outcome.ok and not outcome.dry_run  # a dry run's record was never stored
+    record_id = str(outcome.record["id"]) if stored and outcome.record else None
     warnings = tuple(outcome.warnings[:WARNINGS_KEPT])
     if len(outcome.warnings) > WARNINGS_KEPT:
         more = len(outcome.warnings) - WARNINGS_KEPT
         warnings += (f"... and {more} more warnings",)
     shown = Shown(record_id, warnings, problems_file)
     return (
-        f"{prefix}: {outcome.message}",
+        f"{prefix}: {outcome.message}" if prefix else outcome.message,
         result,
         views.problems_table(outcome.problems),
         shown,

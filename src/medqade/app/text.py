@@ -59,8 +59,11 @@ LEADERBOARD_HELP: Final = (
 SUBMIT_HELP: Final = (
     "Upload **judge labels** (your LLM judge's verdict on the five answers of each item) or "
     "**model answers** (your model's answer to each question). CSV (UTF-8, header row), JSON "
-    "Lines or Parquet; templates and formats are on the About tab. The file is checked first; "
-    "every problem is listed with its line. Tick *validate only* for a dry run. Accepted "
+    "Lines or Parquet, or the **Inspect log** (`.eval`) of `inspect eval medqade/judge` or "
+    "`inspect eval medqade/answer` as it is (model id, settings and token counts are read from "
+    "it); templates and formats are on the About tab. The file is checked first; every problem "
+    "is listed with its line. Tick *validate only* for a dry run: the file is scored and the "
+    "kappa or accuracy shown, but nothing is stored. Accepted "
     "submissions are stored and appear on the leaderboard as *self-reported* until a maintainer "
     "verifies them. Identical content is scored once. With a result comes a Hub "
     "`.eval_results` file (headline value, its CI in the notes) for your model repo, when the "
@@ -131,6 +134,11 @@ covers and flagged.
 Answers that equal (after normalisation) an answer the physicians labelled take its consensus;
 the others are *unmatched*: the leaderboard shows bounds, and, if you also upload a judge's
 labels for them (`question_id,label[,answer]`), a judged estimate.
+
+**Inspect logs**: the `.eval` file that `inspect eval medqade/judge` or
+`inspect eval medqade/answer` writes (in `./logs/`) is accepted as it is, for either kind: the
+labels or answers, the model id, the generation settings and the token counts are read from the
+log (epochs after the first of a judge log are its repeated runs); the form fields win over it.
 
 JSON Lines files may start with `{{"meta": {{...}}}}` (name, model_id, family, ...); the form
 fields win over it.

@@ -12,7 +12,8 @@ Public API endpoints (named, documented, callable with ``gradio_client``):
 /leaderboard ``(view, search)`` -> judges table, models table
 /submit      ``(file, kind, name, model_id, revision, family, organisation, link, prompt,
              prompt_sha256, decoding, notes, validate_only, labels_file)`` -> status text,
-             result JSON (``ok``, ``message``, ``record``, ``summary``, ``warnings``),
+             result JSON (``ok``, ``message``, ``record``, ``summary``, ``warnings``,
+             ``dry_run``: with ``validate_only`` the record is scored, not stored),
              problems table
 /browse      ``(split, tier, lexical, specialty, filters, judge, search)`` -> count, items
 /item        ``(item_id, blind)`` -> header (escaped HTML), answers table, labels table
@@ -62,6 +63,7 @@ CSS: Final = """
              padding: 8px 12px; border-radius: 6px; margin-bottom: 6px; }
 .mq-item .mq-question { font-size: 1.1em; margin: 6px 0; }
 .mq-item a.mq-link { word-break: break-all; }
+.mq-item .mq-item-id { scroll-margin-top: 12px; }  /* a jump lands with the heading whole */
 .mq-empty { color: #666; }
 /* item view: answer cards and the label grid */
 ol.mq-answers { list-style: none; padding: 0; margin: 8px 0; display: grid; gap: 6px; }
@@ -106,8 +108,10 @@ td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c
 .mq-board table { border-collapse: separate; border-spacing: 0; font-size: 0.9em;
                   width: max-content; min-width: 100%; margin: 0; }
 .mq-board-caption { font-size: 1.05em; margin: 4px 0 !important; }
+/* rows of whole pixels (a 1.4 line of 12.6 px text made them 23.64 px): each row's 1 px line
+   then falls on a pixel, and none is blurred away in the pinned columns */
 .mq-board th, .mq-board td { padding: 3px 8px; white-space: nowrap; text-align: left;
-                             font-size: 1em; font-variant: normal; line-height: 1.4;
+                             font-size: 1em; font-variant: normal; line-height: 18px;
                              border-bottom: 1px solid var(--border-color-primary, #eee);
                              background: var(--background-fill-primary, #fff); }
 /* regular weight throughout, the header row shaded: a calm grid of numbers */
@@ -129,21 +133,40 @@ td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c
 .mq-board .mq-pin1 { left: 3.8em; width: 6.8em; min-width: 6.8em; max-width: 6.8em; }
 .mq-board .mq-pin2 { left: 10.6em; max-width: 24em; overflow: hidden; text-overflow: ellipsis;
                      box-shadow: 1px 0 0 var(--border-color-primary, #ddd); }
+/* Compare before its first run: no empty boxes between the button and the page's end */
+#mq-compare-overall:not(:has(table)), #mq-compare-slots:not(:has(table)),
+#mq-compare-tiers:not(:has(table)) { display: none !important; }
+.mq-stack-on-phone:not(:has(table)):has(#mq-compare-slots) { display: none !important; }
+/* its answers' grid without rows is off screen, not hidden: a virtualised grid measures its
+   box to draw the rows, so it must keep one while the first comparison arrives */
+#mq-compare-disagreements:not(:has(.virtual-row)) { position: absolute !important;
+  left: -10000px; width: 600px; }
+/* read-only grids (Browse's question sets, Compare's answers): the page's font, a cut text
+   ends in an ellipsis, and a click opens the row without a spreadsheet's edit frame */
+#mq-items *, #mq-compare-disagreements * { font-family: var(--font) !important; }
+#mq-items .cell-wrap, #mq-compare-disagreements .cell-wrap { min-width: 0; overflow: hidden; }
+#mq-items .cell-wrap span.text, #mq-compare-disagreements .cell-wrap span.text {
+  display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+#mq-items .body-cell.cell-selected, #mq-compare-disagreements .body-cell.cell-selected,
+#mq-items .body-cell *, #mq-compare-disagreements .body-cell * {
+  box-shadow: none !important; outline: none !important; }
+#mq-items .selection-button, #mq-compare-disagreements .selection-button {
+  display: none !important; }
 /* figures: full width of their column on a desktop (at print size on a phone, below) */
 .mq-plot img { width: 100%; max-width: 900px; height: auto; }
 .mq-caption h3 { margin-bottom: 0; }
 /* phone: judge cards above the tables; desktop: tables only */
 .mq-phone-only { display: none !important; }
 ol.mq-cards { list-style: none; padding: 0; margin: 0; }
-li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
+li.mq-card { display: grid; grid-template-columns: 3.4em 1fr; gap: 0 6px;
              padding: 5px 0; border-bottom: 1px solid #eee; }
-.mq-card-rank { grid-row: span 2; font-weight: 700; text-align: right; }
+.mq-card-rank { grid-row: span 2; font-weight: 700; text-align: right; white-space: nowrap; }
 .mq-card-name { font-weight: 600; overflow-wrap: anywhere; }
-.mq-card-kappa small { color: #555; }
+.mq-card-kappa small { font-size: 1em; color: #374151; }
 .mq-badge.mq-b-physicians { background: #1e3a8a; color: #fff; }
 .mq-badge.mq-b-verified { background: #dcfce7; color: #14532d; }
 .mq-badge.mq-b-self { background: #fef3c7; color: #78350f; }
-.mq-card-verdict { grid-column: 2; font-size: 0.85em; color: #444; overflow-wrap: anywhere; }
+.mq-card-verdict { grid-column: 2; color: #1f2937; overflow-wrap: anywhere; }
 @media (max-width: 640px) {
   .mq-phone-only { display: block !important; }
   .tab-wrapper .tab-container button { padding-left: 7px !important;
@@ -156,11 +179,17 @@ li.mq-card { display: grid; grid-template-columns: 2em 1fr; gap: 0 6px;
   table.mq-grid th, table.mq-grid td { padding: 1px 4px; }
   .mq-grid-wrap { max-height: none; }
   .mq-stack-on-phone { flex-direction: column !important; }
+  /* Compare's small tables fit the phone: narrower cells, an interval may wrap at its dash */
+  [id^=mq-compare-] .mq-table th, [id^=mq-compare-] .mq-table td {
+    padding: 2px 4px; white-space: normal; }
   #mq-lead { display: none; }  /* folded: "How to read these tables" stays */
   /* figures at their print size (6 in = 600 px, so 9 pt text is 12.5 px), panned inside
      their own box rather than scaled to 5-8 px text */
   .mq-plot { overflow-x: auto !important; }
   .mq-plot img { width: 600px !important; max-width: none !important; }
+  /* Gradio centres the image in a column flexbox: 600 px centred in 324 px hangs 138 px off
+     the left edge, where no scrolling reaches; start it at the box's left edge instead */
+  .mq-plot .matplotlib { align-items: flex-start !important; }
 }
 """
 
@@ -215,10 +244,57 @@ HEAD: Final = """
       window.parent.postMessage({queryString: qs, hash: location.hash}, "https://huggingface.co");
     }
   };
-  const schedule = () => { if (!queued) { queued = true; requestAnimationFrame(sync); } };
+  /* A newly shown item (a deep link, Compare's "open in Browse", a tap on a Browse row) is
+     scrolled into view with its heading focused, unless its heading is on screen already. */
+  let revealed = null;
+  const onScreen = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight;
+  };
+  const reveal = () => {
+    const item = document.querySelector("#mq-item [data-mq-item]");
+    const id = item ? item.dataset.mqItem : null;
+    if (!item || id === revealed) { if (!item) revealed = null; return; }
+    const head = item.querySelector(".mq-item-id") || item;
+    if (!head.getClientRects().length) return;  // its tab is hidden: reveal it when shown
+    revealed = id;
+    const go = () => {
+      if (onScreen(head)) return;
+      head.scrollIntoView({block: "start"});
+      head.focus({preventScroll: true});
+    };
+    go();
+    setTimeout(go, 250);  // the answers below may still be drawn
+  };
+  /* Gradio writes "undefined plot visualising provided data" as every figure's alt text; each
+     figure gets its title and caption (the text above it, which says what it plots) instead. */
+  const describe = () => {
+    for (const img of document.querySelectorAll(".mq-plot img")) {
+      let box = img.closest(".mq-plot"), caption = null;
+      while (box && !caption) {
+        for (let s = box.previousElementSibling; s && !caption; s = s.previousElementSibling) {
+          caption = s.matches(".mq-caption") ? s : s.querySelector(".mq-caption");
+        }
+        box = box.parentElement;
+      }
+      if (!caption) continue;
+      const title = caption.querySelector("h3");
+      const words = caption.textContent.replace(/\\s+/g, " ").trim();
+      const alt = title ? `Figure: ${title.textContent.trim()}. ${words.slice(
+        title.textContent.trim().length).trim()}` : `Figure: ${words}`;
+      if (img.getAttribute("alt") !== alt) img.setAttribute("alt", alt);
+    }
+  };
+  const schedule = () => {
+    if (!queued) {
+      queued = true;
+      requestAnimationFrame(() => { reveal(); describe(); sync(); });
+    }
+  };
   const start = () => {
     new MutationObserver(schedule).observe(document.body,
-      {subtree: true, childList: true, attributes: true, attributeFilter: ["aria-selected"]});
+      {subtree: true, childList: true, attributes: true,
+       attributeFilter: ["aria-selected", "alt"]});
     for (const type of ["change", "click", "keydown"]) {
       document.addEventListener(type, (e) => {
         if (e.isTrusted) armed = true;

@@ -413,6 +413,30 @@ def _score(args: argparse.Namespace, release: Release, limits: Limits) -> dict[s
     return {k: v for k, v in outcome.record.items() if k != "space"}
 
 
+def _dry_run(
+    args: argparse.Namespace, release: Release, limits: Limits, store: ResultsStore | None
+) -> dict[str, Any]:
+    """``--validate-only`` of a valid file: scored by the library's submission policy as the
+    real run is (:func:`medqade.scoring.policy.submit` with ``validate_only``), nothing
+    stored; ``score``: the headline (kappa or accuracy with its 95% CI) marked not stored."""
+    files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
+    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
+    settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
+    outcome = policy.submit(
+        release,
+        uploads,
+        args.kind,
+        meta_from_args(args),
+        settings,
+        store=store,
+        submitter=policy.Submitter(CLI_ACCOUNT),
+        validate_only=True,
+    )
+    if not outcome.ok or outcome.record is None:
+        return {"ok": False, "problems": [outcome.message], "stored": False}
+    return {"score": policy.score_line(outcome.record), "stored": False}
+
+
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file[0]
     for given in args.file:
@@ -454,6 +478,8 @@ def run(args: argparse.Namespace) -> int:
         report = validate_only(
             path.read_bytes(), path.name, release, args.kind, limits, labels, checks=names
         )
+        if report["ok"]:  # scored as the real run is (the same call), nothing stored
+            report |= _dry_run(args, release, limits, store)
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
         elif report["ok"]:
@@ -461,6 +487,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{path.name}: OK, {report['kind']} ({report['format']}), {report['rows']} rows, "
                 f"scope {report['scope']}"
             )
+            print(f"{path.name}: dry run: scored, not stored: {report['score']}")
             for w in report["warnings"]:
                 print(f"note: {w}")
         else:

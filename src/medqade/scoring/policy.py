@@ -114,6 +114,8 @@ class Outcome:
     warnings: tuple[str, ...] = field(default=())
     submission: Submission | None = field(default=None, compare=False, repr=False)
     error: Exception | None = field(default=None, compare=False, repr=False)
+    dry_run: bool = False
+    """A dry run (``validate_only``): ``record`` is what would be stored, and nothing was."""
 
 
 def size_refusal(shown: str, size: int, limits: Limits, suffix: str = "") -> str | None:
@@ -298,21 +300,7 @@ def submit(
             error=InputError(shown, taken),
         )
     warnings += tuple(f"{p.message}; {p.fix} (refused by a results folder)" for p in taken)
-    if validate_only:
-        try:  # check the metadata too, without the bootstrap
-            score(release, sub, meta, resamples=0, seed=settings.seed)
-        except InputError as exc:
-            return _refused("", exc)
-        later = "" if limited is None else f" Note: a scored submission is refused now ({limited})."
-        return Outcome(
-            True,
-            f"Valid {sub.kind} file: {sub.n_rows:,} rows, scope {sub.scope}. "
-            f"Nothing was scored or stored (validate only).{later}",
-            summary=sub.summary(),
-            warnings=warnings,
-            submission=sub,
-        )
-    try:
+    try:  # a dry run is scored as the real run is: the same call, the same settings
         record = score(
             release,
             sub,
@@ -323,9 +311,42 @@ def submit(
         )
     except InputError as exc:
         return _refused("", exc)
+    if validate_only:
+        later = "" if limited is None else f" Note: a scored submission is refused now ({limited})."
+        return Outcome(
+            True,
+            f"Dry run: scored, not stored (validate only). {sub.kind} file: {sub.n_rows:,} rows, "
+            f"scope {sub.scope}; {score_line(record)}.{later}",
+            record=record,
+            summary=sub.summary(),
+            warnings=warnings,
+            submission=sub,
+            dry_run=True,
+        )
     if store is None or submitter is None:
         return Outcome(True, "scored", record=record, warnings=warnings, submission=sub)
     return _store(store, submitter, record, sub, uploads, key, clock, refused)
+
+
+def score_line(record: Mapping[str, Any]) -> str:
+    """The headline of a scored record in words: a judge's core kappa with its 95% CI and
+    verdict, a model's accuracy with its 95% CI (what a dry run reports)."""
+    rec = read_record(dict(record))
+
+    def num(x: object) -> str:
+        return f"{x:.3f}" if isinstance(x, (int, float)) and not isinstance(x, bool) else "n/a"
+
+    def ci(pair: object) -> str:
+        if isinstance(pair, (list, tuple)) and len(pair) == 2:
+            return f"95% CI {num(pair[0])} - {num(pair[1])}"
+        return "95% CI n/a"
+
+    if rec.kind == "judge":
+        core = rec.core
+        kappa, interval = (core.kappa, core.kappa_ci) if core is not None else (None, None)
+        return f"core kappa {num(kappa)} ({ci(interval)}), verdict {rec.verdict or 'n/a'}"
+    acc = next((a for a in (rec.accuracy_core, rec.accuracy) if a and a.json_keys), None)
+    return f"accuracy {num(acc.anchored)} ({ci(acc.ci)})" if acc is not None else "accuracy n/a"
 
 
 def _store(

@@ -1,0 +1,45 @@
+"""The column glossary (issue 39): one entry per display column, used by tooltips and About."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from medqade.app import glossary, views
+from medqade.app.board_table import board_html
+
+
+def test_every_column_of_both_tables_has_exactly_one_entry() -> None:
+    """The glossary lists the judges and models tables' columns, no more, no fewer."""
+    assert list(glossary.JUDGES) == list(dict.fromkeys(glossary.JUDGES))
+    assert set(glossary.JUDGES) == set(views._JUDGE_ALL)
+    assert set(glossary.MODELS) == set(views._MODEL_ALL)
+    assert all(len(words) > 15 for words in [*glossary.JUDGES.values(), *glossary.MODELS.values()])
+
+
+def test_about_section_lists_every_entry_as_the_tooltips_say_it() -> None:
+    text = glossary.markdown()
+    assert text.startswith("## What the columns mean")
+    for entries in (glossary.JUDGES, glossary.MODELS):
+        for name, words in entries.items():
+            assert f"- **{name}**: {words}" in text
+
+
+def test_board_headers_carry_their_entry_as_title_escaped() -> None:
+    table = pd.DataFrame({"rank": [1.0], "name": ['<b>"x"</b>'], "coverage": [1.0]})
+    page = board_html(table, "Judges", titles={**glossary.JUDGES, "name": 'a "quoted" <tip>'})
+    assert f'title="{html.escape(glossary.JUDGES["coverage"], quote=True)}"' in page
+    assert 'title="a &quot;quoted&quot; &lt;tip&gt;"' in page
+    assert "title=" not in board_html(table, "Judges")
+
+
+def test_submit_intro_and_about_name_the_inspect_log() -> None:
+    """Issue 39, item 5: Inspect logs were accepted but mentioned nowhere a submitter reads."""
+    from medqade.app import text
+
+    about = text.about(False, 20, 0, 1.0)
+    how = about[about.index("## How to submit") : about.index("## Accuracy on the whole pool")]
+    for words in (text.SUBMIT_HELP, how):
+        assert "Inspect log" in words and "inspect eval medqade/judge" in words
+        assert "`.eval`" in words
