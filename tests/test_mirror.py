@@ -35,6 +35,8 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "other formatted views",
     "app/serve.py": "tests/app/test_cli.py, tests/app/test_deploy.py: starting the Space, "
     "through `medqade space` and its deploy",
+    "app/text.py": "tests/app/test_glossary.py: the Space's words, with the glossary drawn "
+    "from them",
     "app/tab_analysis.py": "tests/app/test_analysis.py, tests/app/test_figure_cache.py: the typed "
     "judge list the tab draws, and its encoded figures (Plots) read from and written to the "
     "disk cache",
@@ -137,7 +139,6 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "(its from_url handler)",
     "app/tab_leaderboard.py": "via medqade.app.ui: tests/app/conftest.py, "
     "tests/app/test_browser_layout.py",
-    "app/text.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browser_layout.py",
     "measures/behaviour.py": "via medqade.scoring.judge, medqade.scoring.records: "
     "tests/scoring/test_judge.py, tests/scoring/test_records.py, tests/scoring/test_behaviour.py",
     "raw/check.py": "via medqade.raw.reader, medqade.raw.reviews: tests/raw/test_reader.py, "
