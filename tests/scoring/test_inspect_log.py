@@ -112,6 +112,60 @@ def test_the_record_keeps_the_task_and_the_dataset_the_log_named(
     assert run["task"] == "medqade/judge" and run["data"] == str(sample_dir)
 
 
+@pytest.mark.parametrize(
+    ("model", "family"),
+    [
+        ("openai/gpt-5.4-mini", "GPT"),  # a roster evaluator: its family
+        ("ollama/gemma3:12b", "Gemma"),  # not in the roster: the family its name starts with
+        ("openai-api/llama/smollm2", None),  # no family known: the submitter says it
+    ],
+)
+def test_the_model_family_is_taken_from_the_log(
+    judge_log: bytes, sample: Release, model: str, family: str | None
+) -> None:
+    """Issue 39: a log's model names its family where the roster knows it; a family given
+    with the submission wins (explicit metadata overrides the header)."""
+
+    def rename(header: dict) -> None:
+        header["eval"]["model"] = model
+
+    data = write_zip(
+        edit_json(members_of(judge_log), ("header.json", "_journal/start.json"), rename)
+    )
+    meta = parse_submission(data, "run.eval", sample).meta
+    assert meta.get("family") == family
+
+
+def test_a_family_given_with_the_submission_wins_over_the_log(
+    judge_log: bytes, sample: Release
+) -> None:
+    from medqade.scoring import policy
+
+    def rename(header: dict) -> None:
+        header["eval"]["model"] = "openai/gpt-5.4-mini"
+
+    data = write_zip(
+        edit_json(members_of(judge_log), ("header.json", "_journal/start.json"), rename)
+    )
+    settings = policy.Settings(resamples=0)
+    for form, family in (({"family": "Qwen"}, "Qwen"), ({"family": ""}, "GPT")):
+        upload = policy.Upload(data, "run.eval", ".eval")
+        outcome = policy.submit(sample, [upload], None, {"name": "N", **form}, settings)
+        assert outcome.ok and outcome.record is not None, outcome.message
+        assert outcome.record["meta"]["family"] == family
+
+
+def test_family_of_model_reads_ids_and_names() -> None:
+    from medqade.scoring.meta import family_of_model
+
+    models = [("gpt-5.4-mini", "GPT"), ("gemma3:27b", "Gemma"), ("qwen3:4b", "Qwen")]
+    assert family_of_model("GPT-5.4-Mini", models) == "GPT"
+    assert family_of_model("google/gemma-3-4b-it", models) == "Gemma"
+    assert family_of_model("qwen2.5-72b-instruct", models) == "Qwen"
+    assert family_of_model("mistral-large", models) is None
+    assert family_of_model("gpt-qwen-merge", models) is None  # two families: not guessed
+
+
 # --- refusals that were there before ---------------------------------------------------------
 
 

@@ -24,7 +24,8 @@ SHARED: Final[Mapping[str, str]] = {
         "significantly worse."
     ),
     "name": "Display name of the judge or model.",
-    "family": "Model family (the provider's line of models), as submitted.",
+    "family": "Model family (the provider's line of models): as submitted, else read from an "
+    "Inspect log's model name when the roster knows the family.",
     "source": (
         "Where the row comes from: paper (the paper's evaluators), baseline, physicians, or "
         "submission (uploaded on this Space)."

@@ -123,7 +123,7 @@ def check_hub_sample(sample: LogSample, inputs: Mapping[str, str], name: str) ->
         )
 
 
-def _meta(header: Any, n: int, task: str) -> dict[str, Any]:
+def _meta(header: Any, n: int, task: str, family: str | None) -> dict[str, Any]:
     model = str(header.eval.model)
     provider, _, model_id = model.partition("/")
     created = str(header.eval.created or "")
@@ -138,18 +138,22 @@ def _meta(header: Any, n: int, task: str) -> dict[str, Any]:
         "status": str(header.status),
         "samples": n,
     }
-    return {
-        "model_id": model_id or model,
-        "inspect": {k: v for k, v in inspect.items() if v != ""},
-    }
+    out: dict[str, Any] = {"model_id": model_id or model}
+    if family:
+        out["family"] = family
+    out["inspect"] = {k: v for k, v in inspect.items() if v != ""}
+    return out
 
 
-def hub_log_text(header: Any, samples: Iterable[LogSample], task: str) -> str:
+def hub_log_text(
+    header: Any, samples: Iterable[LogSample], task: str, family: str | None = None
+) -> str:
     """The JSON Lines judge submission of a Hub-task log: its header (Inspect's ``EvalLog``
-    read without samples) and its samples, already checked (:func:`check_hub_sample`)."""
+    read without samples) and its samples, already checked (:func:`check_hub_sample`);
+    ``family`` the model's, when known."""
     rows = [
         json.dumps({"answer_id": str(s.metadata.get("answer_id", "")), "label": hub_label(s)})
         for s in samples
     ]
-    meta = json.dumps({"meta": _meta(header, len(rows), task)}, ensure_ascii=False)
+    meta = json.dumps({"meta": _meta(header, len(rows), task, family)}, ensure_ascii=False)
     return "\n".join([meta, *rows]) + "\n"

@@ -65,6 +65,7 @@ from medqade.scoring.log_samples import (
     from_eval_sample,
     from_json,
 )
+from medqade.scoring.meta import family_of_model
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -376,7 +377,9 @@ def _hub_text(
             check_hub_sample(sample, inputs, name)
             yield sample
 
-    return hub_log_text(header, checked(), task)
+    model = str(header.eval.model).partition("/")[2] or str(header.eval.model)
+    family = with_family({"model_id": model}, release).get("family")
+    return hub_log_text(header, checked(), task, family)
 
 
 HUB_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -591,8 +594,19 @@ def log_table_text(
                 )
             ],
         )
-    text = _jsonl(parsed.meta, rows)
+    text = _jsonl(with_family(parsed.meta, release), rows)
     return text, tuple(notes)
+
+
+def with_family(meta: Mapping[str, Any], release: Release) -> dict[str, Any]:
+    """A log's header with the model's ``family`` when the roster tells it
+    (:func:`~medqade.scoring.meta.family_of_model`); a family the submitter gives wins."""
+    out = dict(meta)
+    models = [(m.id, m.family) for m in (*release.roster.students, *release.roster.evaluators)]
+    family = family_of_model(str(out.get("model_id", "")), models)
+    if family is not None and not out.get("family"):
+        out["family"] = family
+    return out
 
 
 def grader_labels_text(

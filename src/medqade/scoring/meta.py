@@ -72,6 +72,24 @@ def canonical_family(family: str, families: Sequence[str]) -> str:
     return text
 
 
+def family_of_model(model_id: str, models: Sequence[tuple[str, str]]) -> str | None:
+    """The family of a model named ``model_id`` (as an Inspect log names it, provider path
+    left out), from the roster's ``(id, family)`` pairs: the family of the roster model with
+    that id, else the one family whose name starts a word of the id (``gpt-5.4-mini`` -> GPT,
+    ``gemma3:27b`` -> Gemma), else ``None`` (the submitter says it). Case never counts."""
+    text = model_id.rsplit("/", 1)[-1].casefold()
+    for known_id, family in models:
+        if known_id.casefold() == text:
+            return family
+    words = re.split(r"[^0-9a-z]+", text)
+    found = {
+        family
+        for _, family in models
+        if family and any(w.startswith(family.casefold()) for w in words)
+    }
+    return found.pop() if len(found) == 1 else None
+
+
 def _text(value: Any, limit: int) -> str | None:
     if isinstance(value, str):
         text = value.strip()
