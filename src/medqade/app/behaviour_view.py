@@ -10,11 +10,12 @@ is the library's; records without ``behaviour`` show empty cells.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from medqade.app.state import SpaceState
+    from medqade.scoring.record import ScoreRecord
 
 SECTION: Final = (
     (
@@ -40,11 +41,12 @@ SECTION: Final = (
 )
 
 
-def figures(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The section's figures from judge records (drawn by the library)."""
+def figures(records: Sequence[ScoreRecord]) -> dict[str, Any]:
+    """The section's figures from judge records (drawn by the library, which reads their
+    JSON objects)."""
     from medqade.analyses import behaviour_figures
 
-    judges = [r for r in records if r.get("kind") == "judge"]
+    judges = [r.to_json() for r in records if r.kind == "judge"]
     return {
         "caution": behaviour_figures.caution_figure(judges),
         "breakdown": behaviour_figures.breakdown_heatmap(judges),
