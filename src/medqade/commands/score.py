@@ -27,7 +27,6 @@ from medqade.scoring.record import (
     RecordMeta,
     ScoreRecord,
     SubmissionInfo,
-    read_record,
 )
 from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder, upload_suffix
 
@@ -222,9 +221,8 @@ def _ci(pair: Any, fmt: Any = _num) -> str:
     return f" [{fmt(pair[0])}, {fmt(pair[1])}]"
 
 
-def summary(record: ScoreRecord | dict[str, Any]) -> str:
+def summary(rec: ScoreRecord) -> str:
     """A readable multi-line summary of a result record."""
-    rec = read_record(record)
     meta = rec.meta or RecordMeta()
     sub = rec.submission or SubmissionInfo()
     lines = [
