@@ -71,6 +71,7 @@ from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import leaderboard, parse_submission, replicates, score
 from medqade.scoring.board import cached_reference_records
 from medqade.scoring.compare import compare, resolve
+from medqade.scoring.record import ScoreRecord
 
 EVALUATOR = "gpt-5.4-mini"
 FLIP_SHARE = 0.05
@@ -141,7 +142,7 @@ def median_time(fn: Callable[[], Any], repeat: int) -> float:
 
 
 def bench_leaderboard(
-    refs: list[dict[str, Any]], base: dict[str, Any], n: int, verified: bool
+    refs: list[ScoreRecord], base: dict[str, Any], n: int, verified: bool
 ) -> list[Row]:
     stored = [variant(base, i, verified) for i in range(n)]
     new = variant(base, n, verified)
@@ -327,11 +328,11 @@ def main() -> None:
         print("scoring one judge submission and the reference rows (not timed) ...", flush=True)
         upload = judge_file(release)
         sub = parse_submission(upload, "judge.csv", release, "judge")
-        base = score(release, sub, {"name": "bench judge"}, resamples=args.resamples)
+        base = score(release, sub, {"name": "bench judge"}, resamples=args.resamples).to_json()
         refs = cached_reference_records(
             release, results, args.resamples, BOOTSTRAP_SEED, DEFAULT_MARGIN
         )
-        n_ref_judges = sum(1 for r in refs if r.get("kind") == "judge")
+        n_ref_judges = sum(1 for r in refs if r.kind == "judge")
         rows.append(
             (
                 "setup",

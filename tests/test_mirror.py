@@ -35,6 +35,8 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "other formatted views",
     "app/serve.py": "tests/app/test_cli.py, tests/app/test_deploy.py: starting the Space, "
     "through `medqade space` and its deploy",
+    "scoring/meta.py": "tests/scoring/test_inspect_log.py: family_of_model, with the log "
+    "header it fills; the rest with the submissions that carry metadata",
     "app/text.py": "tests/app/test_glossary.py: the Space's words, with the glossary drawn "
     "from them",
     "app/tab_analysis.py": "tests/app/test_analysis.py, tests/app/test_figure_cache.py: the typed "
@@ -148,8 +150,6 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "scoring/behaviour_text.py": "via medqade.commands.score: tests/scoring/test_behaviour.py",
     "scoring/judge_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_fuzz.py",
-    "scoring/meta.py": "via medqade.scoring.submission, medqade.scoring.record: "
-    "tests/scoring/test_submission.py, tests/scoring/test_record.py",
     "scoring/rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_fuzz.py",
 }

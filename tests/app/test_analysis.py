@@ -11,7 +11,6 @@ from medqade.app import analysis
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
 from medqade.app.tab_analysis import judge_records
-from medqade.scoring.record import read_record
 
 
 def test_analysis_inputs_from_report(sample_release, tmp_path: Path) -> None:
@@ -24,8 +23,8 @@ def test_analysis_inputs_from_report(sample_release, tmp_path: Path) -> None:
         assert caption  # titles and captions live on the page, not on the image
         for ax in fig.axes:
             assert ax.get_title() == ""
-    judge = next(r for r in state.records() if r["meta"].get("model_id") == "gpt-5.4-mini")
-    name = judge["meta"]["name"]
+    judge = next(r for r in state.records() if r.meta and r.meta.model_id == "gpt-5.4-mini")
+    name = str(judge.meta.name)
     risk = analysis.figure(report, "risk", name)
     assert risk is not analysis.figure(report, "risk")
     labels = [t.get_text() for t in risk.legends[0].get_texts()]
@@ -33,12 +32,12 @@ def test_analysis_inputs_from_report(sample_release, tmp_path: Path) -> None:
     abstention = analysis.figure(report, "abstention")
     entries = [t.get_text() for t in abstention.legends[0].get_texts()]
     assert len(entries) == 1 + len(report.rq5.evaluators)  # every rater in the legend
-    fig = analysis.judge_figure(read_record(judge), name)
+    fig = analysis.judge_figure(judge, name)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["kappa", "PA", "PABAK"]
-    table = analysis.judge_tier_table(read_record(judge))
+    table = analysis.judge_tier_table(judge)
     assert table["tier"].tolist() == ["T1", "T2", "T3", "T4"]
     chosen = judge_records(state.records())[name]  # the Analysis tab reads them typed
-    assert chosen.id == judge["id"] and analysis.judge_tier_table(chosen).equals(table)
+    assert chosen.id == judge.id and analysis.judge_tier_table(chosen).equals(table)
 
 
 def test_state_without_analyses_reports_why(sample_release, tmp_path: Path) -> None:
@@ -59,7 +58,7 @@ def test_reference_records_cached_on_disk(sample_release, tmp_path: Path, monkey
 
     monkeypatch.setattr(scoring, "reference_records", no_recompute)
     second = SpaceState(sample_release, tmp_path, config, background=False, analyses=False)
-    assert [r["id"] for r in second.records()] == [r["id"] for r in first.records()]
+    assert [r.id for r in second.records()] == [r.id for r in first.records()]
 
 
 def test_panel_frame_shows_the_reports_panel_statistics(sample_release, tmp_path: Path) -> None:

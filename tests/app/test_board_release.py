@@ -17,6 +17,7 @@ from medqade.app.state import SpaceState
 from medqade.cli import main
 from medqade.dataset.release import Release
 from medqade.scoring import board, record_id
+from medqade.scoring.record import ScoreRecord
 
 RESAMPLES = 10
 
@@ -58,7 +59,7 @@ def mixed_results(sample_release: Release, judge_csv: Path, tmp_path: Path) -> A
     outcome = first.submit(judge_csv, "judge", {"name": "Own judge"}, None)
     assert outcome.ok, outcome.message
     assert outcome.record is not None
-    own = outcome.record
+    own = outcome.record.to_json()
     foreign = _forge_other_release(results, own)
     return results, str(own["id"]), str(foreign["id"])
 
@@ -73,7 +74,7 @@ def test_space_and_cli_leave_out_a_record_scored_on_another_release(
     results, own, foreign = mixed_results
     caplog.set_level(logging.WARNING)
     state = _space(sample_release, results)  # a Space opened on the folder
-    assert {str(r["id"]) for r in state.store.records()} == {own, foreign}  # both stored
+    assert {str(r.id) for r in state.store.records()} == {own, foreign}  # both stored
     assert "1 stored record was scored on another release" in caplog.text
     for view in ("core", "full"):
         space_ids = [str(i) for i in state.boards(view).judges["id"]]
@@ -81,7 +82,7 @@ def test_space_and_cli_leave_out_a_record_scored_on_another_release(
         assert space_ids == cli_ids, view  # the same rows, in the same order
         assert own in space_ids and foreign not in space_ids
     # every other list of the Space follows the same rule
-    assert foreign not in {r["id"] for r in state.records()}
+    assert foreign not in {r.id for r in state.records()}
     assert foreign not in state.board_judge_ids()
     assert foreign not in {token for _, token in state.compare_choices()}
     assert own in {token for _, token in state.compare_choices()}
@@ -108,28 +109,38 @@ def test_board_rule_lives_in_one_place_the_space_and_the_cli_call_board_records(
         release: Release, references: Any, stored: Any
     ) -> board.BoardRecords:
         callers.append(inspect.stack()[1].frame.f_globals["__name__"])
-        kept = [r for r in stored if str(r.get("id")) != own]
+        kept = [r for r in stored if str(r.id) != own]
         return original(release, references, kept)
 
+    opened = board.open_board
+    openers: list[str] = []
+
+    def open_board(*args: Any, **kwargs: Any) -> board.BoardRecords:
+        openers.append(inspect.stack()[1].frame.f_globals["__name__"])
+        return opened(*args, **kwargs)
+
     monkeypatch.setattr(board, "board_records", only_this_release_and_not_own)
+    monkeypatch.setattr(board, "open_board", open_board)
     state = _space(sample_release, results)
     space_ids = [str(i) for i in state.boards("core").judges["id"]]
     cli_ids = _cli_judge_ids(capsys, built_sample, results, "core")
     assert space_ids == cli_ids
     assert own not in space_ids and foreign not in space_ids
-    assert {"medqade.app.state", "medqade.commands._board"} <= set(callers)
+    assert set(callers) == {"medqade.scoring.board"}  # through open_board only
+    assert {"medqade.app.state", "medqade.commands._board"} <= set(openers)
     assert own not in {token for _, token in state.compare_choices()}
 
 
 def test_board_records_keeps_stale_records_of_this_release(sample_release: Release) -> None:
     """Only the release decides: an older schema on this release stays (shown as stale)."""
-    here = {"id": "a", "dataset": {"hash": sample_release.data_hash}, "schema_version": 1}
-    there = {"id": "b", "dataset": {"hash": "other"}, "schema_version": 2}
-    bare = {"id": "c"}
-    ref = {"id": "r", "dataset": {"hash": sample_release.data_hash}}
+    read = ScoreRecord.from_json
+    here = read({"id": "a", "dataset": {"hash": sample_release.data_hash}, "schema_version": 1})
+    there = read({"id": "b", "dataset": {"hash": "other"}, "schema_version": 2})
+    bare = read({"id": "c"})
+    ref = read({"id": "r", "dataset": {"hash": sample_release.data_hash}})
     chosen = board.board_records(sample_release, [ref], [here, there, bare])
-    assert [r["id"] for r in chosen.records] == ["r", "a"]
-    assert [r["id"] for r in chosen.stored] == ["a"]
+    assert [r.id for r in chosen.records] == ["r", "a"]
+    assert [r.id for r in chosen.stored] == ["a"]
     assert chosen.other_release == 2
     assert chosen.note.startswith("2 stored records were scored on another release")
     assert board.board_records(sample_release, [ref], [here]).note == ""
@@ -152,11 +163,11 @@ def test_a_record_of_another_release_is_rescored_from_its_stored_upload(
     out = capsys.readouterr().out
     assert f"{foreign[:16]}: scored again as record" in out
     state = _space(sample_release, results)
-    new = [str(r["id"]) for r in state.board_records().stored]
+    new = [str(r.id) for r in state.board_records().stored]
     assert len(new) == 1 and new[0] != foreign and state.board_records().other_release == 1
     rescored = state.store.get(new[0])
-    assert rescored is not None and rescored["meta"]["name"] == "Judge of another release"
-    assert rescored["dataset"]["hash"] == sample_release.data_hash
+    assert rescored is not None and rescored.name == "Judge of another release"
+    assert rescored.scored_on(sample_release.data_hash)
     assert [str(i) for i in state.boards("core").judges["id"]] == _cli_judge_ids(
         capsys, built_sample, results, "core"
     )

@@ -46,7 +46,7 @@ def test_twenty_concurrent_submissions_all_land(launch, sample_release, tmp_path
     assert not [p for p in app.results.rglob("*.tmp")]
     # the in-memory store and a fresh read of the folder agree, and so does the leaderboard
     fresh = ResultsStore(app.results, RateLimit(0, 1.0))
-    assert {r["id"] for r in fresh.records()} == ids
+    assert {r.id for r in fresh.records()} == ids
     judges, _ = app.client().predict("core", "Judge", api_name="/leaderboard")
     names = sorted(row[judges["headers"].index("name")] for row in judges["data"])
     assert names == [f"Judge {k:02d}" for k in range(N)]
@@ -83,5 +83,5 @@ def test_two_identical_uploads_at_once_one_is_duplicate(
     (record,) = app.state.store.records()
     assert statuses[1] == (
         f"Not accepted: judge.csv: the same content was submitted before (record "
-        f"{record['id'][:16]}); duplicates are not scored again"
+        f"{str(record.id)[:16]}); duplicates are not scored again"
     )

@@ -71,7 +71,7 @@ def test_own_judge_is_still_accepted(sample_release: Release, tmp_path: Path) ->
     state = make_state(sample_release, tmp_path / "r")
     outcome = state.submit(write_variant(sample_release, tmp_path / "v.csv", 3), "judge", {}, USER)
     assert outcome.ok, outcome.message
-    assert outcome.record is not None and "duplicate_of_reference" not in outcome.record["flags"]
+    assert outcome.record is not None and "duplicate_of_reference" not in outcome.record.flags
 
 
 # --- dry runs and the rate limit -------------------------------------------------------------
@@ -142,10 +142,10 @@ def test_account_is_a_keyed_hash_with_a_generated_private_key(
     state = make_state(sample_release, results)
     outcome = state.submit(write_variant(sample_release, tmp_path / "a.csv", 0), "judge", {}, USER)
     assert outcome.ok and outcome.record is not None
-    stored = outcome.record["space"]["account"]
+    stored = outcome.record.space.account
     public = hashlib.sha256(f"medqade-space-account:{USER}".encode()).hexdigest()[:32]
     assert stored != public and stored == state.account(USER)
-    assert outcome.record["space"]["account_scheme"] == "hmac-sha256"
+    assert outcome.record.space.account_scheme == "hmac-sha256"
     key_file = state.config.key_file
     assert key_file.is_file() and results not in key_file.parents
     assert not any(key_file.match(p) for p in MIRROR_PATTERNS)

@@ -39,8 +39,8 @@ def _request(**params: str) -> Any:
 def _stored(app: Running, judge_csv: Path) -> dict[str, Any]:
     """Another user's accepted judge submission in ``app``'s results folder."""
     outcome = app.state.submit(judge_csv, "judge", {"name": "Someone"}, "someone-else")
-    assert outcome.ok, outcome.message
-    return outcome.record
+    assert outcome.ok and outcome.record is not None, outcome.message
+    return outcome.record.to_json()
 
 
 def _hostile(app: Running, tmp_path: Path, record: dict[str, Any]) -> list[str]:
@@ -342,7 +342,7 @@ def test_space_read_only_results_folder_keeps_reference_rows(
     caplog.set_level(logging.WARNING)
     config = SpaceConfig(results_dir=tmp_path / "r", resamples=10)
     state = SpaceState(sample_release, tmp_path / "r", config, background=False, analyses=False)
-    sources = {str((r.get("meta") or {}).get("source")) for r in state.records()}
+    sources = {str(r.meta.source if r.meta else None) for r in state.records()}
     assert {"paper", "physicians"} <= sources
     assert "reference rows not cached in reference (Read-only file system)" in caplog.text
 
@@ -485,9 +485,9 @@ def test_render_result_shows_the_sessions_own_submission_over_http(launch, judge
     (record,) = app.state.store.records()
     shown = _post(app, "render_result", [None], session="mine").json()["data"]
     assert shown[0].get("visible") is True  # the result box
-    assert str(record["id"])[:16] in json.dumps(shown)  # its record download
+    assert str(record.id)[:16] in json.dumps(shown)  # its record download
     other = _post(app, "render_result", [None], session="someone-else").json()["data"]
-    assert other[0].get("visible") is False and str(record["id"])[:16] not in json.dumps(other)
+    assert other[0].get("visible") is False and str(record.id)[:16] not in json.dumps(other)
 
 
 def test_leaderboard_handler_keeps_no_visitor_text_of_any_size(launch) -> None:

@@ -65,7 +65,7 @@ def test_two_spaces_and_rescore_on_one_folder(
     assert second.ok and second.record is not None, second.message
     third = a.submit(files[2], "judge", {"name": "Judge 2"}, "alice")
     assert not third.ok and "rate limit: 2 submissions per 7 days" in third.message
-    stored = {str(first.record["id"]), str(second.record["id"])}
+    stored = {str(first.record.id), str(second.record.id)}
     assert not stored & before
     for state in (a, b):  # each board complete at its next refresh, Browse too
         assert stored <= _board_ids(state)
@@ -73,7 +73,7 @@ def test_two_spaces_and_rescore_on_one_folder(
     # medqade rescore, a separate process, stores a record of another release again
     other = b.submit(files[3], "judge", {"name": "Judge 3"}, "bob")
     assert other.ok and other.record is not None, other.message
-    foreign = _to_another_release(results, str(other.record["id"]))
+    foreign = _to_another_release(results, str(other.record.id))
     argv = ["rescore", "--data", str(built_sample), "--results", str(results)]
     run = subprocess.run(
         [sys.executable, "-m", "medqade", *argv, "--resamples", str(RESAMPLES)],

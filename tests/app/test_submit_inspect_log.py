@@ -55,13 +55,14 @@ def test_space_accepts_an_inspect_log_and_reads_it_back(
     state = SpaceState(sample_release, tmp_path / "r", config, background=False, analyses=False)
     outcome = state.submit(path, None, {"name": "Mock judge"}, USER)
     assert outcome.ok, outcome.message
-    record = outcome.record
+    assert outcome.record is not None
+    record = outcome.record.to_json()
     assert record is not None and record["kind"] == "judge"
     assert record["meta"]["model_id"] == "model" and record["meta"]["inspect"]["samples"] == 6
     assert record["meta"]["inspect"]["output_tokens"] == 6 * 60
     expected = scoring.parse_submission(path.read_bytes(), path.name, sample_release)
     assert record["submission"]["content_hash"] == expected.content_hash
-    (stored,) = state.store.upload_paths(record)
+    (stored,) = state.store.upload_paths(outcome.record)
     assert stored.suffix == ".eval"  # kept as a log, so a restarted Space reads it again
     again = scoring.parse_submission(stored.read_bytes(), f"stored{stored.suffix}", sample_release)
     assert again.content_hash == expected.content_hash
@@ -83,7 +84,7 @@ def test_rescore_reads_a_stored_inspect_log_as_a_log(
     state = SpaceState(sample_release, results, config, background=False, analyses=False)
     outcome = state.submit(_log(built_sample, tmp_path), None, {"name": "Mock judge"}, USER)
     assert outcome.ok and outcome.record is not None, outcome.message
-    path = results / "records" / f"{outcome.record['id']}.json"
+    path = results / "records" / f"{outcome.record.id}.json"
     other = json.loads(path.read_text(encoding="utf-8"))
     other["dataset"]["hash"] = "0" * 64  # as if scored on another release
     space = other.pop("space")
@@ -96,9 +97,9 @@ def test_rescore_reads_a_stored_inspect_log_as_a_log(
     assert main([*argv, "--resamples", "10"]) == 0, capsys.readouterr().err
     assert f"{other['id'][:16]}: scored again as record" in capsys.readouterr().out
     state.store.refresh()
-    (again,) = [r for r in state.store.records() if r["id"] != other["id"]]
+    (again,) = [r.to_json() for r in state.store.records() if r.id != other["id"]]
     assert again["kind"] == "judge" and again["meta"]["inspect"]["samples"] == 6
-    assert again["submission"]["content_hash"] == outcome.record["submission"]["content_hash"]
+    assert again["submission"]["content_hash"] == outcome.record.submission.content_hash
     assert again["space"]["uploads"] == other["space"]["uploads"]  # still the .eval
 
 

@@ -52,7 +52,8 @@ def sample_release(built_sample: Path) -> Release:
 def records(sample_release: Release) -> dict[str, dict[str, Any]]:
     """A paper evaluator's judge record and a student's answers record of the sample."""
     out: dict[str, dict[str, Any]] = {}
-    for record in reference_records(sample_release, resamples=50):
+    for typed in reference_records(sample_release, resamples=50):
+        record = typed.to_json()
         source = record["meta"].get("source")
         if source == "paper" and record["kind"] not in out:
             out[record["kind"]] = record

@@ -160,8 +160,9 @@ def _the_space_reads_it_the_same_way(log: Path, built: Path, record: dict[str, A
         release, [policy.Upload(data, "run.eval", ".eval")], None, meta, settings
     )
     assert outcome.ok and outcome.record is not None, outcome.message
-    assert outcome.record["confusion"] == record["confusion"]
-    assert outcome.record["submission"]["rows"] == record["submission"]["rows"]
+    stored = outcome.record.to_json()
+    assert stored["confusion"] == record["confusion"]
+    assert stored["submission"]["rows"] == record["submission"]["rows"]
 
     elsewhere = replace(release, hub_id="someone/other-benchmark")
     refused = policy.submit(

@@ -55,3 +55,24 @@ def parquet_bytes(frame: pd.DataFrame) -> bytes:
     buf = io.BytesIO()
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), buf)
     return buf.getvalue()
+
+
+def scored(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """:func:`medqade.scoring.score`'s record as the JSON object it is written as."""
+    from medqade.scoring import score
+
+    return score(*args, **kwargs).to_json()
+
+
+def scored_file(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """:func:`medqade.scoring.score_file`'s record as the JSON object it is written as."""
+    from medqade.scoring import score_file
+
+    return score_file(*args, **kwargs).to_json()
+
+
+def reference_json(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """:func:`medqade.scoring.reference_records` as the JSON objects they are written as."""
+    from medqade.scoring import reference_records
+
+    return [r.to_json() for r in reference_records(*args, **kwargs)]

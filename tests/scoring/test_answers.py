@@ -11,11 +11,11 @@ import pytest
 from medqade import stats
 from medqade.dataset.build import build
 from medqade.dataset.release import Release, load_release
-from medqade.scoring import attach_labels, parse_submission, score
+from medqade.scoring import attach_labels, parse_submission
 from medqade.scoring.answers import anchor
 
 from .conftest import SAMPLE
-from .helpers import answers_csv
+from .helpers import answers_csv, scored
 
 
 @pytest.mark.parametrize("slot", range(5))
@@ -25,7 +25,7 @@ def test_student_answers_reproduce_student_accuracy(full: Release, slot: int) ->
     student = full.roster.students[slot]
     text = answers_csv(full, full.answer_text[:, slot])
     sub = parse_submission(text.encode(), "a.csv", full)
-    record = score(full, sub, {"model_id": student.id, "family": student.family}, resamples=0)
+    record = scored(full, sub, {"model_id": student.id, "family": student.family}, resamples=0)
     acc = record["accuracy"]
     consensus = full.consensus[:, slot]
     resolved = int((consensus >= 0).sum())
@@ -42,7 +42,7 @@ def test_student_answers_without_model_id_anchor_by_text(full: Release) -> None:
     """Without the model id the same answers anchor by text alone: every answer still
     anchors, and pooled conflicts are counted."""
     text = answers_csv(full, full.answer_text[:, 0])
-    record = score(full, parse_submission(text.encode(), "a.csv", full), resamples=0)
+    record = scored(full, parse_submission(text.encode(), "a.csv", full), resamples=0)
     acc = record["accuracy"]
     assert acc["n_unmatched"] == 0 and acc["coverage"] == 1.0
     assert acc["own_anchors"] == 0
@@ -96,7 +96,7 @@ def test_anchor_rules_by_hand(edited: Release) -> None:
 
 def test_score_answers_bounds_by_hand(edited: Release) -> None:
     sub = parse_submission(answers_csv(edited, ANSWERS).encode(), "a.csv", edited)
-    acc = score(edited, sub, resamples=0)["accuracy"]
+    acc = scored(edited, sub, resamples=0)["accuracy"]
     # A = 3 anchored to a resolved consensus (C = 2 Richtig), M = 1 unmatched
     assert acc["anchored"] == pytest.approx(2 / 3)
     assert acc["lower"] == pytest.approx(2 / 4)
@@ -121,7 +121,7 @@ def test_score_answers_judged_estimate(edited: Release) -> None:
         "family": "GPT",
         "judge": {"name": "Mini", "model_id": "gpt-5.4-mini"},
     }
-    record = score(edited, sub, meta, resamples=0)
+    record = scored(edited, sub, meta, resamples=0)
     judged = record["accuracy"]["judged"]
     # C = 2 of A = 3, plus the one unmatched answer judged Richtig
     assert judged["estimate"] == pytest.approx(3 / 4)
@@ -139,7 +139,7 @@ def test_score_answers_judged_estimate(edited: Release) -> None:
 def test_score_answers_submitted_judge_kappa(edited: Release) -> None:
     sub = parse_submission(answers_csv(edited, ANSWERS).encode(), "a.csv", edited)
     meta = {"family": "Qwen", "judge": {"name": "Other", "family": "Mistral", "core_kappa": 0.5}}
-    record = score(edited, sub, meta, resamples=0)
+    record = scored(edited, sub, meta, resamples=0)
     assert record["judge"]["core_kappa"] == 0.5
     assert record["judge"]["core_kappa_source"] == "submitted"
     assert "same_family_judge" not in record["flags"]
@@ -148,19 +148,19 @@ def test_score_answers_submitted_judge_kappa(edited: Release) -> None:
 def test_score_answers_partial_and_core(full: Release) -> None:
     core = np.flatnonzero(full.is_core)
     text = answers_csv(full, full.answer_text[:, 2], core)
-    record = score(full, parse_submission(text.encode(), "a.csv", full), resamples=0)
+    record = scored(full, parse_submission(text.encode(), "a.csv", full), resamples=0)
     assert record["submission"]["scope"] == "core"
     both = ("anchored", "ci", "lower", "upper", "n_anchored", "n_answered")
     assert all(record["accuracy_core"][k] == record["accuracy"][k] for k in both)
     text = answers_csv(full, full.answer_text[:, 2], core[:50])
-    record = score(full, parse_submission(text.encode(), "a.csv", full), resamples=0)
+    record = scored(full, parse_submission(text.encode(), "a.csv", full), resamples=0)
     assert "partial_coverage" in record["flags"]
     assert record["accuracy_core"]["n_answered"] == 50
 
 
 def test_score_answers_unanswered_are_left_out(sample: Release) -> None:
     text = "question_id,answer\nS-C01,Femur\nS-C02,\nS-E01,Tibia\n"
-    record = score(sample, parse_submission(text.encode(), "a.csv", sample), resamples=0)
+    record = scored(sample, parse_submission(text.encode(), "a.csv", sample), resamples=0)
     acc = record["accuracy"]
     assert acc["n_answered"] == 2 and acc["n_unmatched"] == 1
     assert acc["lower"] == 0.5 and acc["upper"] == 1.0

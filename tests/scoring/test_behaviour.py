@@ -15,7 +15,9 @@ from medqade.cli import main
 from medqade.dataset.release import Release
 from medqade.files.problems import InputError
 from medqade.measures import position as measured_position
-from medqade.scoring import parse_submission, score
+from medqade.scoring import parse_submission
+
+from .helpers import scored
 
 Write = Callable[[str, str | bytes], Path]
 EV = "gemma3:4b"
@@ -61,7 +63,7 @@ def test_position_column_is_read_and_checked(full: Release) -> None:
 def test_record_position_equals_the_measure_and_the_report(full: Release) -> None:
     rows = _rows(full)
     sub = parse_submission(rows.to_csv(index=False).encode(), "j.csv", full)
-    record = score(full, sub, resamples=50)
+    record = scored(full, sub, resamples=50)
     b = record["behaviour"]
     assert b["split"] == "all"
     e = full.roster.evaluator_ids.index(EV)
@@ -83,7 +85,7 @@ def test_run_column_and_several_files_give_the_same_consistency(
     both = pd.concat([first.assign(run=1), second.assign(run=2)])
     sub = parse_submission(both.to_csv(index=False).encode(), "runs.csv", full)
     assert [r.run for r in sub.runs] == ["1", "2"]
-    record = score(full, sub, resamples=40)
+    record = scored(full, sub, resamples=40)
     cons = record["behaviour"]["consistency"]
     a = write("a.csv", first.to_csv(index=False))
     b = write("b.csv", second.to_csv(index=False))
@@ -95,7 +97,7 @@ def test_run_column_and_several_files_give_the_same_consistency(
         cons["physicians_rerated"]["kappa"]
     )
     # agreement is scored on the first run only
-    alone = score(full, parse_submission(a.read_bytes(), "a.csv", full), resamples=40)
+    alone = scored(full, parse_submission(a.read_bytes(), "a.csv", full), resamples=40)
     assert out["core"]["kappa"] == pytest.approx(alone["core"]["kappa"])
     flips = (first["label"] != second["label"]).to_numpy()
     assert cons["flip_rate_moved"] <= 1 and flips.any()

@@ -14,11 +14,12 @@ from medqade.cli import main
 from medqade.dataset.release import Release
 from medqade.measures import agreement as measured
 from medqade.measures import seeds
-from medqade.scoring import parse_submission, score
+from medqade.scoring import parse_submission
 from medqade.scoring.compare import CompareError, compare, resolve
+from medqade.scoring.record import ScoreRecord
 
 from .conftest import RESAMPLES
-from .helpers import codes_to_rows, judge_rows
+from .helpers import codes_to_rows, judge_rows, scored
 
 A, B = "gemini-2.5-flash", "gemma3:4b"
 
@@ -55,7 +56,7 @@ def test_compare_difference_is_exactly_the_scored_difference(full: Release) -> N
         sub = parse_submission(
             codes_to_rows(full, full.evaluator_labels[k]).encode(), "j.csv", full
         )
-        rec[e] = score(full, sub, resamples=RESAMPLES)
+        rec[e] = scored(full, sub, resamples=RESAMPLES)
     c = compare(full, resolve(full, A), resolve(full, B), resamples=RESAMPLES)
     assert c.overall.kappa.value == rec[A]["core"]["kappa"] - rec[B]["core"]["kappa"]
     assert c.overall.pa.value == rec[A]["core"]["pa"] - rec[B]["core"]["pa"]
@@ -95,7 +96,7 @@ def test_compare_physicians_uses_the_loo_reference(full: Release) -> None:
     # the paper's leave-one-out reference: each physician on the answers it rated
     assert c.overall.a.kappa.value == loo.kappa.value
     # the judge in each physician's place: compare's difference is the record's d, negated
-    record = score(
+    record = scored(
         full,
         parse_submission(judge_rows(full, A).to_csv(index=False).encode(), "a.csv", full),
         resamples=RESAMPLES,
@@ -229,7 +230,7 @@ def test_resolve_stored_upload_content_never_quoted(full: Release, tmp_path: Pat
     upload.write_text(f"HF_TOKEN={SECRET}\nOTHER=1\n", encoding="utf-8")
     record = {"id": "0123abcd" * 4, "kind": "judge", "meta": {"name": "Stored judge"}}
     with pytest.raises(CompareError, match="stored upload of record 0123abcd") as info:
-        resolve(full, "0123abcd", [record], {record["id"]: upload})
+        resolve(full, "0123abcd", [ScoreRecord.from_json(record)], {record["id"]: upload})
     assert SECRET not in str(info.value) and "HF_TOKEN" not in str(info.value)
 
 
@@ -262,7 +263,7 @@ def test_compare_breakdowns_are_the_scored_breakdown_differences(full: Release) 
         labels = full.evaluator_labels[k].copy()
         labels[~full.is_core] = -1  # core only, like the core view of compare
         rows = codes_to_rows(full, labels, np.flatnonzero(full.is_core))
-        rec[e] = score(full, parse_submission(rows.encode(), "j.csv", full), resamples=RESAMPLES)
+        rec[e] = scored(full, parse_submission(rows.encode(), "j.csv", full), resamples=RESAMPLES)
     c = compare(full, resolve(full, A), resolve(full, B), resamples=RESAMPLES)
     assert c.breakdowns is not None and set(c.breakdowns) == {"specialty", "lexical"}
     for dim, groups in c.breakdowns.items():
@@ -282,13 +283,14 @@ def test_a_stored_record_resolves_by_its_typed_fields(sample: Release) -> None:
     """A stored record named by its id: an answers record is refused by name, a judge
     record without its upload says so, a physicians row is the physicians."""
     stored = Path(__file__).resolve().parents[1] / "fixtures" / "records"
-    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(stored.glob("*.json"))]
-    by_kind = {r["kind"]: r for r in records}
+    objects = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(stored.glob("*.json"))]
+    records = [ScoreRecord.from_json(r) for r in objects]
+    by_kind = {r["kind"]: r for r in objects}
     answers, judge = by_kind["answers"], by_kind["judge"]
     with pytest.raises(CompareError, match=r"\(Fixture model\) is a model's answers, not a judge"):
         resolve(sample, answers["id"][:10], records)
     with pytest.raises(CompareError, match=r"\(Fixture judge\) has no stored upload"):
         resolve(sample, judge["id"], records, {})
     physicians = {**judge, "id": "ab" * 32, "meta": {"source": "physicians"}}
-    side = resolve(sample, physicians["id"], [physicians])
+    side = resolve(sample, physicians["id"], [ScoreRecord.from_json(physicians)])
     assert side.source == "physicians" and side.name == ("ab" * 32)[:12]

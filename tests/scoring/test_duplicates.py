@@ -12,7 +12,7 @@ import pytest
 from medqade import vocab
 from medqade.cli import main
 from medqade.dataset.release import Release
-from medqade.scoring import parse_submission, score
+from medqade.scoring import parse_submission
 from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.duplicates import (
     DUPLICATE_FLAG,
@@ -22,7 +22,7 @@ from medqade.scoring.duplicates import (
     reference_match,
 )
 
-from .helpers import answers_csv, codes_to_rows
+from .helpers import answers_csv, codes_to_rows, scored
 
 Write = Callable[[str, str | bytes], Path]
 EVALUATOR = "gemma3:4b"
@@ -77,14 +77,14 @@ def test_copy_with_holes_is_still_a_copy(full: Release) -> None:
 def test_copy_of_the_core_only_is_a_copy(full: Release) -> None:
     core = np.flatnonzero(full.is_core)
     text = codes_to_rows(full, evaluator_codes(full, "gpt-5-nano"), items=core)
-    record = score(full, parse_submission(text.encode(), "core.csv", full), resamples=0)
+    record = scored(full, parse_submission(text.encode(), "core.csv", full), resamples=0)
     assert DUPLICATE_FLAG in record["flags"]
     assert record["submission"]["duplicate_of"] == "gpt-5-nano"
 
 
 def test_near_copy_is_flagged_not_called_a_duplicate(full: Release) -> None:
     near = flip(evaluator_codes(full), share=(1 - NEAR_SHARE) / 2)
-    record = score(
+    record = scored(
         full, parse_submission(codes_to_rows(full, near).encode(), "n.csv", full), resamples=0
     )
     assert NEAR_FLAG in record["flags"] and DUPLICATE_FLAG not in record["flags"]
@@ -95,7 +95,7 @@ def test_near_copy_is_flagged_not_called_a_duplicate(full: Release) -> None:
 
 def test_an_independent_judge_is_not_flagged(full: Release) -> None:
     own = flip(evaluator_codes(full), share=0.05)
-    record = score(
+    record = scored(
         full, parse_submission(codes_to_rows(full, own).encode(), "o.csv", full), resamples=0
     )
     assert not {DUPLICATE_FLAG, NEAR_FLAG} & set(record["flags"])
@@ -138,7 +138,7 @@ def test_student_copy_with_other_case_and_spacing_is_a_copy(full: Release) -> No
 def test_own_answers_are_not_flagged(full: Release) -> None:
     answers = student_answers(full)
     own = [f"{a} (eigene Antwort)" if a and i % 10 == 0 else a for i, a in enumerate(answers)]
-    record = score(
+    record = scored(
         full, parse_submission(answers_csv(full, own).encode(), "a.csv", full), resamples=0
     )
     assert not {DUPLICATE_FLAG, NEAR_FLAG} & set(record["flags"])

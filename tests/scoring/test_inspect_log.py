@@ -152,7 +152,7 @@ def test_a_family_given_with_the_submission_wins_over_the_log(
         upload = policy.Upload(data, "run.eval", ".eval")
         outcome = policy.submit(sample, [upload], None, {"name": "N", **form}, settings)
         assert outcome.ok and outcome.record is not None, outcome.message
-        assert outcome.record["meta"]["family"] == family
+        assert outcome.record.to_json()["meta"]["family"] == family
 
 
 def test_family_of_model_reads_ids_and_names() -> None:

@@ -16,11 +16,11 @@ from medqade.cli import main
 from medqade.dataset.release import Release
 from medqade.measures import agreement as alignment
 from medqade.measures import paired, seeds
-from medqade.scoring import leaderboard, parse_submission, score, score_file
+from medqade.scoring import leaderboard, parse_submission
 from medqade.scoring.judge import abstention
 
 from .conftest import RESAMPLES
-from .helpers import codes_to_rows, judge_rows
+from .helpers import codes_to_rows, judge_rows, scored, scored_file
 
 SEED = 5
 EVALUATOR = "gpt-5.4-mini"
@@ -74,7 +74,7 @@ def test_score_per_question_run_output_equals_rq3(full: Release, full_raw: Path)
     ]
     sub = parse_submission(("\n".join(lines) + "\n").encode(), "run.jsonl", full)
     assert sub.format == "per_question" and sub.scope == "full"
-    record = score(full, sub, {"name": "rerun"}, resamples=RESAMPLES, seed=SEED)
+    record = scored(full, sub, {"name": "rerun"}, resamples=RESAMPLES, seed=SEED)
     weights = seeds.question_weights(int(full.is_core.sum()), RESAMPLES, SEED)
     table3 = rq3.evaluator_alignment(full, weights)
     expected = table3.evaluators["gemma3:4b"]
@@ -90,7 +90,7 @@ def test_score_per_question_run_output_equals_rq3(full: Release, full_raw: Path)
 def test_score_full_set_matches_alignment(full: Release) -> None:
     k = full.roster.evaluator_ids.index(EVALUATOR)
     text = codes_to_rows(full, full.evaluator_labels[k])
-    record = score(full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES)
+    record = scored(full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES)
     weights = seeds.question_weights(
         full.n_items, RESAMPLES, seeds.BOOTSTRAP_SEED, seeds.STREAM_ALL
     )
@@ -118,7 +118,7 @@ def test_score_consensus_copy_is_above_ceiling(full: Release) -> None:
     """Done when: a file that copies the consensus is flagged and never ranked as verified."""
     text = codes_to_rows(full, full.consensus)
     sub = parse_submission(text.encode(), "copy.csv", full)
-    record = score(full, sub, {"name": "copy", "verified": True}, resamples=RESAMPLES)
+    record = scored(full, sub, {"name": "copy", "verified": True}, resamples=RESAMPLES)
     assert record["core"]["kappa"] == 1.0
     assert record["verdict"] == paired.ABOVE
     assert "above_physician_ceiling" in record["flags"]
@@ -132,7 +132,7 @@ def test_score_partial_coverage_and_core_only(full: Release) -> None:
     k = full.roster.evaluator_ids.index(EVALUATOR)
     core_items = np.flatnonzero(full.is_core)
     text = codes_to_rows(full, full.evaluator_labels[k], core_items)
-    record = score(full, parse_submission(text.encode(), "c.csv", full), resamples=RESAMPLES)
+    record = scored(full, parse_submission(text.encode(), "c.csv", full), resamples=RESAMPLES)
     assert record["submission"]["scope"] == "core"
     assert record["full"] is None
     assert "partial_coverage" not in record["flags"]
@@ -142,7 +142,7 @@ def test_score_partial_coverage_and_core_only(full: Release) -> None:
     )
     half = core_items[:100]
     text = codes_to_rows(full, full.evaluator_labels[k], half)
-    record = score(full, parse_submission(text.encode(), "h.csv", full), resamples=RESAMPLES)
+    record = scored(full, parse_submission(text.encode(), "h.csv", full), resamples=RESAMPLES)
     assert "partial_coverage" in record["flags"]
     assert record["core"]["coverage"] == 0.5
     assert record["core"]["n_items"] == 100
@@ -152,7 +152,7 @@ def test_score_extension_only_has_no_core(full: Release) -> None:
     k = full.roster.evaluator_ids.index(EVALUATOR)
     items = np.flatnonzero(~full.is_core)[:300]
     text = codes_to_rows(full, full.evaluator_labels[k], items)
-    record = score(full, parse_submission(text.encode(), "e.csv", full), resamples=RESAMPLES)
+    record = scored(full, parse_submission(text.encode(), "e.csv", full), resamples=RESAMPLES)
     assert record["core"] is None and record["verdict"] is None
     assert record["full"]["n_items"] == 300
     assert {"no_core", "partial_coverage"} <= set(record["flags"])
@@ -175,7 +175,7 @@ def test_abstention_by_hand() -> None:
 def test_score_abstention_matches_rq5_denominators(full: Release) -> None:
     k = full.roster.evaluator_ids.index("gemma3:4b")
     labels = full.evaluator_labels[k]
-    record = score(
+    record = scored(
         full, parse_submission(codes_to_rows(full, labels).encode(), "j.csv", full), resamples=0
     )
     tiers = np.broadcast_to(full.tier[:, None], labels.shape)
@@ -191,7 +191,7 @@ def test_score_bias_for_a_family_judge(full: Release) -> None:
     k = full.roster.evaluator_ids.index(evaluator)
     text = codes_to_rows(full, full.evaluator_labels[k])
     meta = {"family": "gemma", "model_id": evaluator}
-    record = score(full, parse_submission(text.encode(), "j.csv", full), meta, resamples=RESAMPLES)
+    record = scored(full, parse_submission(text.encode(), "j.csv", full), meta, resamples=RESAMPLES)
     weights = seeds.question_weights(
         full.n_items, RESAMPLES, seeds.BOOTSTRAP_SEED, seeds.STREAM_BIAS
     )
@@ -212,13 +212,13 @@ def test_score_bias_absent_for_a_new_family(full: Release) -> None:
     k = full.roster.evaluator_ids.index(EVALUATOR)
     text = codes_to_rows(full, full.evaluator_labels[k], np.flatnonzero(full.is_core))
     sub = parse_submission(text.encode(), "j.csv", full)
-    assert score(full, sub, {"family": "Mistral"}, resamples=0)["bias"] is None
+    assert scored(full, sub, {"family": "Mistral"}, resamples=0)["bias"] is None
 
 
 def test_score_confusion_disagreements_and_strata(full: Release) -> None:
     k = full.roster.evaluator_ids.index(EVALUATOR)
     labels = full.evaluator_labels[k]
-    record = score(
+    record = scored(
         full,
         parse_submission(codes_to_rows(full, labels).encode(), "j.csv", full),
         resamples=RESAMPLES,
@@ -271,7 +271,7 @@ def test_score_ensembles_with_and_without_the_judge(full: Release) -> None:
     k = full.roster.evaluator_ids.index(EVALUATOR)
     text = codes_to_rows(full, full.evaluator_labels[k])
     meta = {"model_id": EVALUATOR}  # a re-run of a pool member: left out of its own pool
-    record = score(full, parse_submission(text.encode(), "j.csv", full), meta, resamples=RESAMPLES)
+    record = scored(full, parse_submission(text.encode(), "j.csv", full), meta, resamples=RESAMPLES)
     ens = record["ensembles"]
     assert EVALUATOR not in ens["pool"] and len(ens["pool"]) == 6
     sizes = [p["size"] for p in ens["panels"]]
@@ -299,7 +299,7 @@ def test_score_verdict_is_the_paired_difference_with_physicians(full: Release) -
     each physician's place against the same nine-physician reference, not CI overlap."""
     k = full.roster.evaluator_ids.index(EVALUATOR)
     text = codes_to_rows(full, full.evaluator_labels[k])
-    record = score(full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES)
+    record = scored(full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES)
     core = full.is_core
     w = seeds.question_weights(int(core.sum()), RESAMPLES, seeds.BOOTSTRAP_SEED)
     place = alignment.judge_in_place(
@@ -325,7 +325,7 @@ def test_score_verdict_is_the_paired_difference_with_physicians(full: Release) -
         want = paired.BELOW if high < 0 else paired.INCONCLUSIVE
     assert record["verdict"] == want == record["verdicts"]["kappa"]
     assert record["verdicts"]["pa"] == record["verdicts"]["pabak"]
-    wide = score(
+    wide = scored(
         full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES, margin=1.0
     )
     # any judge is within a margin of 1 (or above the physicians)
@@ -340,11 +340,11 @@ def test_score_file_same_input_same_record(
 
     path = write("j.csv", judge_rows(full, EVALUATOR).to_csv(index=False))
     clock = lambda: datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)  # noqa: E731
-    a = score_file(full, path, meta={"name": "x"}, resamples=RESAMPLES, clock=clock)
-    b = score_file(full, path, meta={"name": "x"}, resamples=RESAMPLES, clock=clock)
+    a = scored_file(full, path, meta={"name": "x"}, resamples=RESAMPLES, clock=clock)
+    b = scored_file(full, path, meta={"name": "x"}, resamples=RESAMPLES, clock=clock)
     assert a == b
     assert a["timestamp"] == "2026-01-02T03:04:05Z"
-    later = score_file(
+    later = scored_file(
         full,
         path,
         meta={"name": "x"},
@@ -352,5 +352,5 @@ def test_score_file_same_input_same_record(
         clock=lambda: datetime(2027, 1, 1, tzinfo=UTC),
     )
     assert later["id"] == a["id"] and later["timestamp"] != a["timestamp"]
-    other_seed = score_file(full, path, meta={"name": "x"}, resamples=RESAMPLES, seed=1)
+    other_seed = scored_file(full, path, meta={"name": "x"}, resamples=RESAMPLES, seed=1)
     assert other_seed["id"] != a["id"]

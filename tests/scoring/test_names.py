@@ -9,6 +9,7 @@ import pytest
 from medqade.dataset.release import Release
 from medqade.scoring import names
 from medqade.scoring.names import Taken, fold, name_problems, reference_names, verified_names
+from medqade.scoring.record import ScoreRecord
 
 CYRILLIC_E = "\u0435"  # looks like e
 ZWJ = "\u200d"
@@ -90,13 +91,15 @@ def test_fold_is_the_one_rule() -> None:
 
 
 def test_another_accounts_verified_row_is_taken_not_ones_own() -> None:
-    def record(account: str, verified: bool, name: str) -> dict[str, object]:
-        return {
-            "id": f"{account}-{name}",
-            "kind": "judge",
-            "meta": {"name": name, "model_id": f"{name}-id", "verified": verified},
-            "space": {"account": account},
-        }
+    def record(account: str, verified: bool, name: str) -> ScoreRecord:
+        return ScoreRecord.from_json(
+            {
+                "id": f"{account}-{name}",
+                "kind": "judge",
+                "meta": {"name": name, "model_id": f"{name}-id", "verified": verified},
+                "space": {"account": account},
+            }
+        )
 
     records = [
         record("alice", True, "Alice Judge"),

@@ -15,6 +15,7 @@ from medqade.cli import main
 from medqade.dataset.release import Release
 from medqade.scoring import Limits, policy
 from medqade.scoring.duplicates import DUPLICATE_FLAG
+from medqade.scoring.record import ScoreRecord
 from medqade.scoring.store import RateLimit, ResultsStore
 
 from .helpers import judge_rows
@@ -46,12 +47,12 @@ def test_stored_once_then_refused_as_duplicate(sample: Release, tmp_path: Path) 
         sample, own, "judge", {"name": "Mine"}, SETTINGS, store=store, submitter=ME
     )
     assert first.ok and first.record is not None
-    assert first.record["space"]["account"] == "acct"
-    assert first.record["space"]["account_scheme"] == "test"
+    assert first.record.space.account == "acct"
+    assert first.record.space.account_scheme == "test"
     assert first.submission is not None
-    assert first.record["space"]["key"] == policy.duplicate_key(first.submission)
-    stored = json.loads((tmp_path / "records" / f"{first.record['id']}.json").read_text())
-    assert stored["space"]["uploads"] == [f"{first.record['submission']['content_hash']}.csv"]
+    assert first.record.space.key == policy.duplicate_key(first.submission)
+    stored = json.loads((tmp_path / "records" / f"{first.record.id}.json").read_text())
+    assert stored["space"]["uploads"] == [f"{first.record.submission.content_hash}.csv"]
     again = policy.submit(sample, own, "judge", {}, SETTINGS, store=store, submitter=ME)
     assert not again.ok and "submitted before" in again.message
     assert again.message.startswith("mine.csv: ")
@@ -68,7 +69,7 @@ def test_copy_of_a_reference_row_refused_with_a_store_flagged_without(
     assert store.records() == []
     scored = policy.submit(sample, copy, "judge", {}, SETTINGS)  # no results folder
     assert scored.ok and scored.record is not None
-    assert DUPLICATE_FLAG in scored.record["flags"]
+    assert DUPLICATE_FLAG in scored.record.flags
 
 
 def test_rate_limit_refuses_a_scored_submission_but_not_a_dry_run(
@@ -156,11 +157,16 @@ def test_no_command_but_the_space_command_imports_the_space() -> None:
     assert offenders == []
 
 
-def _move_to_another_release(store: ResultsStore, record: dict[str, Any]) -> dict[str, Any]:
+def _typed(record: dict[str, Any]) -> ScoreRecord:
+    """A record file's JSON object (forged by a test) read as the store reads it."""
+    return ScoreRecord.from_json(record)
+
+
+def _move_to_another_release(store: ResultsStore, record: ScoreRecord) -> dict[str, Any]:
     """``record`` rewritten in the store as if scored on another release (same content)."""
     from medqade.scoring import record_id
 
-    path = store.records_dir / f"{record['id']}.json"
+    path = store.records_dir / f"{record.id}.json"
     other = json.loads(path.read_text(encoding="utf-8"))
     other["dataset"]["hash"] = "0" * 64
     space = other.pop("space")
@@ -189,13 +195,13 @@ def test_duplicates_count_on_this_release_and_rescore_stores_the_twin(
     )
     assert dry.ok
     # ... and rescore does so from the stored upload, keeping kind, metadata and account
-    again = policy.rescore(sample, store, other, SETTINGS)
+    again = policy.rescore(sample, store, _typed(other), SETTINGS)
     assert again.ok and again.record is not None
-    assert again.record["id"] == first.record["id"]  # the same content on the same release
-    assert again.record["meta"] == first.record["meta"]
-    assert again.record["space"]["account"] == "acct"
+    assert again.record.id == first.record.id  # the same content on the same release
+    assert again.record.meta == first.record.meta
+    assert again.record.space.account == "acct"
     assert len(store.records()) == 2
-    twice = policy.rescore(sample, store, other, SETTINGS)
+    twice = policy.rescore(sample, store, _typed(other), SETTINGS)
     assert not twice.ok and "submitted before" in twice.message
 
 
@@ -212,8 +218,9 @@ def test_score_results_stores_under_the_same_rules(
     assert main(["score", str(own), *base, "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     stored = ResultsStore(results, RateLimit(0, 1.0)).records()
-    assert [r["id"] for r in stored] == [record["id"]] and "space" not in record
-    assert stored[0]["space"]["account"] == "cli" and stored[0]["space"]["uploads"]
+    assert [r.id for r in stored] == [record["id"]] and "space" not in record
+    space = stored[0].space
+    assert space is not None and space.account == "cli" and space.uploads
     assert main(["score", str(own), *base]) == 2
     assert "own.csv: the same content was submitted before" in capsys.readouterr().err
     assert main(["score", str(copy), *base]) == 2
@@ -275,7 +282,7 @@ def test_rescore_never_follows_a_link_out_of_uploads(sample: Release, tmp_path: 
     outside.write_bytes(_csv(sample, 1))
     (store.uploads_dir / name).unlink()
     (store.uploads_dir / name).symlink_to(outside)
-    outcome = policy.rescore(sample, store, other, SETTINGS)
+    outcome = policy.rescore(sample, store, _typed(other), SETTINGS)
     assert not outcome.ok
     assert outcome.message.startswith(f"record {other['id'][:16]}: uploads/{name}: ")
     assert "is a link" in outcome.message and "score the original file" in outcome.message
@@ -289,7 +296,7 @@ def test_rescore_refuses_a_stored_upload_changed_after_it_was_stored(
     store, other = _stored_elsewhere(sample, tmp_path)
     name = _upload_name(other)
     (store.uploads_dir / name).write_bytes(_csv(sample, 1))  # another judge's labels
-    outcome = policy.rescore(sample, store, other, SETTINGS)
+    outcome = policy.rescore(sample, store, _typed(other), SETTINGS)
     assert not outcome.ok and len(store.records()) == 1
     assert f"record {other['id'][:16]}: uploads/{name} was changed after it was stored" in (
         outcome.message
@@ -300,10 +307,10 @@ def test_rescore_refuses_a_stored_upload_changed_after_it_was_stored(
     del old["space"]["upload_sha256"]
     path.write_text(json.dumps(old), encoding="utf-8")
     store.reload()
-    outcome = policy.rescore(sample, store, old, SETTINGS)
+    outcome = policy.rescore(sample, store, _typed(old), SETTINGS)
     assert not outcome.ok and "does not hold the content its name says" in outcome.message
     (store.uploads_dir / name).write_bytes(_csv(sample, 0))  # restored: scored again
-    assert policy.rescore(sample, store, old, SETTINGS).ok
+    assert policy.rescore(sample, store, _typed(old), SETTINGS).ok
 
 
 def test_rescore_says_per_record_what_is_wrong_in_a_stored_file(
@@ -356,7 +363,7 @@ def test_rescore_reads_no_more_of_a_stored_upload_than_an_upload_may_have(
 ) -> None:
     store, other = _stored_elsewhere(sample, tmp_path)
     small = policy.Settings(resamples=0, limits=Limits(max_bytes=100))
-    outcome = policy.rescore(sample, store, other, small)
+    outcome = policy.rescore(sample, store, _typed(other), small)
     assert not outcome.ok and len(store.records()) == 1
     assert f"uploads/{_upload_name(other)}: the stored upload has more than 100 bytes" in (
         outcome.message
@@ -437,9 +444,10 @@ def test_a_dry_run_scores_as_the_real_run_and_stores_nothing(
     kw: dict[str, Any] = {"store": store, "submitter": ME, "clock": lambda: 1.8e9}
     dry = policy.submit(sample, own, "judge", {}, SETTINGS, validate_only=True, **kw)
     assert dry.ok and dry.dry_run and dry.record is not None and store.records() == []
-    kappa = dry.record["core"]["kappa"]
+    kappa = dry.record.to_json()["core"]["kappa"]
     assert f"core kappa {kappa:.3f} (95% CI " in dry.message
     assert "not stored" in dry.message and "Accepted" not in dry.message
     real = policy.submit(sample, own, "judge", {}, SETTINGS, **kw)
     assert real.ok and not real.dry_run and real.record is not None
-    assert real.record["core"] == dry.record["core"] and len(store.records()) == 1
+    assert real.record.to_json()["core"] == dry.record.to_json()["core"]
+    assert len(store.records()) == 1

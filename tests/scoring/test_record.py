@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from medqade.dataset.release import Release
-from medqade.scoring import policy, record_id, reference_records
+from medqade.scoring import policy, record_id
 from medqade.scoring.record import Agreement, ScoreRecord, read_record
 from medqade.scoring.store import RateLimit, ResultsStore
 
-from .helpers import judge_rows
+from .helpers import judge_rows, reference_json
 
 STORED = Path(__file__).resolve().parents[1] / "fixtures" / "records"
 """Records a results folder stored (judge and answers, sample release, 20 resamples), kept
@@ -77,7 +77,7 @@ def test_typed_fields_are_the_json_values() -> None:
 def test_fresh_records_of_every_source_roundtrip(sample: Release, tmp_path: Path) -> None:
     """Reference rows (paper evaluators, physicians, baselines, students) and a submission
     scored now, in the store's, the CLI's and the reference cache's formats."""
-    refs = reference_records(sample, resamples=0)
+    refs = reference_json(sample, resamples=0)
     assert {r["meta"]["source"] for r in refs} >= {"paper", "physicians", "baseline"}
     for record in refs:
         assert store_text(roundtrip(record)) == store_text(record)
@@ -97,7 +97,7 @@ def test_fresh_records_of_every_source_roundtrip(sample: Release, tmp_path: Path
         submitter=policy.Submitter("acct"),
     )
     assert out.ok and out.record is not None
-    path = tmp_path / "records" / f"{out.record['id']}.json"
+    path = tmp_path / "records" / f"{out.record.id}.json"
     text = path.read_text(encoding="utf-8")
     assert store_text(roundtrip(json.loads(text))) == text
 
@@ -150,12 +150,12 @@ def test_leaderboard_and_summary_read_typed_and_json_records_alike(sample: Relea
     from medqade.scoring import leaderboard
 
     stored = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(STORED.glob("*.json"))]
-    records = [*reference_records(sample, resamples=10), *stored]
+    records = [*reference_json(sample, resamples=10), *stored]
     typed = [ScoreRecord.from_json(r) for r in records]
     for view in ("core", "full"):
         boards = zip(leaderboard(typed, view=view), leaderboard(records, view=view), strict=True)
         for got, want in boards:
             pd.testing.assert_frame_equal(got, want)
     for record, rec in zip(stored, typed[-len(stored) :], strict=True):
-        assert summary(rec) == summary(record)
+        assert summary(rec) == summary(ScoreRecord.from_json(json.loads(json.dumps(record))))
         assert ("kappa" in summary(rec)) == (record["kind"] == "judge")

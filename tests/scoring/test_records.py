@@ -28,25 +28,23 @@ from medqade.scoring import (
     parse_submission,
     prepare,
     record_id,
-    reference_records,
     replicates,
-    score,
 )
 from medqade.scoring.normalize import char_ngram_dice, fuzzy_ratio, token_f1
 
-from .helpers import answers_csv, codes_to_rows
+from .helpers import answers_csv, codes_to_rows, reference_json, scored
 
 CLOCK = lambda: datetime(2026, 5, 1, 12, 0, tzinfo=UTC)  # noqa: E731
 
 
 @pytest.fixture(scope="module")
 def references(full: Release) -> list[dict[str, Any]]:
-    return reference_records(full, resamples=50, clock=CLOCK)
+    return reference_json(full, resamples=50, clock=CLOCK)
 
 
 def test_record_has_the_documented_keys(sample: Release) -> None:
     sub = parse_submission(codes_to_rows(sample, sample.consensus).encode(), "j.csv", sample)
-    record = score(sample, sub, {"name": "x"}, resamples=20, clock=CLOCK)
+    record = scored(sample, sub, {"name": "x"}, resamples=20, clock=CLOCK)
     for key in (
         "schema_version", "id", "timestamp", "kind", "meta", "dataset", "scorer_version",
         "core", "full", "physician_reference", "abstention", "flags",
@@ -69,12 +67,12 @@ def test_record_has_the_documented_keys(sample: Release) -> None:
 def test_record_id_is_the_content_hash(sample: Release) -> None:
     text = answers_csv(sample, ["Femur", "ACC", "N. medianus", "0", "Lanz-Punkt", "Bakterien"])
     sub = parse_submission(text.encode(), "a.csv", sample)
-    record = score(sample, sub, {"name": "m"}, resamples=0, clock=CLOCK)
+    record = scored(sample, sub, {"name": "m"}, resamples=0, clock=CLOCK)
     assert record["id"] == record_id(record)
     assert record_id(record | {"timestamp": "other"}) == record["id"]
     assert record_id(record | {"meta": {"name": "n"}}) != record["id"]
     again = parse_submission(text.replace("\n", "\r\n").encode(), "b.csv", sample)
-    assert score(sample, again, {"name": "m"}, resamples=0, clock=CLOCK) == record
+    assert scored(sample, again, {"name": "m"}, resamples=0, clock=CLOCK) == record
     acc = record["accuracy"]
     assert set(acc) >= {"anchored", "ci", "lower", "upper", "coverage", "pooled_anchors"}
     assert len(acc["by_tier"]) == 4 and set(acc["by_lexical"]) == {"exact_match", "no_match"}
@@ -83,16 +81,16 @@ def test_record_id_is_the_content_hash(sample: Release) -> None:
 def test_score_rejects_bad_metadata(sample: Release) -> None:
     sub = parse_submission(b"question_id,answer\nS-C01,Femur\n", "a.csv", sample)
     with pytest.raises(InputError, match="unknown metadata key"):
-        score(sample, sub, {"colour": "blue"}, resamples=0)
+        scored(sample, sub, {"colour": "blue"}, resamples=0)
     with pytest.raises(ValueError, match="resamples"):
-        score(sample, sub, {}, resamples=-1)
+        scored(sample, sub, {}, resamples=-1)
 
 
 def test_explicit_meta_overrides_the_header(sample: Release) -> None:
     text = '{"meta": {"name": "from file", "family": "Qwen"}}\n'
     text += '{"question_id": "S-C01", "answer": "Femur"}\n'
     sub = parse_submission(text.encode(), "a.jsonl", sample)
-    record = score(sample, sub, {"name": "from form"}, resamples=0)
+    record = scored(sample, sub, {"name": "from form"}, resamples=0)
     assert record["meta"]["name"] == "from form" and record["meta"]["family"] == "Qwen"
 
 
@@ -121,7 +119,7 @@ def test_reference_evaluator_equals_its_submission(
     )
     sub = parse_submission(codes_to_rows(full, full.evaluator_labels[k]).encode(), "j.csv", full)
     assert sub.content_hash == rec["submission"]["content_hash"]
-    mine = score(full, sub, {"model_id": evaluator.id}, resamples=50)
+    mine = scored(full, sub, {"model_id": evaluator.id}, resamples=50)
     assert mine["core"] == rec["core"] and mine["full"] == rec["full"]
 
 
@@ -165,9 +163,9 @@ def test_leaderboard_never_ranks_unverified_or_flagged(
 ) -> None:
     k = full.roster.evaluator_ids.index("gpt-5.4-mini")
     sub = parse_submission(codes_to_rows(full, full.evaluator_labels[k]).encode(), "j.csv", full)
-    mine = score(full, sub, {"name": "unverified run"}, resamples=50)
+    mine = scored(full, sub, {"name": "unverified run"}, resamples=50)
     copy = parse_submission(codes_to_rows(full, full.consensus).encode(), "c.csv", full)
-    cheat = score(full, copy, {"name": "copy", "verified": True}, resamples=50)
+    cheat = scored(full, copy, {"name": "copy", "verified": True}, resamples=50)
     judges, _ = leaderboard([*references, mine, mine, cheat])
     assert list(judges["name"]).count("unverified run") == 1  # same id once
     row = judges[judges["name"] == "unverified run"].iloc[0]
@@ -257,7 +255,7 @@ def test_leaderboard_models_use_bounds_for_rank(
     ]
     sub = parse_submission(answers_csv(full, answers).encode(), "a.csv", full)
     settings = references[0]["settings"]
-    rec = score(
+    rec = scored(
         full,
         sub,
         {"name": "new", "verified": True},
@@ -274,10 +272,10 @@ def test_leaderboard_models_use_bounds_for_rank(
 def test_prepare_fills_the_caches_without_changing_results(sample_dir: Path) -> None:
     fresh = load_release(sample_dir)
     text = codes_to_rows(fresh, fresh.consensus).encode()
-    before = score(fresh, parse_submission(text, "j.csv", fresh), resamples=30, clock=CLOCK)
+    before = scored(fresh, parse_submission(text, "j.csv", fresh), resamples=30, clock=CLOCK)
     context.clear(fresh)
     prepare(fresh, resamples=30)
-    after = score(fresh, parse_submission(text, "j.csv", fresh), resamples=30, clock=CLOCK)
+    after = scored(fresh, parse_submission(text, "j.csv", fresh), resamples=30, clock=CLOCK)
     assert before == after
 
 

@@ -23,6 +23,7 @@ from medqade.cli import main
 from medqade.dataset.release import Release
 from medqade.files import atomic
 from medqade.scoring import policy, record_id
+from medqade.scoring.record import ScoreRecord, SpaceEntry
 from medqade.scoring.store import RateLimit, ResultsStore, SubmissionRefused
 
 from .helpers import judge_rows
@@ -59,7 +60,7 @@ def _foreign_results(release: Release, folder: Path) -> str:
     up = [policy.Upload(_judge_csv(release, 2), "theirs.csv", ".csv")]
     done = policy.submit(release, up, "judge", {"name": "T"}, SETTINGS, store=store, submitter=ME)
     assert done.ok and done.record is not None, done.message
-    path = folder / "records" / f"{done.record['id']}.json"
+    path = folder / "records" / f"{done.record.id}.json"
     other = json.loads(path.read_text(encoding="utf-8"))
     other["dataset"]["hash"] = "0" * 64
     space = other.pop("space")
@@ -123,14 +124,12 @@ def _rescore(root: Path, target: str, release: Release) -> bool:
 
 
 def _store_add(root: Path, target: str, release: Release) -> bool:
-    record = {
-        "id": "c" * 64,
-        "kind": "judge",
-        "meta": {"name": "added"},
-        "space": {"account": "a", "submitted_at": "2026-01-01T00:00:00+00:00", "key": "k"},
-    }
+    record = ScoreRecord.from_json({"id": "c" * 64, "kind": "judge", "meta": {"name": "added"}})
+    space = SpaceEntry(account="a", submitted_at="2026-01-01T00:00:00+00:00", key="k")
     try:
-        ResultsStore(root / target, RateLimit(0, 1.0)).add(record, {f"{'ab' * 32}.csv": b"a\n"})
+        ResultsStore(root / target, RateLimit(0, 1.0)).add(
+            record, space, {f"{'ab' * 32}.csv": b"a\n"}
+        )
     except SubmissionRefused:
         return False
     return True

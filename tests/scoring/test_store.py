@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from medqade.scoring.record import ScoreRecord, SpaceEntry
 from medqade.scoring.store import RateLimit, ResultsStore, SubmissionRefused, upload_suffix
 
 HASH = "ab" * 32
@@ -22,40 +23,51 @@ def record(n: int, account: str = "acct", at: str = "2026-01-01T00:00:00+00:00")
     }
 
 
+def add(
+    store: ResultsStore,
+    obj: dict[str, Any],
+    uploads: dict[str, bytes],
+    aliases: tuple[str, ...] = (),
+) -> str:
+    """Store the record ``obj`` (its JSON object, with its ``space`` envelope); its id."""
+    record = ScoreRecord.from_json({k: v for k, v in obj.items() if k != "space"})
+    return str(store.add(record, SpaceEntry.from_json(obj["space"]), uploads, aliases).id)
+
+
 def test_add_writes_record_and_upload(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path, RateLimit(0, 1.0))
-    rid = store.add(record(1), {f"{HASH}.csv": b"a,b\n"})
+    rid = add(store, record(1), {f"{HASH}.csv": b"a,b\n"})
     saved = json.loads((tmp_path / "records" / f"{rid}.json").read_text(encoding="utf-8"))
     assert saved["space"]["uploads"] == [f"{HASH}.csv"]
     assert (tmp_path / "uploads" / f"{HASH}.csv").read_bytes() == b"a,b\n"
     assert not list(tmp_path.rglob("*.tmp"))
-    assert [r["id"] for r in ResultsStore(tmp_path, RateLimit(0, 1.0)).records()] == [rid]
+    assert [r.id for r in ResultsStore(tmp_path, RateLimit(0, 1.0)).records()] == [rid]
 
 
 def test_add_duplicate_key_refused(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path, RateLimit(0, 1.0))
-    store.add(record(1), {})
+    add(store, record(1), {})
     again = record(2)
     again["space"]["key"] = record(1)["space"]["key"]
     with pytest.raises(SubmissionRefused, match="submitted before"):
-        store.add(again, {})
+        add(store, again, {})
 
 
 def test_add_never_overwrites_a_record(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path, RateLimit(0, 1.0))
-    store.add(record(1), {})
+    add(store, record(1), {})
     clash = record(1)
     clash["space"]["key"] = "other"
     with pytest.raises(SubmissionRefused, match="exists already"):
-        store.add(clash, {})
+        add(store, clash, {})
 
 
 def test_rate_limit_counts_the_window(tmp_path: Path) -> None:
     now = 1_767_225_600.0  # 2026-01-01T00:00:00Z
     store = ResultsStore(tmp_path, RateLimit.per_days(2, 7), clock=lambda: now)
-    store.add(record(1, at="2025-12-20T00:00:00+00:00"), {})  # outside the 7 days
-    store.add(record(2, at="2025-12-30T00:00:00+00:00"), {})
-    store.add(record(3, at="2025-12-31T00:00:00+00:00"), {})
+    add(store, record(1, at="2025-12-20T00:00:00+00:00"), {})  # outside the 7 days
+    add(store, record(2, at="2025-12-30T00:00:00+00:00"), {})
+    add(store, record(3, at="2025-12-31T00:00:00+00:00"), {})
     with pytest.raises(SubmissionRefused, match="rate limit: 2 submissions per 7 days"):
         store.check("acct", "new")
     store.check("someone-else", "new")
@@ -64,7 +76,7 @@ def test_rate_limit_counts_the_window(tmp_path: Path) -> None:
 def test_rate_limit_zero_is_off(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path, RateLimit(0, 1.0))
     for n in range(10):
-        store.add(record(n), {})
+        add(store, record(n), {})
     store.check("acct", "new")
 
 
@@ -72,7 +84,7 @@ def test_rate_limit_zero_is_off(tmp_path: Path) -> None:
 def test_add_refuses_foreign_upload_names(tmp_path: Path, name: str) -> None:
     store = ResultsStore(tmp_path, RateLimit(0, 1.0))
     with pytest.raises(ValueError, match="upload name"):
-        store.add(record(1), {name: b""})
+        add(store, record(1), {name: b""})
 
 
 def test_add_refuses_unsafe_record_id(tmp_path: Path) -> None:
@@ -80,7 +92,7 @@ def test_add_refuses_unsafe_record_id(tmp_path: Path) -> None:
     bad = record(1)
     bad["id"] = "../../etc"
     with pytest.raises(ValueError, match="cannot be a file name"):
-        store.add(bad, {})
+        add(store, bad, {})
 
 
 def test_reload_skips_malformed_files(tmp_path: Path) -> None:
@@ -102,10 +114,10 @@ def test_a_record_with_a_malformed_section_is_skipped_with_its_name(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     store = ResultsStore(tmp_path, RateLimit(0, 1.0))
-    good = store.add(record(1), {})
+    good = add(store, record(1), {})
     bad = record(2) | {"core": [1, 2], "space": {"account": "a", "key": "k"}}
     (tmp_path / "records" / f"{bad['id']}.json").write_text(json.dumps(bad), encoding="utf-8")
-    assert [r["id"] for r in ResultsStore(tmp_path, RateLimit(0, 1.0)).records()] == [good]
+    assert [r.id for r in ResultsStore(tmp_path, RateLimit(0, 1.0)).records()] == [good]
     assert f"skipping result record {bad['id']}.json: Agreement: expected a JSON object" in (
         caplog.text
     )
@@ -116,6 +128,7 @@ def test_a_record_with_a_malformed_section_is_skipped_with_its_name(
 WRITER = """
 import json, sys, time
 from pathlib import Path
+from medqade.scoring.record import ScoreRecord, SpaceEntry
 from medqade.scoring.store import RateLimit, ResultsStore, SubmissionRefused
 
 folder, proc, tries = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -134,7 +147,8 @@ for i in range(tries):
             "space": {"account": account, "submitted_at": now, "key": key},
         }
         try:
-            stored.append(store.add(record, {}))
+            typed = ScoreRecord.from_json({k: v for k, v in record.items() if k != "space"})
+            stored.append(store.add(typed, SpaceEntry.from_json(record["space"]), {}).id)
         except SubmissionRefused:
             pass
 print(json.dumps(stored))
@@ -182,9 +196,10 @@ def test_writers_in_separate_processes_keep_the_duplicate_key_and_the_rate_limit
         assert p.returncode == 0, err
         stored += json.loads(out)
     on_disk = ResultsStore(folder, RateLimit(0, 1.0)).records()
-    assert sorted(stored) == sorted(str(r["id"]) for r in on_disk)
+    assert sorted(stored) == sorted(str(r.id) for r in on_disk)
     by_account = {
-        a: [r for r in on_disk if r["space"]["account"] == a] for a in ("shared", "limited")
+        a: [r for r in on_disk if r.space is not None and r.space.account == a]
+        for a in ("shared", "limited")
     }
     assert len(by_account["shared"]) == 1  # one key, stored once
     assert len(by_account["limited"]) == 2  # the limit, exactly
@@ -194,7 +209,7 @@ def test_writers_in_separate_processes_keep_the_duplicate_key_and_the_rate_limit
 def test_refresh_takes_in_what_another_writer_stored_and_removed(tmp_path: Path) -> None:
     mine = ResultsStore(tmp_path, RateLimit(0, 1.0))
     other = ResultsStore(tmp_path, RateLimit(0, 1.0))
-    rid = other.add(record(1), {})
+    rid = add(other, record(1), {})
     assert mine.get(rid) is None
     version = mine.version
     assert mine.refresh() and mine.version > version and mine.get(rid) is not None
@@ -211,14 +226,14 @@ def test_add_reads_what_another_writer_stored_before_it_checks(tmp_path: Path) -
     now = 1_767_225_600.0
     a = ResultsStore(tmp_path, RateLimit.per_days(2, 7), clock=lambda: now)
     b = ResultsStore(tmp_path, RateLimit.per_days(2, 7), clock=lambda: now)
-    a.add(record(1, at="2025-12-31T00:00:00+00:00"), {})
+    add(a, record(1, at="2025-12-31T00:00:00+00:00"), {})
     same = record(2, at="2025-12-31T00:00:00+00:00")
     same["space"]["key"] = record(1)["space"]["key"]
     with pytest.raises(SubmissionRefused, match="submitted before"):
-        b.add(same, {})
-    b.add(record(3, at="2025-12-31T00:00:00+00:00"), {})
+        add(b, same, {})
+    add(b, record(3, at="2025-12-31T00:00:00+00:00"), {})
     with pytest.raises(SubmissionRefused, match="rate limit"):
-        a.add(record(4, at="2025-12-31T00:00:00+00:00"), {})
+        add(a, record(4, at="2025-12-31T00:00:00+00:00"), {})
     assert len(a.records()) == len(b.records()) == 2
 
 
@@ -226,22 +241,24 @@ def test_add_keeps_each_uploads_hash_and_writes_only_inside_its_folder(tmp_path:
     import hashlib
 
     store = ResultsStore(tmp_path / "r", RateLimit(0, 1.0))
-    rid = store.add(record(1), {f"{HASH}.csv": b"a,b\n"})
+    rid = add(store, record(1), {f"{HASH}.csv": b"a,b\n"})
     saved = store.get(rid)
     assert saved is not None
-    assert saved["space"]["upload_sha256"] == {f"{HASH}.csv": hashlib.sha256(b"a,b\n").hexdigest()}
+    assert saved.space is not None and saved.space.upload_sha256 == {
+        f"{HASH}.csv": hashlib.sha256(b"a,b\n").hexdigest()
+    }
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (tmp_path / "r" / "uploads").rename(tmp_path / "moved")
     (tmp_path / "r" / "uploads").symlink_to(elsewhere)
     with pytest.raises(SubmissionRefused, match="uploads/ is a link"):
-        store.add(record(2), {f"{'cd' * 32}.csv": b"x\n"})
+        add(store, record(2), {f"{'cd' * 32}.csv": b"x\n"})
     assert list(elsewhere.iterdir()) == []
 
 
 def test_read_upload_never_follows_a_link_nor_reads_past_the_limit(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path, RateLimit(0, 1.0))
-    store.add(record(1), {f"{HASH}.csv": b"a,b\n"})
+    add(store, record(1), {f"{HASH}.csv": b"a,b\n"})
     assert store.read_upload(f"{HASH}.csv", 100) == b"a,b\n"
     with pytest.raises(ValueError, match=f"uploads/{HASH}.csv: the stored upload has more than 3"):
         store.read_upload(f"{HASH}.csv", 3)
@@ -251,7 +268,9 @@ def test_read_upload_never_follows_a_link_nor_reads_past_the_limit(tmp_path: Pat
     (tmp_path / "uploads" / link).symlink_to(outside)
     with pytest.raises(ValueError, match="is a link, not a file the store wrote"):
         store.read_upload(link, 100)
-    assert store.upload_paths({"id": "x", "space": {"uploads": [link]}}) == []
+    assert (
+        store.upload_paths(ScoreRecord.from_json({"id": "x", "space": {"uploads": [link]}})) == []
+    )
 
 
 def test_a_write_waiting_too_long_is_refused_naming_the_holder_not_the_path(
@@ -280,7 +299,7 @@ def test_a_write_waiting_too_long_is_refused_naming_the_holder_not_the_path(
         assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
         store = ResultsStore(tmp_path, RateLimit(0, 1.0), lock_wait_s=0.1)
         with pytest.raises(SubmissionRefused) as caught:
-            store.add(record(1), {f"{HASH}.csv": b"a\n"})
+            add(store, record(1), {f"{HASH}.csv": b"a\n"})
         message = str(caught.value)
         assert f"being written by process {proc.pid} on host {socket.gethostname()}" in message
         assert str(tmp_path) not in message and "nothing was stored" in message
@@ -288,14 +307,14 @@ def test_a_write_waiting_too_long_is_refused_naming_the_holder_not_the_path(
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     assert not (tmp_path / "records").exists() and not (tmp_path / "uploads").exists()
-    assert store.add(record(1), {}) == record(1)["id"]  # the dead holder blocks nobody
+    assert add(store, record(1), {}) == record(1)["id"]  # the dead holder blocks nobody
 
 
 def test_read_upload_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
     import os
 
     store = ResultsStore(tmp_path, RateLimit(0, 1.0))
-    store.add(record(1), {})
+    add(store, record(1), {})
     (tmp_path / "uploads").mkdir()
     os.mkfifo(tmp_path / "uploads" / f"{HASH}.csv")
     with pytest.raises(ValueError, match="is not a plain file; remove it"):

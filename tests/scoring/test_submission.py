@@ -16,11 +16,10 @@ from medqade.scoring import (
     attach_labels,
     csv_text,
     parse_submission,
-    score,
     validate_only,
 )
 
-from .helpers import answers_csv, jsonl, parquet_bytes
+from .helpers import answers_csv, jsonl, parquet_bytes, scored
 
 HEADER = "question_id,model,label\n"
 
@@ -326,7 +325,7 @@ def test_parse_submission_partial_coverage_is_scored_with_a_note(sample: Release
     assert sub.scope == "partial"
     note = [w for w in sub.warnings if "partial coverage" in w.message]
     assert note and "count as disagreements" in note[0].message
-    record = score(sample, sub, resamples=10)
+    record = scored(sample, sub, resamples=10)
     assert "partial_coverage" in record["flags"]
     assert record["submission"]["coverage"]["all"] == pytest.approx(2 / 30)
     assert any("count as disagreements" in w for w in record["warnings"])

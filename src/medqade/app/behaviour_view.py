@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from medqade.app.state import SpaceState
+    from medqade.scoring.record import ScoreRecord
 
 SECTION: Final = (
     (
@@ -52,12 +53,12 @@ EMPTY: Final[Mapping[str, str]] = {
 """What a figure without data says instead of drawing an empty box: why, and what to submit."""
 
 
-def figures(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def figures(records: Sequence[ScoreRecord]) -> dict[str, Any]:
     """The section's figures from judge records (drawn by the library); ``None`` for a figure
     no judge has data for (the page shows its :data:`EMPTY` line instead)."""
     from medqade.analyses import behaviour_figures
 
-    judges = [r for r in records if r.get("kind") == "judge"]
+    judges = [r.to_json() for r in records if r.kind == "judge"]  # the library reads JSON
     count = behaviour_figures.plotted(judges)
     draw = {
         "caution": behaviour_figures.caution_figure,

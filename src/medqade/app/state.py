@@ -43,7 +43,7 @@ from medqade.scoring import compare as compare_mod
 from medqade.scoring.leaderboard import VIEWS, on_board
 from medqade.scoring.meta import FORM_KEYS
 from medqade.scoring.policy import Outcome as Outcome  # the answer SpaceState.submit gives
-from medqade.scoring.record import ScoreRecord, read_record
+from medqade.scoring.record import ScoreRecord
 from medqade.scoring.store import RateLimit, ResultsStore, upload_suffix
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class SpaceState:
         config: SpaceConfig | None = None,
         *,
         write_lock: AbstractContextManager[Any] | None = None,
-        references: list[dict[str, Any]] | None = None,
+        references: list[ScoreRecord] | None = None,
         background: bool = True,
         analyses: bool = True,
         on_report: Callable[[Report], None] | None = None,
@@ -136,7 +136,7 @@ class SpaceState:
             OrderedDict()
         )
         self._ranker = measures.Ranker()
-        self._references: list[dict[str, Any]] | None = references
+        self._references: list[ScoreRecord] | None = references
         self._judges_loaded: set[str] = set()
         self._stored_uploads: dict[str, str] = {}
         self._noted_version = -1
@@ -195,7 +195,7 @@ class SpaceState:
 
     def _load_submitted_judges(self) -> None:
         for record in self.board_records().stored:
-            self._register_judge(read_record(record), None)
+            self._register_judge(record, None)
 
     def _register_judge(self, record: ScoreRecord, labels: Any) -> None:
         rid = str(record.id)
@@ -268,14 +268,14 @@ class SpaceState:
         """The records on this release's board: :func:`medqade.scoring.board.board_records`,
         the rule ``medqade leaderboard`` applies too (a stored record scored on another
         release is left out, and counted in the log once per change of the store)."""
-        chosen = board.board_records(self.release, self._references or [], self.store.records())
+        chosen = board.open_board(self.release, self._references or [], self.store)
         version = self.store.version
         if chosen.other_release and self._noted_version != version:
             self._noted_version = version
             log.warning("%s", chosen.note)
         return chosen
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[ScoreRecord]:
         """Reference records (when computed) followed by the stored submissions scored on
         this release (:meth:`board_records`)."""
         return self.board_records().records
@@ -299,7 +299,7 @@ class SpaceState:
             judges, models = scoring.leaderboard(
                 records, view=view, metric=metric, margin=margin, ranker=self._ranker
             )
-            by_id = {str(r.get("id")): read_record(r) for r in records}
+            by_id = {str(r.id): r for r in records}
             boards = Boards(
                 judges,
                 models,
@@ -321,7 +321,7 @@ class SpaceState:
         out = [("Physicians (leave-one-out, core)", compare_mod.PHYSICIANS)]
         out += [(f"{m.name} (paper)", m.id) for m in roster.evaluators]
         out += [(f"{b.name} (baseline)", b.id) for b in scoring.BASELINES]
-        for r in map(read_record, self.board_records().stored):
+        for r in self.board_records().stored:
             if on_board(r) and self.store.upload_paths(r):
                 name = str((r.meta and r.meta.name) or "submission")
                 out.append((f"{name} (submitted, {str(r.id)[:8]})", str(r.id)))
@@ -354,13 +354,11 @@ class SpaceState:
         shown = self.board_judge_ids()
         # model-answer records stay, to be refused as "not a judge" by name
         chosen = self.board_records()
-        records = [
-            r for r in chosen.records if str(r.get("id")) in shown or r.get("kind") != "judge"
-        ]
+        records = [r for r in chosen.records if str(r.id) in shown or r.kind != "judge"]
         uploads = {
-            str(r["id"]): paths[0]
+            str(r.id): paths[0]
             for r in chosen.stored
-            if str(r.get("id")) in shown and (paths := self.store.upload_paths(r))
+            if str(r.id) in shown and (paths := self.store.upload_paths(r))
         }
         side_a, side_b = (
             compare_mod.resolve(self.release, t, records, uploads, self.limits) for t in (a, b)
@@ -371,7 +369,7 @@ class SpaceState:
 
     def board_judge_ids(self) -> set[str]:
         """The record ids of the judge rows the leaderboard shows, in either view."""
-        return {str(r.get("id")) for r in self.records() if on_board(r)}
+        return {str(r.id) for r in self.records() if on_board(r)}
 
     def _remember_upload(self, path: str | os.PathLike[str], record_id: str) -> None:
         """Keep which record an upload path was stored as (the last :data:`REMEMBERED`):
@@ -429,7 +427,7 @@ class SpaceState:
         )
         if not outcome.ok or outcome.record is None or outcome.dry_run:
             return outcome  # a dry run's record was scored, not stored: nothing to register
-        record = read_record(outcome.record)  # the record enters the Space typed here
+        record = outcome.record  # typed from the scorer on
         self._remember_upload(path, str(record.id))
         sub = outcome.submission
         self._register_judge(record, None if sub is None else sub.labels)

@@ -21,7 +21,7 @@ from gradio.components.plot import PlotData
 
 from medqade.app import analysis, behaviour_view, text
 from medqade.app.context import HIDDEN, TabContext, empty, frame
-from medqade.scoring.record import ScoreRecord, read_record
+from medqade.scoring.record import ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -32,14 +32,12 @@ REPORT_WAIT_S = 300.0
 """How long a first visit waits for the analyses when the Space serves before they are ready."""
 
 
-def judge_records(records: list[dict[str, Any]]) -> dict[str, ScoreRecord]:
-    """The judge records with per-tier numbers by display name (the first of a name wins),
-    read as :class:`~medqade.scoring.record.ScoreRecord`."""
+def judge_records(records: list[ScoreRecord]) -> dict[str, ScoreRecord]:
+    """The judge records with per-tier numbers by display name (the first of a name wins)."""
     out: dict[str, ScoreRecord] = {}
-    for r in records:
-        if r.get("kind") != "judge" or not r.get("by_tier"):
+    for rec in records:
+        if rec.kind != "judge" or not rec.by_tier:
             continue
-        rec = read_record(r)
         name = str((rec.meta and rec.meta.name) or str(rec.id)[:12])
         out.setdefault(name, rec)
     return out
@@ -54,7 +52,7 @@ class Plots:
         self._cache: dict[tuple[int, str, str | None], Any] = {}
         self._judges: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
-        self.records: Callable[[], list[dict[str, Any]]] | None = None
+        self.records: Callable[[], list[ScoreRecord]] | None = None
         """The Space's records (set once the state exists): :meth:`warm` draws the first
         judge's figures too."""
         self.disk = disk

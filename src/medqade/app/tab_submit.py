@@ -24,7 +24,7 @@ from medqade.app.state import FAMILY_OTHER, Outcome
 from medqade.dataset import hub_eval
 from medqade.files.problems import Problem
 from medqade.scoring.meta import FORM_KEYS
-from medqade.scoring.record import ScoreRecord, read_record
+from medqade.scoring.record import ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.app.tab_browse import BrowseTab
@@ -203,7 +203,7 @@ class SubmitHandlers:
                 warnings,
                 show_problems,
             )
-        record = read_record(stored)  # typed from here on
+        record = stored  # the store keeps it typed
         record_file = exports.write(
             f"medqade-result-{str(record.id)[:16]}.json", views.record_json(record)
         )
@@ -211,7 +211,7 @@ class SubmitHandlers:
             gr.update(visible=True),
             *self.result_tables(record),
             record_file,
-            self.eval_results_file(stored),
+            self.eval_results_file(record.to_json()),
             gr.update(value=None, visible=False),
             warnings,
             show_problems,
@@ -411,14 +411,14 @@ def _outcome(
     result = {
         "ok": outcome.ok,
         "message": outcome.message,
-        "record": outcome.record,
+        "record": None if outcome.record is None else outcome.record.to_json(),
         "summary": outcome.summary,
         "warnings": list(outcome.warnings),
         "dry_run": outcome.dry_run,
     }
     prefix = "Not accepted" if not outcome.ok else "" if outcome.dry_run else "Accepted"
     stored = outcome.ok and not outcome.dry_run  # a dry run's record was never stored
-    record_id = str(outcome.record["id"]) if stored and outcome.record else None
+    record_id = str(outcome.record.id) if stored and outcome.record else None
     warnings = tuple(outcome.warnings[:WARNINGS_KEPT])
     if len(outcome.warnings) > WARNINGS_KEPT:
         more = len(outcome.warnings) - WARNINGS_KEPT

@@ -12,7 +12,6 @@ import argparse
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from medqade.commands._args import (
     add_data_argument,
@@ -25,6 +24,7 @@ from medqade.dataset.sources import open_release
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import board
 from medqade.scoring.leaderboard import VIEWS
+from medqade.scoring.record import ScoreRecord
 from medqade.scoring.store import RateLimit, ResultsStore, default_results_dir
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class Board:
     id, and how many stored records were left out as scored on another release."""
 
     release: Release
-    records: list[dict[str, Any]]
+    records: list[ScoreRecord]
     uploads: dict[str, Path]
     other_release: int = 0
 
@@ -62,17 +62,8 @@ def open_board(args: argparse.Namespace) -> Board:
     if args.results is not None and not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such results folder")
     refs = board.cached_reference_records(release, folder, args.resamples, args.seed, args.margin)
-    stored: list[dict[str, Any]] = []
-    uploads: dict[str, Path] = {}
     store = ResultsStore(folder, RateLimit(0, 1.0)) if folder.is_dir() else None
-    if store is not None:
-        stored = store.records()
-    chosen = board.board_records(release, refs, stored)
+    chosen = board.open_board(release, refs, store, uploads=True)
     if chosen.note:
         log.warning("%s", chosen.note)
-    if store is not None:
-        for record in chosen.stored:
-            paths = store.upload_paths(record)
-            if paths:
-                uploads[str(record["id"])] = paths[0]
-    return Board(release, chosen.records, uploads, chosen.other_release)
+    return Board(release, chosen.records, dict(chosen.uploads), chosen.other_release)

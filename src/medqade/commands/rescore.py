@@ -66,22 +66,22 @@ def run(args: argparse.Namespace) -> int:
     check_results_folder(folder, "medqade rescore")
     release = open_release(args.data)
     store = ResultsStore(folder, RateLimit(0, 1.0))  # the maintainer's run: no rate limit
-    chosen = board.board_records(release, [], store.records())
-    here = {str(r.get("id")) for r in chosen.stored}
-    others = [r for r in store.records() if str(r.get("id")) not in here]
+    chosen = board.open_board(release, [], store)
+    here = {str(r.id) for r in chosen.stored}
+    others = [r for r in store.records() if str(r.id) not in here]
     if not others:
         print("every stored record was scored on this release; nothing to do")
         return 0
     settings = policy.Settings(args.resamples, args.seed, args.margin)
     failed = 0
     for record in others:
-        rid = str(record.get("id", ""))[:16]
+        rid = str(record.id or "")[:16]
         if args.dry_run:
             print(f"{rid}: would be scored again")
             continue
         outcome = policy.rescore(release, store, record, settings)
         if outcome.ok and outcome.record is not None:
-            print(f"{rid}: scored again as record {str(outcome.record['id'])[:16]}")
+            print(f"{rid}: scored again as record {str(outcome.record.id)[:16]}")
         else:
             failed += 1
             why = outcome.message.removeprefix(f"record {rid}: ")  # the id leads the line

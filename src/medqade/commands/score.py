@@ -6,6 +6,7 @@ import argparse
 import hashlib
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,6 @@ from medqade.scoring.record import (
     RecordMeta,
     ScoreRecord,
     SubmissionInfo,
-    read_record,
 )
 from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder, upload_suffix
 
@@ -221,9 +221,8 @@ def _ci(pair: Any, fmt: Any = _num) -> str:
     return f" [{fmt(pair[0])}, {fmt(pair[1])}]"
 
 
-def summary(record: ScoreRecord | dict[str, Any]) -> str:
+def summary(rec: ScoreRecord) -> str:
     """A readable multi-line summary of a result record."""
-    rec = read_record(record)
     meta = rec.meta or RecordMeta()
     sub = rec.submission or SubmissionInfo()
     lines = [
@@ -382,7 +381,7 @@ def _upload(path: Path) -> policy.Upload:
     return policy.Upload(path.read_bytes(), path.name, upload_suffix(path.name))
 
 
-def _score(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
+def _score(args: argparse.Namespace, release: Release, limits: Limits) -> ScoreRecord:
     """The record of the submission (and ``--labels``), through the library's one submission
     policy (:func:`medqade.scoring.policy.submit`). Without ``--results`` nothing is stored
     and a copy of a reference row is scored and flagged; with it the record is stored there
@@ -410,7 +409,7 @@ def _score(args: argparse.Namespace, release: Release, limits: Limits) -> dict[s
             raise outcome.error
         raise ValueError(outcome.message)
     # what the results folder added stays there: --out and --json are the scored record
-    return {k: v for k, v in outcome.record.items() if k != "space"}
+    return replace(outcome.record, space=None)
 
 
 def _dry_run(
@@ -496,12 +495,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  - {p}", file=sys.stderr)
         return 0 if report["ok"] else 2
     record = _score(args, release, limits)
-    text = json.dumps(record, ensure_ascii=False, indent=2)
+    obj = record.to_json()  # the JSON edge: --out, --json and the Hub entry
+    text = json.dumps(obj, ensure_ascii=False, indent=2)
     hub_text = None
     if dataset_id is not None:
         revision = args.hub_revision or release.hub_revision
         hub_text = hub_eval.eval_results_yaml(
-            record, dataset_id, revision=revision, space_id=args.space_id
+            obj, dataset_id, revision=revision, space_id=args.space_id
         )
     planned = []
     if args.out is not None:

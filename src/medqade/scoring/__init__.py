@@ -1,11 +1,11 @@
 """Scoring submissions against physician consensus: judge labels and model answers.
 
 The library behind ``medqade score`` and the leaderboard Space (which imports only this
-package; nothing here imports gradio). Frozen dataclasses inside, plain dicts and JSON at the
-edges::
+package; nothing here imports gradio). Frozen dataclasses inside, JSON only at the edges
+(``record.to_json()`` where a record is written; docs/architecture.md names them)::
 
     sub = parse_submission(data, "run.jsonl", release)        # InputError lists every problem
-    record = score(release, sub, {"name": "My judge", "family": "GPT"})
+    record = score(release, sub, {"name": "My judge", "family": "GPT"})  # a ScoreRecord
     judges, models = leaderboard([*reference_records(release), record], view="core")
 
 Modules: :mod:`~medqade.scoring.submission` (formats, checks; helped by :mod:`~.kinds`,

@@ -20,16 +20,17 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from medqade.files import atomic
-from medqade.scoring.record import DatasetRef, ScoreRecord
+from medqade.scoring.record import ScoreRecord
 from medqade.scoring.records import SCORER_VERSION, reference_records
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
+    from medqade.scoring.store import ResultsStore
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def reference_path(
 
 def cached_reference_records(
     release: Release, folder: Path | None, resamples: int, seed: int, margin: float
-) -> list[dict[str, Any]]:
+) -> list[ScoreRecord]:
     """The reference records, read from the cache under ``folder`` or computed (and cached
     there when ``folder`` is given and can be written; a read-only or full folder only
     costs the computation next time; a folder that is or lies inside a build or a raw
@@ -60,15 +61,20 @@ def cached_reference_records(
             log.warning("recomputing reference records: %s unreadable (%s)", path.name, exc)
         else:
             if isinstance(refs, list) and all(isinstance(r, dict) for r in refs):
-                return refs
-            log.warning("recomputing reference records: %s is not a list of records", path.name)
+                try:
+                    return [ScoreRecord.from_json(r) for r in refs]
+                except TypeError as exc:
+                    log.warning("recomputing reference records: %s: %s", path.name, exc)
+            else:
+                log.warning("recomputing reference records: %s is not a list of records", path.name)
     refs = reference_records(release, resamples=resamples, seed=seed, margin=margin)
     inside = None if path is None else atomic.guarded_within(path.parent)
     if inside is not None:  # never write into a build or a raw release (--results BUILD)
         log.warning("reference rows not cached: the results folder lies inside %s", inside[1])
     elif path is not None:
         try:
-            atomic.write_text(path, json.dumps(refs, ensure_ascii=False) + "\n")
+            text = json.dumps([r.to_json() for r in refs], ensure_ascii=False)
+            atomic.write_text(path, text + "\n")
         except OSError as exc:  # a read-only or full folder: the rows are used uncached
             log.warning(
                 "reference rows not cached in %s (%s); they are computed again next time",
@@ -78,13 +84,10 @@ def cached_reference_records(
     return refs
 
 
-def scored_on(record: ScoreRecord | Mapping[str, Any], release: Release) -> bool:
+def scored_on(record: ScoreRecord, release: Release) -> bool:
     """Whether ``record`` was scored on ``release`` (the same data hash; a record without
     one is not comparable)."""
-    if isinstance(record, ScoreRecord):
-        return record.scored_on(release.data_hash)
-    dataset = record.get("dataset")  # only this section is read: the rest may be any shape
-    return isinstance(dataset, Mapping) and DatasetRef.from_json(dataset).hash == release.data_hash
+    return record.scored_on(release.data_hash)
 
 
 @dataclass(frozen=True)
@@ -92,9 +95,12 @@ class BoardRecords:
     """The records a release's board shows (reference rows first, then stored ones, in
     their order) and how many stored records were left out as scored on another release."""
 
-    records: list[dict[str, Any]]
-    stored: list[dict[str, Any]]
+    records: list[ScoreRecord]
+    stored: list[ScoreRecord]
     other_release: int
+    uploads: Mapping[str, Path] = field(default_factory=dict)
+    """The stored upload of each stored record by id (filled by :func:`open_board` when
+    asked: ``medqade compare`` and the Space's Compare read them)."""
 
     @property
     def note(self) -> str:
@@ -112,15 +118,15 @@ class BoardRecords:
 
 def board_records(
     release: Release,
-    references: Iterable[dict[str, Any]],
-    stored: Iterable[dict[str, Any]],
+    references: Iterable[ScoreRecord],
+    stored: Iterable[ScoreRecord],
 ) -> BoardRecords:
     """Which records belong on the board of ``release``: the reference rows and the stored
     records scored on it (:func:`scored_on`). The one rule behind ``medqade leaderboard``,
     ``medqade compare`` and every list of the Space (leaderboard, Compare, Browse,
     Analysis); stale records of this release stay (shown as ``stale``, unranked)."""
     refs = [r for r in references if scored_on(r, release)]
-    kept: list[dict[str, Any]] = []
+    kept: list[ScoreRecord] = []
     other = 0
     for record in stored:
         if scored_on(record, release):
@@ -128,3 +134,26 @@ def board_records(
         else:
             other += 1
     return BoardRecords([*refs, *kept], kept, other)
+
+
+def open_board(
+    release: Release,
+    references: Iterable[ScoreRecord],
+    store: ResultsStore | None,
+    *,
+    uploads: bool = False,
+) -> BoardRecords:
+    """The board of ``release``: the reference rows and the records of ``store`` (``None``:
+    no results folder) chosen by :func:`board_records`, each read once, typed, by the store;
+    with ``uploads``, the stored upload of each stored record. The one way ``medqade
+    leaderboard`` / ``compare`` and the Space's :class:`~medqade.app.state.SpaceState`
+    open a board."""
+    chosen = board_records(release, references, [] if store is None else store.records())
+    if not uploads or store is None:
+        return chosen
+    found: dict[str, Path] = {}
+    for record in chosen.stored:
+        paths = store.upload_paths(record)
+        if paths:
+            found[str(record.id)] = paths[0]
+    return replace(chosen, uploads=found)

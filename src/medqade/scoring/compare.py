@@ -45,7 +45,7 @@ from medqade.scoring import context
 from medqade.scoring import judge as judge_scoring
 from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.leaderboard import VIEWS
-from medqade.scoring.record import RecordMeta, read_record
+from medqade.scoring.record import RecordMeta, ScoreRecord
 from medqade.scoring.submission import (
     DEFAULT_LIMITS,
     JUDGE,
@@ -103,19 +103,19 @@ def check_token(token: str) -> str:
 def _record_side(
     release: Release,
     token: str,
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[ScoreRecord],
     uploads: Mapping[str, Path],
     limits: Limits,
 ) -> Side | None:
     if len(token) < MIN_PREFIX:
         return None
-    found = [r for r in records if str(r.get("id", "")).startswith(token)]
-    ids = {str(r.get("id")) for r in found}
+    found = [r for r in records if str(r.id or "").startswith(token)]
+    ids = {str(r.id) for r in found}
     if len(ids) > 1:
         raise CompareError(f"{token!r} is the prefix of {len(ids)} records; give more characters")
     if not found:
         return None
-    record = read_record(found[0])
+    record = found[0]
     rid = str(record.id)
     meta = record.meta or RecordMeta()
     name = str(record.name)
@@ -162,7 +162,7 @@ def submission_side(token: str, sub: Submission, name: str) -> Side:
 def resolve(
     release: Release,
     token: str,
-    records: Sequence[Mapping[str, Any]] = (),
+    records: Sequence[ScoreRecord] = (),
     uploads: Mapping[str, Path] | None = None,
     limits: Limits = DEFAULT_LIMITS,
     also: str = "",

@@ -138,14 +138,14 @@ def _bounds(value: Any) -> tuple[float, float]:
 
 
 Record = ScoreRecord | Mapping[str, Any]
-"""A result record, typed or as its JSON object (read with :func:`read_record`)."""
+"""A result record, typed or as its JSON object: :func:`leaderboard` reads a JSON object once
+(:func:`read_record`); everything below it takes the typed record."""
 
 
-def status(record: Record) -> str:
+def status(rec: ScoreRecord) -> str:
     """``stale`` (scored by an older schema: abstentions were not counted as disagreements
     then; score it again), ``reference``, ``above_physician_ceiling``, ``partial``,
     ``unverified`` or ``verified``."""
-    rec = read_record(record)
     if rec.schema_version != SCHEMA_VERSION:
         return STALE
     if rec.has_flag(PHYSICIAN_FLAG):
@@ -157,9 +157,9 @@ def status(record: Record) -> str:
     return "verified" if rec.meta is not None and rec.meta.verified is True else "unverified"
 
 
-def settings_of(record: Record) -> tuple[int, int] | None:
+def settings_of(record: ScoreRecord) -> tuple[int, int] | None:
     """``(resamples, seed)`` of the record's bootstrap, ``None`` without one."""
-    s = read_record(record).settings or RecordSettings()
+    s = record.settings or RecordSettings()
     resamples, seed = s.resamples, s.seed
     if not isinstance(resamples, int) or not isinstance(seed, int) or resamples < 1:
         return None
@@ -221,9 +221,8 @@ def _has(section: JsonObject | None) -> bool:
     return section is not None and bool(section.json_keys or section.to_json())
 
 
-def on_board(record: Record) -> bool:
+def on_board(rec: ScoreRecord) -> bool:
     """Whether :func:`leaderboard` shows ``record`` as a judge row in either view."""
-    rec = read_record(record)
     return rec.kind == "judge" and any(_has(_judge_block(rec, v)[0]) for v in VIEWS)
 
 
@@ -355,11 +354,10 @@ def _frame(
     return frame.loc[:, list(columns)]
 
 
-def board_settings(records: Iterable[Record]) -> tuple[int, int] | None:
+def board_settings(records: Iterable[ScoreRecord]) -> tuple[int, int] | None:
     """The ``(resamples, seed)`` a board ranks with: the physician reference's when present,
     else the most common among the records (rows scored otherwise cannot be paired)."""
-    typed = [read_record(r) for r in records]
-    found = [(settings_of(r), r.has_flag(PHYSICIAN_FLAG)) for r in typed]
+    found = [(settings_of(r), r.has_flag(PHYSICIAN_FLAG)) for r in records]
     for s, is_reference in found:
         if is_reference and s is not None:
             return s
@@ -386,7 +384,7 @@ def leaderboard(
     ranker = ranker if ranker is not None else ranking.Ranker()
     seen: set[Any] = set()
     unique = []
-    for rec in map(read_record, records):
+    for rec in map(read_record, records):  # the one read of a JSON object (a typed record: as is)
         rid = rec.id
         if rid is not None and rid in seen:
             continue

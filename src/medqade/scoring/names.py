@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from medqade.files.problems import Problem
 from medqade.scoring.baselines import BASELINES
-from medqade.scoring.record import read_record
+from medqade.scoring.record import ScoreRecord
 from medqade.vocab import Roster
 
 __all__ = [
@@ -133,12 +133,11 @@ def reference_names(roster: Roster) -> tuple[Taken, ...]:
     return tuple(out)
 
 
-def verified_names(records: Iterable[Mapping[str, Any]], own: Sequence[str]) -> tuple[Taken, ...]:
+def verified_names(records: Iterable[ScoreRecord], own: Sequence[str]) -> tuple[Taken, ...]:
     """The names and model ids of the verified rows stored by accounts other than ``own``
     (the submitter's stored account forms)."""
     out: list[Taken] = []
-    for record in records:
-        rec = read_record(record)
+    for rec in records:
         meta, space = rec.meta, rec.space
         if meta is None or not meta.verified or space is None or space.account in own:
             continue

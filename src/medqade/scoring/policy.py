@@ -42,7 +42,7 @@ from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import names
 from medqade.scoring.duplicates import reference_match
 from medqade.scoring.meta import merge_meta
-from medqade.scoring.record import read_record
+from medqade.scoring.record import ScoreRecord, SpaceEntry
 from medqade.scoring.records import score
 from medqade.scoring.store import (
     UPLOADS,
@@ -108,7 +108,7 @@ class Outcome:
 
     ok: bool
     message: str
-    record: dict[str, Any] | None = None
+    record: ScoreRecord | None = None
     summary: dict[str, Any] | None = None
     problems: tuple[Problem, ...] = ()
     warnings: tuple[str, ...] = field(default=())
@@ -328,10 +328,9 @@ def submit(
     return _store(store, submitter, record, sub, uploads, key, clock, refused)
 
 
-def score_line(record: Mapping[str, Any]) -> str:
+def score_line(rec: ScoreRecord) -> str:
     """The headline of a scored record in words: a judge's core kappa with its 95% CI and
     verdict, a model's accuracy with its 95% CI (what a dry run reports)."""
-    rec = read_record(dict(record))
 
     def num(x: object) -> str:
         return f"{x:.3f}" if isinstance(x, (int, float)) and not isinstance(x, bool) else "n/a"
@@ -352,7 +351,7 @@ def score_line(record: Mapping[str, Any]) -> str:
 def _store(
     store: ResultsStore,
     submitter: Submitter,
-    record: dict[str, Any],
+    record: ScoreRecord,
     sub: Submission,
     uploads: Sequence[Upload],
     key: str,
@@ -360,18 +359,18 @@ def _store(
     refused: Callable[..., Outcome],
 ) -> Outcome:
     """Step 7: write the scored ``record`` and its uploads (one atomic store write)."""
-    space: dict[str, Any] = {"account": submitter.account}
-    if submitter.scheme is not None:
-        space["account_scheme"] = submitter.scheme
-    space["submitted_at"] = _iso(clock())
-    space["key"] = key
-    record["space"] = space
+    space = SpaceEntry(
+        account=submitter.account,
+        account_scheme=submitter.scheme,
+        submitted_at=_iso(clock()),
+        key=key,
+    )
     files = {f"{sub.content_hash}{uploads[0].suffix}": uploads[0].data}
     if len(uploads) > 1 and sub.answer_labels_hash:
         files[f"{sub.answer_labels_hash}{uploads[1].suffix}"] = uploads[1].data
     shown = uploads[0].shown
     try:
-        store.add(record, files, submitter.aliases)
+        stored = store.add(record, space, files, submitter.aliases)
     except SubmissionRefused as exc:
         return refused(f"{shown}: {exc}", exc)
     except OSError as exc:  # a read-only or full results folder: nothing was written
@@ -385,8 +384,8 @@ def _store(
         )
     return Outcome(
         True,
-        f"stored as record {str(record['id'])[:16]}",
-        record=record,
+        f"stored as record {str(stored.id)[:16]}",
+        record=stored,
         warnings=tuple(str(w) for w in sub.warnings),
         submission=sub,
     )
@@ -399,7 +398,7 @@ def _iso(ts: float) -> str:
 def rescore(
     release: Release,
     store: ResultsStore,
-    record: Mapping[str, Any],
+    record: ScoreRecord,
     settings: Settings,
     *,
     clock: Callable[[], float] = time.time,
@@ -415,7 +414,7 @@ def rescore(
     for a record stored before those were kept, its content hash on this release equals its
     name. It keeps its stored suffix, so an Inspect log is read as a log. Every refusal names
     the record, the stored file, why, and what to do."""
-    rec = read_record(record)
+    rec = record
     rid = str(rec.id or "")[:16]
     if rec.scored_on(release.data_hash):
         return _refused(f"record {rid} was scored on this release already")

@@ -31,14 +31,14 @@ Writer = Callable[[Any], Any]
 SKIPPED: frozenset[str] = frozenset({"json_keys", "extra"})
 
 
-def convert(reader: Reader, writer: Writer) -> dict[str, Any]:
+def convert(reader: Reader, writer: Writer) -> dict[str, Reader | Writer]:
     """The metadata of an optional field read with ``reader`` and written with ``writer``
     (``field(default=None, metadata=convert(...))``; a JSON ``null`` stays ``None`` and is
     never passed to either)."""
     return {"read": reader, "write": writer}
 
 
-def nested(cls: type[JsonObject]) -> dict[str, Any]:
+def nested(cls: type[JsonObject]) -> dict[str, Reader | Writer]:
     """The metadata of an optional field holding a :class:`JsonObject` of ``cls``."""
     return convert(cls.from_json, lambda v: v.to_json())
 

@@ -24,7 +24,12 @@ Shape (proportions, not percent; NaN is written as ``null``)::
      "accuracy_core": {... same on the core ...}, "judge": {...} | null,
      "flags": [...], "warnings": [...]}
 
-``id`` is the SHA-256 of the canonical JSON of everything but ``id`` and ``timestamp``; the
+Every builder here returns a frozen :class:`~medqade.scoring.record.ScoreRecord`; its JSON is
+made only where it is written (:meth:`~medqade.scoring.record.ScoreRecord.to_json`). ``id`` is
+the SHA-256 of the canonical JSON of the final scored record without ``id``, ``timestamp``
+and ``space``: the id covers the scored content; a results folder stores its envelope
+(``space``: account, key, uploads) beside it, as a new record made with ``dataclasses.replace``
+(:meth:`medqade.scoring.store.ResultsStore.add`), never by changing a record. The
 timestamp comes from an injectable clock. The same submission, metadata, release, resamples
 and seed give the same record.
 
@@ -55,6 +60,7 @@ from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.duplicates import reference_match
 from medqade.scoring.judge import PARTIAL, RANKED_METRICS, judge_metrics, rated_block
 from medqade.scoring.meta import clean_meta, merge_meta
+from medqade.scoring.record import ScoreRecord
 from medqade.scoring.submission import (
     ANSWERS,
     DEFAULT_LIMITS,
@@ -82,20 +88,28 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def record_id(record: Mapping[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of ``record`` without ``id`` and ``timestamp``."""
-    body = {k: v for k, v in record.items() if k not in ("id", "timestamp")}
+OUTSIDE_ID: Final = ("id", "timestamp", "space")
+"""The keys the id does not cover: itself, when it was scored, and the store's envelope."""
+
+
+def record_id(record: ScoreRecord | Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``record`` without :data:`OUTSIDE_ID`."""
+    obj = record.to_json() if isinstance(record, ScoreRecord) else record
+    body = {k: v for k, v in obj.items() if k not in OUTSIDE_ID}
     return hashlib.sha256(dumps(body).encode("utf-8")).hexdigest()
 
 
-def _finish(record: dict[str, Any], clock: Clock | None) -> dict[str, Any]:
+def _finish(record: dict[str, Any], clock: Clock | None) -> ScoreRecord:
+    """The final record of the scored sections: its id of its content, then frozen."""
     out = jsonable(record)
     out["flags"] = sorted(set(out["flags"]))
     out["id"] = record_id(out)
     now = (clock or utc_now)()
     out["timestamp"] = now.astimezone(UTC).isoformat().replace("+00:00", "Z")
     order = ("schema_version", "id", "timestamp", "kind", "scorer_version", "meta", "dataset")
-    return {k: out[k] for k in order} | {k: v for k, v in out.items() if k not in order}
+    return ScoreRecord.from_json(
+        {k: out[k] for k in order} | {k: v for k, v in out.items() if k not in order}
+    )
 
 
 def _dataset(release: Release) -> dict[str, Any]:
@@ -164,7 +178,7 @@ def judge_record(
     warnings: tuple[str, ...] = (),
     margin: float = DEFAULT_MARGIN,
     behaviour: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> ScoreRecord:
     """A judge record from label codes (items, 5) and rows ``present`` (items, 5);
     ``behaviour``: positions, runs and usage (:func:`medqade.measures.behaviour.behaviour`)."""
     record = _base(release, JUDGE, meta, resamples, seed)
@@ -198,7 +212,7 @@ def score(
     seed: int = BOOTSTRAP_SEED,
     clock: Clock | None = None,
     margin: float = DEFAULT_MARGIN,
-) -> dict[str, Any]:
+) -> ScoreRecord:
     """Score a parsed :class:`Submission`; return its result record (module docstring).
 
     ``meta`` (flags or form fields; keys in :mod:`medqade.scoring.meta`, plus ``source`` and
@@ -274,7 +288,7 @@ def answers_record(
     judge_labels: np.ndarray[Any, Any] | None = None,
     warnings: tuple[str, ...] = (),
     extra_flags: tuple[str, ...] = (),
-) -> dict[str, Any]:
+) -> ScoreRecord:
     """A model-answer record from one answer per item (``None`` = not answered)."""
     record = _base(release, ANSWERS, meta, resamples, seed)
     record["submission"] = dict(submission)
@@ -310,7 +324,7 @@ def score_file(
     clock: Clock | None = None,
     limits: Limits = DEFAULT_LIMITS,
     margin: float = DEFAULT_MARGIN,
-) -> dict[str, Any]:
+) -> ScoreRecord:
     """Read, check and score a submission file (and optional labels for model answers)."""
     path = Path(path)
     sub = parse_submission(path.read_bytes(), path.name, release, kind, limits)
@@ -334,7 +348,7 @@ def _share(num: np.ndarray[Any, Any], den: np.ndarray[Any, Any]) -> float:
 
 def _physician_record(
     release: Release, resamples: int, seed: int, clock: Clock | None
-) -> dict[str, Any]:
+) -> ScoreRecord:
     record = _base(
         release,
         JUDGE,
@@ -393,7 +407,7 @@ def reference_records(
     seed: int = BOOTSTRAP_SEED,
     clock: Clock | None = None,
     margin: float = DEFAULT_MARGIN,
-) -> list[dict[str, Any]]:
+) -> list[ScoreRecord]:
     """Records of the paper's nine evaluators (``source`` paper), the physician
     leave-one-out row (``physicians``, flag ``physician_reference``), the baseline judges
     (``baseline``) and the five students as model-answer rows (``paper``)."""

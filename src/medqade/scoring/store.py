@@ -44,13 +44,13 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 from medqade.files import atomic, folder_lock
-from medqade.scoring.record import ScoreRecord, read_record
+from medqade.scoring.record import ScoreRecord, SpaceEntry
 
 log = logging.getLogger(__name__)
 
@@ -121,11 +121,15 @@ def upload_suffix(filename: str) -> str:
     return suffix if suffix in UPLOAD_SUFFIXES else ".bin"
 
 
-def _data_hash(record: Mapping[str, Any]) -> str | None:
+def _data_hash(record: ScoreRecord) -> str | None:
     """The data hash of the release ``record`` was scored on (``None``: not given)."""
-    dataset = record.get("dataset")
-    value = dataset.get("hash") if isinstance(dataset, Mapping) else None
+    value = record.dataset.hash if record.dataset is not None else None
     return value if isinstance(value, str) else None
+
+
+def _space(record: ScoreRecord) -> SpaceEntry:
+    """The envelope of a stored record (every record the store keeps has one)."""
+    return record.space if record.space is not None else SpaceEntry()
 
 
 def _timestamp(value: object) -> float | None:
@@ -154,7 +158,7 @@ class ResultsStore:
         self.clock = clock
         self._lock = threading.RLock()
         self._write_lock: AbstractContextManager[Any] = write_lock or contextlib.nullcontext()
-        self._records: dict[str, dict[str, Any]] = {}
+        self._records: dict[str, ScoreRecord] = {}
         self._by_hash: dict[str, list[str]] = {}
         self._seen: dict[str, tuple[int, int, int]] = {}
         self.version = 0
@@ -226,12 +230,13 @@ class ResultsStore:
         self._seen = listing
         self._by_hash = {}
         for rid, r in records.items():
-            if r["space"].get("key"):
-                self._by_hash.setdefault(str(r["space"]["key"]), []).append(rid)
+            if _space(r).key:
+                self._by_hash.setdefault(str(_space(r).key), []).append(rid)
         return True
 
     @staticmethod
-    def _read(path: Path) -> dict[str, Any] | None:
+    def _read(path: Path) -> ScoreRecord | None:
+        """The record in ``path``, read (and typed) once: the store keeps it typed."""
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -241,26 +246,25 @@ class ResultsStore:
             log.warning("skipping result record %s: not a MedQADE Space result", path.name)
             return None
         try:  # every section the library reads has its shape (a board never trips on it)
-            ScoreRecord.from_json(record)
+            return ScoreRecord.from_json(record)
         except TypeError as exc:
             log.warning("skipping result record %s: %s", path.name, exc)
             return None
-        return record
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[ScoreRecord]:
         """Every stored record, oldest first."""
         with self._lock:
             rows = list(self._records.values())
-        return sorted(rows, key=lambda r: (str(r["space"].get("submitted_at", "")), str(r["id"])))
+        return sorted(rows, key=lambda r: (str(_space(r).submitted_at or ""), str(r.id)))
 
-    def get(self, record_id: str) -> dict[str, Any] | None:
+    def get(self, record_id: str) -> ScoreRecord | None:
         with self._lock:
             return self._records.get(record_id)
 
-    def upload_paths(self, record: Mapping[str, Any] | ScoreRecord) -> list[Path]:
+    def upload_paths(self, record: ScoreRecord) -> list[Path]:
         """The stored uploads of ``record`` (names that are not ours are ignored, and so is
         a link: a stored upload is a plain file inside ``uploads/``)."""
-        space = read_record(record).space
+        space = record.space
         names = (space.uploads if space is not None else None) or ()
         paths = [self.uploads_dir / str(n) for n in names if UPLOAD_NAME.match(str(n))]
         if self._outside(self.uploads_dir):
@@ -376,8 +380,8 @@ class ResultsStore:
             recent = [
                 ts
                 for r in self._records.values()
-                if r["space"].get("account") in accounts
-                and (ts := _timestamp(r["space"].get("submitted_at"))) is not None
+                if _space(r).account in accounts
+                and (ts := _timestamp(_space(r).submitted_at)) is not None
                 and ts >= since
             ]
         if len(recent) < limit.count:
@@ -390,23 +394,28 @@ class ResultsStore:
         )
 
     def add(
-        self, record: dict[str, Any], uploads: Mapping[str, bytes], aliases: Collection[str] = ()
-    ) -> str:
-        """Store ``record`` and its uploads atomically; return the record id.
+        self,
+        record: ScoreRecord,
+        space: SpaceEntry,
+        uploads: Mapping[str, bytes],
+        aliases: Collection[str] = (),
+    ) -> ScoreRecord:
+        """Store ``record`` with its envelope ``space`` and its uploads atomically; return the
+        stored record (``record`` with ``space``, a new frozen record: nothing is changed).
 
-        ``record["space"]`` must hold ``account``, ``key`` and ``submitted_at``; this method sets
-        ``uploads`` (the stored names, which must match :data:`UPLOAD_NAME`) and
-        ``upload_sha256`` (their bytes' hashes). The rules of :meth:`check` are applied again
-        here, under the lock and the folder's lock after reading what other writers stored
-        (:meth:`refresh`), so racing submissions, also from other processes, cannot both pass;
-        an existing record file is never replaced. A folder that is or lies inside a build or
-        a raw release is refused (:func:`check_results_folder`).
+        ``space`` must hold ``account``, ``key`` and ``submitted_at``; the stored envelope
+        adds ``uploads`` (the stored names, which must match :data:`UPLOAD_NAME`) and
+        ``upload_sha256`` (their bytes' hashes). The envelope lies outside the record's id
+        (:data:`medqade.scoring.records.OUTSIDE_ID`). The rules of :meth:`check` are applied
+        again here, under the lock and the folder's lock after reading what other writers
+        stored (:meth:`refresh`), so racing submissions, also from other processes, cannot
+        both pass; an existing record file is never replaced. A folder that is or lies inside
+        a build or a raw release is refused (:func:`check_results_folder`).
         """
-        space = record["space"]
         for name in uploads:
             if not UPLOAD_NAME.match(name):
                 raise ValueError(f"upload name {name!r} is not <hex digest>.<known suffix>")
-        record_id = str(record.get("id", ""))
+        record_id = str(record.id or "")
         if not SAFE_ID.match(record_id):
             raise ValueError(f"record id {record_id!r} cannot be a file name")
         try:  # never inside a build or a raw release, also not through a link
@@ -421,24 +430,31 @@ class ResultsStore:
                         f"the results folder's {folder.name}/ is a link or lies outside it; "
                         "the store writes only inside its folder: replace the link with a folder"
                     )
-            self.check(str(space["account"]), str(space["key"]), aliases, _data_hash(record))
+            data_hash = record.dataset.hash if record.dataset is not None else None
+            self.check(str(space.account), str(space.key), aliases, data_hash)
             path = self.records_dir / f"{record_id}.json"
             if record_id in self._records or os.path.lexists(path):
                 raise SubmissionRefused(f"a record with id {record_id[:16]} exists already")
-            space["uploads"] = sorted(uploads)
-            space["upload_sha256"] = {n: upload_sha256(d) for n, d in sorted(uploads.items())}
-            body = json.dumps(record, ensure_ascii=False, indent=1, allow_nan=True)
+            stored = replace(
+                record,
+                space=replace(
+                    space,
+                    uploads=tuple(sorted(uploads)),
+                    upload_sha256={n: upload_sha256(d) for n, d in sorted(uploads.items())},
+                ),
+            )
+            body = json.dumps(stored.to_json(), ensure_ascii=False, indent=1, allow_nan=True)
             with self._write_lock:
                 for name, data in uploads.items():
                     atomic.write_bytes(self.uploads_dir / name, data)
                 atomic.write_text(path, body + "\n")
-            self._records[record_id] = record
-            self._by_hash.setdefault(str(space["key"]), []).append(record_id)
+            self._records[record_id] = stored
+            self._by_hash.setdefault(str(space.key), []).append(record_id)
             listing = self._listing()  # our own file is known: not read again
             if f"{record_id}.json" in listing:
                 self._seen[f"{record_id}.json"] = listing[f"{record_id}.json"]
             self.version += 1
-        return record_id
+        return stored
 
     @contextlib.contextmanager
     def _folder_lock(self) -> Iterator[None]:
