@@ -73,9 +73,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "commands/review_queue.py": "tests/labelstudio/test_review_queue.py, "
     "tests/files/test_write_safety.py: the command end to end (the queue is "
     "medqade.labelstudio.review_queue's)",
-    "commands/score.py": "tests/scoring/test_policy.py, tests/scoring/test_behaviour.py, "
-    "tests/files/test_write_safety.py: the command end to end (argument parsing and printing "
-    "only; its rules are medqade.scoring.policy's)",
     "commands/show.py": "tests/labelstudio/test_review_queue_roundtrip.py: the command end to "
     "end, printing a release after the review round trip",
     "commands/space.py": "tests/app/test_cli.py, tests/app/test_deploy.py: the command and its "
@@ -147,8 +144,6 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "scoring/behaviour_text.py": "via medqade.commands.score: tests/scoring/test_behaviour.py",
     "scoring/judge_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_fuzz.py",
-    "scoring/meta.py": "via medqade.scoring.submission, medqade.scoring.record: "
-    "tests/scoring/test_submission.py, tests/scoring/test_record.py",
     "scoring/rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_fuzz.py",
 }

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +15,10 @@ from medqade.dataset.publish import REPO_ID
 from medqade.dataset.release import HUB_ID, Release
 from medqade.dataset.sources import open_release
 from medqade.files import atomic
-from medqade.files.problems import Problem
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import Limits, Submission, policy, validate_only
+from medqade.scoring import Limits, policy
 from medqade.scoring.behaviour_text import summary_lines as behaviour_lines
-from medqade.scoring.meta import FORM_KEYS, PROMPTS
-from medqade.scoring.names import CHECKED_KEYS
+from medqade.scoring.meta import FORM_KEYS, PROMPTS, SubmissionForm
 from medqade.scoring.record import (
     Agreement,
     RecordMeta,
@@ -143,60 +141,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
-def _decoding(text: str) -> dict[str, Any] | str:
-    text = text.strip()
-    if text.startswith("{"):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"--decoding: not valid JSON ({exc.msg})") from None
-        if not isinstance(value, dict):
-            raise ValueError("--decoding: expected a JSON object")
-        return value
-    if "=" not in text:
-        return text
-    out: dict[str, Any] = {}
-    for part in text.split(","):
-        key, sep, raw = part.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--decoding: expected key=value, got {part!r}")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key.strip()] = raw.strip()
-    return out
-
-
 def meta_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """The metadata flags as a dict (unset flags left out)."""
-    meta: dict[str, Any] = {}
-    for key in FORM_KEYS:
-        value = getattr(args, key)
-        if value:
-            meta[key] = value
-    if args.notes:
-        meta["notes"] = args.notes
-    if args.prompt_file is not None:
-        meta["prompt_sha256"] = hashlib.sha256(args.prompt_file.read_bytes()).hexdigest()
-        meta.setdefault("prompt", "own")
-    if args.decoding:
-        meta["decoding"] = _decoding(args.decoding)
-    if args.verified:
-        meta["verified"] = True
+    """The metadata flags as a dict (unset flags left out), parsed as the Space parses its
+    form (:class:`medqade.scoring.meta.SubmissionForm`)."""
+    fields = {key: getattr(args, key) for key in (*FORM_KEYS, "notes", "decoding")}
+    try:
+        if args.prompt_file is not None:
+            form = SubmissionForm.with_prompt_file(fields, args.prompt_file.read_bytes())
+        else:
+            form = SubmissionForm.from_fields(fields)
+    except ValueError as exc:
+        raise ValueError(f"--{exc}") from None
     judge = {
         "name": args.judge_name,
         "model_id": args.judge_model_id,
         "family": args.judge_family,
         "core_kappa": args.judge_kappa,
     }
-    judge = {k: v for k, v in judge.items() if v is not None}
-    if judge:
-        meta["judge"] = judge
-    prices = {"price_in": args.price_in, "price_out": args.price_out}
-    prices = {k: v for k, v in prices.items() if v is not None}
-    if prices:
-        meta["usage"] = prices
-    return meta
+    usage = {"price_in": args.price_in, "price_out": args.price_out}
+    return replace(form, verified=bool(args.verified), judge=judge, usage=usage).meta()
 
 
 def _pct(x: Any) -> str:
@@ -376,19 +339,52 @@ def _check_outputs(args: argparse.Namespace) -> None:
         hub_eval.check_eval_results_target(args.eval_results, inputs)
 
 
+def _uploads(args: argparse.Namespace) -> tuple[list[policy.Upload], list[policy.Upload]]:
+    """The submission (and ``--labels``) as uploads, and further runs of the same judge."""
+    files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
+    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
+    runs = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in args.file[1:]]
+    return uploads, runs
+
+
+def _store(args: argparse.Namespace) -> ResultsStore | None:
+    """The results folder of ``--results`` (account :data:`CLI_ACCOUNT`, no rate limit)."""
+    if args.results is None:
+        return None
+    check_results_folder(args.results, "medqade score")
+    return ResultsStore(args.results, RateLimit(0, 1.0))
+
+
+def _check(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
+    """``--validate-only``: the Space's dry run (:func:`medqade.scoring.policy.check`, every
+    rule, against ``--results`` when given), as ``{"ok", "kind", "format", "rows", "scope",
+    "coverage", "content_hash", "warnings", "problems"}`` (problems as text)."""
+    uploads, runs = _uploads(args)
+    settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
+    outcome = policy.check(
+        release,
+        uploads,
+        args.kind,
+        meta_from_args(args),
+        settings,
+        store=_store(args),
+        submitter=policy.Submitter(CLI_ACCOUNT),
+        runs=runs,
+    )
+    empty = dict.fromkeys(("kind", "format", "rows", "scope", "coverage", "content_hash"))
+    summary = outcome.summary or {**empty, "kind": args.kind, "warnings": []}
+    problems = [str(p) for p in outcome.problems] or ([] if outcome.ok else [outcome.message])
+    return {"ok": outcome.ok, **summary, "problems": problems}
+
+
 def _score(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
     """The record of the submission (and ``--labels``), through the library's one submission
     policy (:func:`medqade.scoring.policy.submit`). Without ``--results`` nothing is stored
     and a copy of a reference row is scored and flagged; with it the record is stored there
     (as the account :data:`CLI_ACCOUNT`, no rate limit). A refusal is raised for ``main``."""
-    files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
-    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
-    runs = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in args.file[1:]]
+    uploads, runs = _uploads(args)
     settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
-    store = None
-    if args.results is not None:
-        check_results_folder(args.results, "medqade score")
-        store = ResultsStore(args.results, RateLimit(0, 1.0))
+    store = _store(args)
     outcome = policy.submit(
         release,
         uploads,
@@ -430,24 +426,7 @@ def run(args: argparse.Namespace) -> int:
     release = open_release(args.data)
     limits = Limits()
     if args.validate_only:
-        labels = None
-        if args.labels is not None:
-            labels = (args.labels.read_bytes(), args.labels.name)
-        store = None
-        if args.results is not None:  # the names of its verified rows are taken too
-            check_results_folder(args.results, "medqade score")
-            store = ResultsStore(args.results, RateLimit(0, 1.0))
-        meta = {k: getattr(args, k) for k in CHECKED_KEYS if getattr(args, k)}
-
-        def names(sub: Submission) -> list[Problem]:
-            submitter = policy.Submitter(CLI_ACCOUNT)
-            return policy.name_problems(
-                release, sub, meta, path.name, store=store, submitter=submitter
-            )
-
-        report = validate_only(
-            path.read_bytes(), path.name, release, args.kind, limits, labels, checks=names
-        )
+        report = _check(args, release, limits)
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
         elif report["ok"]:
