@@ -137,11 +137,8 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "tests/scoring/test_judge.py, tests/scoring/test_records.py, tests/scoring/test_behaviour.py",
     "raw/check.py": "via medqade.raw.reader, medqade.raw.reviews: tests/raw/test_reader.py, "
     "tests/raw/test_reviews.py",
-    "runners/student.py": "via medqade.runners.inspect_tasks, medqade.commands.answer: "
-    "tests/runners/test_inspect_tasks.py, tests/runners/test_answer.py",
     "scoring/answer_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_answers.py",
-    "scoring/behaviour_text.py": "via medqade.commands.score: tests/scoring/test_behaviour.py",
     "scoring/judge_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_fuzz.py",
     "scoring/rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "

@@ -17,16 +17,10 @@ from medqade.dataset.sources import open_release
 from medqade.files import atomic
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import Limits, policy
-from medqade.scoring.behaviour_text import summary_lines as behaviour_lines
 from medqade.scoring.meta import FORM_KEYS, PROMPTS, SubmissionForm
-from medqade.scoring.record import (
-    Agreement,
-    RecordMeta,
-    ScoreRecord,
-    SubmissionInfo,
-    read_record,
-)
+from medqade.scoring.records import is_record_file
 from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder, upload_suffix
+from medqade.scoring.summary_text import summary
 
 NAME = "score"
 CLI_ACCOUNT = "cli"
@@ -162,119 +156,6 @@ def meta_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return replace(form, verified=bool(args.verified), judge=judge, usage=usage).meta()
 
 
-def _pct(x: Any) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
-
-
-def _num(x: Any) -> str:
-    return "n/a" if x is None else f"{x:.3f}"
-
-
-def _signed(x: Any) -> str:
-    return "n/a" if x is None else f"{x:+.3f}"
-
-
-def _points(x: Any) -> str:
-    return "n/a" if x is None else f"{x:+.1f}"
-
-
-def _ci(pair: Any, fmt: Any = _num) -> str:
-    if not pair or pair[0] is None:
-        return ""
-    return f" [{fmt(pair[0])}, {fmt(pair[1])}]"
-
-
-def summary(record: ScoreRecord | dict[str, Any]) -> str:
-    """A readable multi-line summary of a result record."""
-    rec = read_record(record)
-    meta = rec.meta or RecordMeta()
-    sub = rec.submission or SubmissionInfo()
-    lines = [
-        f"{meta.name or meta.model_id or 'submission'} ({rec.kind}), "
-        f"scope {sub.scope}, {sub.rows} rows; record {str(rec.id)[:16]}",
-    ]
-    if rec.dataset is not None and rec.dataset.synthetic:
-        lines.append("dataset: SYNTHETIC release (not physician data)")
-    if rec.kind == "judge":
-        lines += _judge_lines(rec)
-        lines += behaviour_lines(rec.to_json())
-    else:
-        for block, label in ((rec.accuracy_core, "core"), (rec.accuracy, "all")):
-            if block is None or not block.json_keys:
-                continue
-            line = (
-                f"{label:>4}: anchored accuracy {_pct(block.anchored)}{_ci(block.ci, _pct)}, "
-                f"bounds {_pct(block.lower)}-{_pct(block.upper)}, coverage "
-                f"{_pct(block.coverage)}, {block.pooled_anchors} pooled anchors"
-            )
-            if block.judged is not None and block.judged.json_keys:
-                j = block.judged
-                line += f"; judged {_pct(j.estimate)}{_ci(j.ci, _pct)}"
-            lines.append(line)
-    if rec.flags:
-        lines.append("flags: " + ", ".join(rec.flags))
-    lines.extend(f"note: {w}" for w in (rec.warnings or ())[:20])
-    return "\n".join(lines)
-
-
-def _judge_lines(rec: ScoreRecord) -> list[str]:
-    lines = []
-    blocks = {"core": rec.core, "full": rec.full}
-    for split, b in blocks.items():
-        if b is not None and b.json_keys:
-            lines.append(
-                f"{split:>5}: kappa {_num(b.kappa)}{_ci(b.kappa_ci)}  "
-                f"PA {_pct(b.pa)}{_ci(b.pa_ci, _pct)}  "
-                f"PABAK {_num(b.pabak)}{_ci(b.pabak_ci)}  n={b.n}"
-            )
-    for split, b in blocks.items():
-        if b is not None and b.json_keys and b.rated is not None and b.rated.json_keys:
-            r = b.rated
-            lines.append(
-                f"{split:>5} when rated (abstentions dropped, the paper's): kappa "
-                f"{_num(r.kappa)}  PA {_pct(r.pa)}  coverage {_pct(b.coverage)}  "
-                f"abstention {_pct(b.abstention)}"
-            )
-    ref = rec.physician_reference or Agreement()
-    lines.append(
-        f"physicians (leave-one-out): kappa {_num(ref.kappa)}{_ci(ref.kappa_ci)} "
-        "(abstentions count as disagreements)"
-    )
-    for diff, label in (
-        (rec.physician_difference, "core, judge in each physician's place"),
-        (rec.extension_difference, "extension, judge in each primary physician's place"),
-    ):
-        if diff is None or not diff.json_keys:
-            continue
-        primary = diff.primary or "kappa"
-        margin = (diff.margins or {}).get(primary, diff.margin)
-        verdict = rec.verdict if diff is rec.physician_difference else diff.verdict
-        lines.append(
-            f"judge - physicians ({label}): {primary} {_signed(diff.value(primary))}"
-            f"{_ci(diff.ci(primary), _signed)}; verdict (margin {margin:g}): "
-            f"{verdict or 'n/a'}"
-        )
-    alt = rec.alt_test
-    if alt is not None and alt.json_keys:
-        lines.append(
-            f"alt-test (epsilon {alt.epsilon:g}): winning rate "
-            f"{_num(alt.winning_rate)}, {'passed' if alt.passed else 'failed'}"
-        )
-    a = rec.abstention or {}
-    tiers = ", ".join(_pct(x) for x in a["by_tier"])
-    lines.append(f"abstention: {_pct(a['global'])} (tiers 1-4: {tiers})")
-    for t in (rec.bias or {}).get("targets", []):
-        lines.append(
-            f"{t['kind']} bias on {t['student']}: {100 * t['bias']:+.1f} points"
-            f"{_ci([100 * x if x is not None else None for x in t['bias_ci']], _points)}"
-            if t["bias"] is not None
-            else f"{t['kind']} bias on {t['student']}: n/a"
-        )
-    d = rec.disagreements or {}
-    lines.append(f"disagrees with a unanimous physician panel on {d['n']} answers")
-    return lines
-
-
 def hub_dataset(args: argparse.Namespace) -> str:
     """The Hub dataset id the ``.eval_results`` entry names: ``--hub-dataset``, else ``--data``
     when that is a Hub repo id; ``ValueError`` otherwise."""
@@ -293,27 +174,6 @@ def hub_dataset(args: argparse.Namespace) -> str:
     return str(dataset)
 
 
-RECORD_KEYS = ("schema_version", "id", "kind", "submission")
-"""Keys every score record has: a JSON file with them is an earlier ``score --out``."""
-
-
-def is_record(path: Path) -> bool:
-    """Whether ``path`` holds a score record (an earlier ``score --out``), unchanged since it
-    was written (its ``id`` is the hash of its content), which may be replaced."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    from medqade.scoring.records import record_id
-
-    return (
-        isinstance(data, dict)
-        and all(k in data for k in RECORD_KEYS)
-        and data["kind"] in ("judge", "answers")
-        and data.get("id") == record_id(data)  # unchanged since written: content-addressed
-    )
-
-
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse ``--out`` / ``--eval-results`` targets the output policy forbids, before
     scoring (:func:`medqade.files.atomic.check_file`)."""
@@ -326,7 +186,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
         output = atomic.FileOutput(
             kind="score record",
             inputs=tuple(inputs),
-            owned=is_record,
+            owned=is_record_file,
             fix="choose a new file name (e.g. score.json), or move the file away",
         )
         atomic.check_file(args.out, output)
