@@ -46,8 +46,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "compare commands read, with the release it is built from",
     "commands/answer.py": "tests/runners/test_answer.py, tests/files/test_write_safety.py: the "
     "command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
-    "commands/build.py": "tests/test_cli_build.py, tests/dataset/test_build_safety.py: the "
-    "command end to end (the build is medqade.dataset.build's)",
     "commands/compare.py": "tests/scoring/test_compare.py: the command end to end (printing "
     "only; the comparison is medqade.scoring's)",
     "commands/import_labelstudio.py": "tests/labelstudio/test_ratings.py, "
@@ -58,30 +56,11 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "medqade.labelstudio.reviews')",
     "commands/judge.py": "tests/runners/test_inspect_run.py, tests/files/test_write_safety.py: "
     "the command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
-    "commands/leaderboard.py": "tests/test_leaderboard_cli.py, tests/app/test_board_release.py: "
-    "the command end to end (printing only; the tables are medqade.scoring.leaderboard's)",
-    "commands/panel.py": "tests/test_panel_cli.py: the command end to end (printing only; the "
-    "verdicts are medqade.measures.panel's)",
-    "commands/pool_estimate.py": "tests/test_pool_estimate_cli.py: the command end to end "
-    "(printing only; the estimate is medqade.measures.pool's)",
-    "commands/publish.py": "tests/dataset/test_publish.py: the command end to end (the upload "
-    "is medqade.dataset.publish's)",
-    "commands/reproduce.py": "tests/test_reproduce_cli.py, tests/files/test_write_safety.py: "
-    "the command end to end (the tables and figures are medqade.analyses')",
-    "commands/rescore.py": "tests/app/test_board_release.py: the command end to end (scoring "
-    "is medqade.scoring's)",
     "commands/review_queue.py": "tests/labelstudio/test_review_queue.py, "
     "tests/files/test_write_safety.py: the command end to end (the queue is "
     "medqade.labelstudio.review_queue's)",
-    "commands/show.py": "tests/labelstudio/test_review_queue_roundtrip.py: the command end to "
-    "end, printing a release after the review round trip",
-    "commands/space.py": "tests/app/test_cli.py, tests/app/test_deploy.py: the command and its "
-    "deploy sub-command end to end (the Space is medqade.app's)",
-    "commands/synthesize.py": "tests/dataset/test_build_safety.py, "
-    "tests/files/test_write_safety.py: the command end to end (the release is "
-    "medqade.synthetic.write's)",
     "dataset/card.py": "tests/dataset/test_build.py: the card, written by every build",
-    "dataset/pool_data.py": "tests/test_pool_estimate_cli.py: the pool arrays, with the "
+    "dataset/pool_data.py": "tests/commands/test_pool_estimate.py: the pool arrays, with the "
     "command that reads them",
     "dataset/sources.py": "tests/dataset/test_release.py, tests/conftest.py: resolving "
     "--data, used by the shared build fixtures",
@@ -280,6 +259,6 @@ def test_only_reached_through_is_true() -> None:
 def test_references_reads_imports_and_commands() -> None:
     """The check itself: an import, a dotted name and a CLI call count; a bare word does not."""
     assert _references(TESTS / "scoring" / "test_kinds.py", "scoring/kinds.py")
-    assert _references(TESTS / "test_cli_build.py", "commands/build.py")
+    assert _references(TESTS / "commands" / "test_build.py", "commands/build.py")
     assert not _references(TESTS / "scoring" / "test_kinds.py", "scoring/coverage.py")
-    assert not _references(TESTS / "test_cli_build.py", "commands/score.py")
+    assert not _references(TESTS / "commands" / "test_build.py", "commands/score.py")
