@@ -42,12 +42,8 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "the upload types and the eval-results text; the form itself runs through medqade.app.ui",
     "app/ui.py": "tests/app/conftest.py, tests/app/test_browser_layout.py, "
     "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
-    "commands/_board.py": "tests/app/test_board_release.py: the board the leaderboard and "
-    "compare commands read, with the release it is built from",
     "commands/answer.py": "tests/runners/test_answer.py, tests/files/test_write_safety.py: the "
     "command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
-    "commands/compare.py": "tests/scoring/test_compare.py: the command end to end (printing "
-    "only; the comparison is medqade.scoring's)",
     "commands/import_labelstudio.py": "tests/labelstudio/test_ratings.py, "
     "tests/files/test_write_safety.py: the command end to end (the parsing is "
     "medqade.labelstudio.ratings')",
