@@ -44,17 +44,8 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
     "commands/answer.py": "tests/runners/test_answer.py, tests/files/test_write_safety.py: the "
     "command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
-    "commands/import_labelstudio.py": "tests/labelstudio/test_ratings.py, "
-    "tests/files/test_write_safety.py: the command end to end (the parsing is "
-    "medqade.labelstudio.ratings')",
-    "commands/import_reviews.py": "tests/labelstudio/test_reviews.py, "
-    "tests/files/test_write_safety.py: the command end to end (the parsing is "
-    "medqade.labelstudio.reviews')",
     "commands/judge.py": "tests/runners/test_inspect_run.py, tests/files/test_write_safety.py: "
     "the command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
-    "commands/review_queue.py": "tests/labelstudio/test_review_queue.py, "
-    "tests/files/test_write_safety.py: the command end to end (the queue is "
-    "medqade.labelstudio.review_queue's)",
     "dataset/card.py": "tests/dataset/test_build.py: the card, written by every build",
     "dataset/pool_data.py": "tests/commands/test_pool_estimate.py: the pool arrays, with the "
     "command that reads them",
