@@ -42,10 +42,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "the upload types and the eval-results text; the form itself runs through medqade.app.ui",
     "app/ui.py": "tests/app/conftest.py, tests/app/test_browser_layout.py, "
     "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
-    "commands/answer.py": "tests/runners/test_answer.py, tests/files/test_write_safety.py: the "
-    "command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
-    "commands/judge.py": "tests/runners/test_inspect_run.py, tests/files/test_write_safety.py: "
-    "the command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
     "dataset/card.py": "tests/dataset/test_build.py: the card, written by every build",
     "dataset/pool_data.py": "tests/commands/test_pool_estimate.py: the pool arrays, with the "
     "command that reads them",
