@@ -47,9 +47,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "command that reads them",
     "dataset/sources.py": "tests/dataset/test_release.py, tests/conftest.py: resolving "
     "--data, used by the shared build fixtures",
-    "files/problems.py": "tests/files/test_tables.py, tests/raw/test_reader.py, "
-    "tests/scoring/test_submission.py: Problem and InputError, asserted wherever a file is "
-    "refused",
     "measures/aat.py": "tests/measures/test_verdict.py: the alt-test, with the verdict it feeds",
     "measures/estimate.py": "tests/measures/test_paired.py, tests/measures/test_bias.py, "
     "tests/analyses/test_cells.py: intervals and their rules, with the measures that make them",
@@ -69,16 +66,10 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "per-release context, with the records scored from it",
     "scoring/leaderboard.py": "tests/scoring/test_board_rows.py, tests/scoring/test_records.py: "
     "the tables, with the records they rank",
-    "scoring/normalize.py": "tests/scoring/test_records.py: normalisation and similarity, with "
-    "the anchoring that uses them",
     "scoring/replicates.py": "tests/scoring/test_records.py, tests/scoring/test_gaming.py: the "
     "stored replicates, with the records that keep them",
     "scoring/upload.py": "tests/scoring/test_inspect_log.py: the upload reader, with the "
     "parsers that read its cells",
-    "stats/_validation.py": "tests/stats/test_agreement.py: the shared input checks, with the "
-    "statistics that call them",
-    "synthetic/facts.py": "tests/synthetic/test_pool.py, tests/synthetic/test_rerating.py: the "
-    "facts, with the simulated items built from them",
     "synthetic/simulate.py": "tests/synthetic/test_design.py, tests/synthetic/test_pool.py: the "
     "latent model, through the design it must reproduce",
     "synthetic/write.py": "tests/dataset/test_build_safety.py: writing the synthetic release, "
