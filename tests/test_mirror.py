@@ -48,14 +48,10 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "dataset/sources.py": "tests/dataset/test_release.py, tests/conftest.py: resolving "
     "--data, used by the shared build fixtures",
     "measures/aat.py": "tests/measures/test_verdict.py: the alt-test, with the verdict it feeds",
-    "measures/estimate.py": "tests/measures/test_paired.py, tests/measures/test_bias.py, "
-    "tests/analyses/test_cells.py: intervals and their rules, with the measures that make them",
     "runners/inspect_metrics.py": "tests/runners/test_inspect_tasks.py: the metrics, with the "
     "tasks that report them",
     "runners/options.py": "tests/runners/test_inspect_run.py: the shared options, with the run "
     "they configure",
-    "schema.py": "tests/dataset/test_build.py, tests/dataset/test_build_safety.py: the "
-    "Features, checked against what a build writes",
     "scoring/baselines.py": "tests/scoring/test_duplicates.py: the baseline judges, scored as "
     "copies of reference rows",
     "scoring/behaviour_columns.py": "tests/app/test_behaviour_view.py: the behaviour columns, "
