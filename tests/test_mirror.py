@@ -84,8 +84,6 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "app/text.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browser_layout.py",
     "measures/behaviour.py": "via medqade.scoring.judge, medqade.scoring.records: "
     "tests/scoring/test_judge.py, tests/scoring/test_records.py, tests/scoring/test_behaviour.py",
-    "raw/check.py": "via medqade.raw.reader, medqade.raw.reviews: tests/raw/test_reader.py, "
-    "tests/raw/test_reviews.py",
     "scoring/answer_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_answers.py",
     "scoring/judge_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
