@@ -50,8 +50,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "measures/aat.py": "tests/measures/test_verdict.py: the alt-test, with the verdict it feeds",
     "runners/inspect_metrics.py": "tests/runners/test_inspect_tasks.py: the metrics, with the "
     "tasks that report them",
-    "runners/options.py": "tests/runners/test_inspect_run.py: the shared options, with the run "
-    "they configure",
     "scoring/baselines.py": "tests/scoring/test_duplicates.py: the baseline judges, scored as "
     "copies of reference rows",
     "scoring/behaviour_columns.py": "tests/app/test_behaviour_view.py: the behaviour columns, "
