@@ -47,7 +47,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "command that reads them",
     "dataset/sources.py": "tests/dataset/test_release.py, tests/conftest.py: resolving "
     "--data, used by the shared build fixtures",
-    "measures/aat.py": "tests/measures/test_verdict.py: the alt-test, with the verdict it feeds",
     "runners/inspect_metrics.py": "tests/runners/test_inspect_tasks.py: the metrics, with the "
     "tasks that report them",
     "scoring/baselines.py": "tests/scoring/test_duplicates.py: the baseline judges, scored as "
