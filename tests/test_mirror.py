@@ -21,9 +21,6 @@ SRC = ROOT / "src" / "medqade"
 TESTS = ROOT / "tests"
 
 TESTED_ELSEWHERE: dict[str, str] = {
-    "analyses/common.py": "tests/analyses/test_cells.py, tests/analyses/test_rq2.py, "
-    "tests/analyses/test_report.py: the helpers the RQ modules share, tested with the tables "
-    "they make",
     "app/accounts.py": "tests/app/test_hygiene.py: the keyed account hash, with the stored "
     "record it goes into",
     "app/config.py": "tests/app/test_cli.py, tests/app/test_security.py: the Space's settings "
@@ -49,8 +46,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "--data, used by the shared build fixtures",
     "runners/inspect_metrics.py": "tests/runners/test_inspect_tasks.py: the metrics, with the "
     "tasks that report them",
-    "scoring/baselines.py": "tests/scoring/test_duplicates.py: the baseline judges, scored as "
-    "copies of reference rows",
     "scoring/behaviour_columns.py": "tests/app/test_behaviour_view.py: the behaviour columns, "
     "with the leaderboard view that shows them",
     "scoring/board.py": "tests/app/test_board_release.py: the reference rows, with the board "
