@@ -39,7 +39,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "the upload types and the eval-results text; the form itself runs through medqade.app.ui",
     "app/ui.py": "tests/app/conftest.py, tests/app/test_browser_layout.py, "
     "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
-    "dataset/card.py": "tests/dataset/test_build.py: the card, written by every build",
     "dataset/pool_data.py": "tests/commands/test_pool_estimate.py: the pool arrays, with the "
     "command that reads them",
     "dataset/sources.py": "tests/dataset/test_release.py, tests/conftest.py: resolving "
