@@ -53,8 +53,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "per-release context, with the records scored from it",
     "scoring/leaderboard.py": "tests/scoring/test_board_rows.py, tests/scoring/test_records.py: "
     "the tables, with the records they rank",
-    "scoring/replicates.py": "tests/scoring/test_records.py, tests/scoring/test_gaming.py: the "
-    "stored replicates, with the records that keep them",
     "scoring/upload.py": "tests/scoring/test_inspect_log.py: the upload reader, with the "
     "parsers that read its cells",
     "synthetic/simulate.py": "tests/synthetic/test_design.py, tests/synthetic/test_pool.py: the "
