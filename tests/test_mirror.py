@@ -41,8 +41,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
     "dataset/pool_data.py": "tests/commands/test_pool_estimate.py: the pool arrays, with the "
     "command that reads them",
-    "dataset/sources.py": "tests/dataset/test_release.py, tests/conftest.py: resolving "
-    "--data, used by the shared build fixtures",
     "runners/inspect_metrics.py": "tests/runners/test_inspect_tasks.py: the metrics, with the "
     "tasks that report them",
     "scoring/behaviour_columns.py": "tests/app/test_behaviour_view.py: the behaviour columns, "
