@@ -43,8 +43,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "command that reads them",
     "runners/inspect_metrics.py": "tests/runners/test_inspect_tasks.py: the metrics, with the "
     "tasks that report them",
-    "scoring/behaviour_columns.py": "tests/app/test_behaviour_view.py: the behaviour columns, "
-    "with the leaderboard view that shows them",
     "scoring/board.py": "tests/app/test_board_release.py: the reference rows, with the board "
     "built from them",
     "scoring/context.py": "tests/scoring/test_records.py, tests/test_unanimous.py: the "
