@@ -53,8 +53,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "parsers that read its cells",
     "synthetic/simulate.py": "tests/synthetic/test_design.py, tests/synthetic/test_pool.py: the "
     "latent model, through the design it must reproduce",
-    "synthetic/write.py": "tests/dataset/test_build_safety.py: writing the synthetic release, "
-    "with the builds that read it",
 }
 
 ONLY_REACHED_THROUGH: dict[str, str] = {
