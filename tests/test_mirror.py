@@ -45,8 +45,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "tasks that report them",
     "scoring/board.py": "tests/app/test_board_release.py: the reference rows, with the board "
     "built from them",
-    "scoring/context.py": "tests/scoring/test_records.py, tests/test_unanimous.py: the "
-    "per-release context, with the records scored from it",
     "scoring/leaderboard.py": "tests/scoring/test_board_rows.py, tests/scoring/test_records.py: "
     "the tables, with the records they rank",
     "scoring/upload.py": "tests/scoring/test_inspect_log.py: the upload reader, with the "
