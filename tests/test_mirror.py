@@ -41,8 +41,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
     "dataset/pool_data.py": "tests/commands/test_pool_estimate.py: the pool arrays, with the "
     "command that reads them",
-    "scoring/board.py": "tests/app/test_board_release.py: the reference rows, with the board "
-    "built from them",
     "scoring/leaderboard.py": "tests/scoring/test_board_rows.py, tests/scoring/test_records.py: "
     "the tables, with the records they rank",
     "scoring/upload.py": "tests/scoring/test_inspect_log.py: the upload reader, with the "
