@@ -45,8 +45,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "the tables, with the records they rank",
     "scoring/upload.py": "tests/scoring/test_inspect_log.py: the upload reader, with the "
     "parsers that read its cells",
-    "synthetic/simulate.py": "tests/synthetic/test_design.py, tests/synthetic/test_pool.py: the "
-    "latent model, through the design it must reproduce",
 }
 
 ONLY_REACHED_THROUGH: dict[str, str] = {
