@@ -41,6 +41,8 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
     "scoring/leaderboard.py": "tests/scoring/test_board_rows.py, tests/scoring/test_records.py: "
     "the tables, with the records they rank",
+    "scoring/rows.py": "tests/scoring/test_answer_rows.py: the walker, with the answer rows "
+    "it reads cell by cell",
     "scoring/upload.py": "tests/scoring/test_inspect_log.py: the upload reader, with the "
     "parsers that read its cells",
 }
@@ -57,11 +59,7 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "app/text.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browser_layout.py",
     "measures/behaviour.py": "via medqade.scoring.judge, medqade.scoring.records: "
     "tests/scoring/test_judge.py, tests/scoring/test_records.py, tests/scoring/test_behaviour.py",
-    "scoring/answer_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
-    "tests/scoring/test_answers.py",
     "scoring/judge_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
-    "tests/scoring/test_fuzz.py",
-    "scoring/rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_fuzz.py",
 }
 
