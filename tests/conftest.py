@@ -14,6 +14,25 @@ import pytest
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
 
+# --- order and markers: quick tests first, the slow ones marked --------------------------------
+
+SLOW_FIXTURES = frozenset({"synthetic_raw", "synthetic_build", "synthetic", "full_dir", "full"})
+"""Session fixtures that synthesize and build the full 3,800-item release (minutes on a loaded
+2-core machine): a test that uses one, directly or through another fixture, is ``slow``."""
+LAST_MARKERS = ("slow", "browser", "real_server")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests that need the full synthetic release ``slow``, and run the quick tests
+    first (a stable sort: otherwise in collection order), so ``pytest`` (and ``pytest -n
+    auto``, whose workers would all start by building that release) shows progress from the
+    start; ``pytest -m "not slow and not browser and not real_server"`` runs the quick ones."""
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: any(item.get_closest_marker(m) for m in LAST_MARKERS))
+
+
 # --- hermetic caches: no test writes to the user's cache folders -----------------------------
 
 

@@ -21,9 +21,6 @@ SRC = ROOT / "src" / "medqade"
 TESTS = ROOT / "tests"
 
 TESTED_ELSEWHERE: dict[str, str] = {
-    "analyses/common.py": "tests/analyses/test_cells.py, tests/analyses/test_rq2.py, "
-    "tests/analyses/test_report.py: the helpers the RQ modules share, tested with the tables "
-    "they make",
     "app/accounts.py": "tests/app/test_hygiene.py: the keyed account hash, with the stored "
     "record it goes into",
     "app/config.py": "tests/app/test_cli.py, tests/app/test_security.py: the Space's settings "
@@ -35,8 +32,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "other formatted views",
     "app/serve.py": "tests/app/test_cli.py, tests/app/test_deploy.py: starting the Space, "
     "through `medqade space` and its deploy",
-    "scoring/meta.py": "tests/scoring/test_inspect_log.py: family_of_model, with the log "
-    "header it fills; the rest with the submissions that carry metadata",
     "app/text.py": "tests/app/test_glossary.py: the Space's words, with the glossary drawn "
     "from them",
     "app/tab_analysis.py": "tests/app/test_analysis.py, tests/app/test_figure_cache.py: the typed "
@@ -46,90 +41,12 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "the upload types and the eval-results text; the form itself runs through medqade.app.ui",
     "app/ui.py": "tests/app/conftest.py, tests/app/test_browser_layout.py, "
     "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
-    "commands/_board.py": "tests/app/test_board_release.py: the board the leaderboard and "
-    "compare commands read, with the release it is built from",
-    "commands/answer.py": "tests/runners/test_answer.py, tests/files/test_write_safety.py: the "
-    "command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
-    "commands/build.py": "tests/test_cli_build.py, tests/dataset/test_build_safety.py: the "
-    "command end to end (the build is medqade.dataset.build's)",
-    "commands/compare.py": "tests/scoring/test_compare.py: the command end to end (printing "
-    "only; the comparison is medqade.scoring's)",
-    "commands/import_labelstudio.py": "tests/labelstudio/test_ratings.py, "
-    "tests/files/test_write_safety.py: the command end to end (the parsing is "
-    "medqade.labelstudio.ratings')",
-    "commands/import_reviews.py": "tests/labelstudio/test_reviews.py, "
-    "tests/files/test_write_safety.py: the command end to end (the parsing is "
-    "medqade.labelstudio.reviews')",
-    "commands/judge.py": "tests/runners/test_inspect_run.py, tests/files/test_write_safety.py: "
-    "the command end to end (argument parsing only; the run is medqade.runners.inspect_run's)",
-    "commands/leaderboard.py": "tests/test_leaderboard_cli.py, tests/app/test_board_release.py: "
-    "the command end to end (printing only; the tables are medqade.scoring.leaderboard's)",
-    "commands/panel.py": "tests/test_panel_cli.py: the command end to end (printing only; the "
-    "verdicts are medqade.measures.panel's)",
-    "commands/pool_estimate.py": "tests/test_pool_estimate_cli.py: the command end to end "
-    "(printing only; the estimate is medqade.measures.pool's)",
-    "commands/publish.py": "tests/dataset/test_publish.py: the command end to end (the upload "
-    "is medqade.dataset.publish's)",
-    "commands/reproduce.py": "tests/test_reproduce_cli.py, tests/files/test_write_safety.py: "
-    "the command end to end (the tables and figures are medqade.analyses')",
-    "commands/rescore.py": "tests/app/test_board_release.py: the command end to end (scoring "
-    "is medqade.scoring's)",
-    "commands/review_queue.py": "tests/labelstudio/test_review_queue.py, "
-    "tests/files/test_write_safety.py: the command end to end (the queue is "
-    "medqade.labelstudio.review_queue's)",
-    "commands/score.py": "tests/scoring/test_policy.py, tests/scoring/test_behaviour.py, "
-    "tests/files/test_write_safety.py: the command end to end (argument parsing and printing "
-    "only; its rules are medqade.scoring.policy's)",
-    "commands/show.py": "tests/labelstudio/test_review_queue_roundtrip.py: the command end to "
-    "end, printing a release after the review round trip",
-    "commands/space.py": "tests/app/test_cli.py, tests/app/test_deploy.py: the command and its "
-    "deploy sub-command end to end (the Space is medqade.app's)",
-    "commands/synthesize.py": "tests/dataset/test_build_safety.py, "
-    "tests/files/test_write_safety.py: the command end to end (the release is "
-    "medqade.synthetic.write's)",
-    "dataset/card.py": "tests/dataset/test_build.py: the card, written by every build",
-    "dataset/pool_data.py": "tests/test_pool_estimate_cli.py: the pool arrays, with the "
-    "command that reads them",
-    "dataset/sources.py": "tests/dataset/test_release.py, tests/conftest.py: resolving "
-    "--data, used by the shared build fixtures",
-    "files/problems.py": "tests/files/test_tables.py, tests/raw/test_reader.py, "
-    "tests/scoring/test_submission.py: Problem and InputError, asserted wherever a file is "
-    "refused",
-    "measures/aat.py": "tests/measures/test_verdict.py: the alt-test, with the verdict it feeds",
-    "measures/estimate.py": "tests/measures/test_paired.py, tests/measures/test_bias.py, "
-    "tests/analyses/test_cells.py: intervals and their rules, with the measures that make them",
-    "runners/inspect_metrics.py": "tests/runners/test_inspect_tasks.py: the metrics, with the "
-    "tasks that report them",
-    "runners/student.py": "tests/runners/test_resume_fuzz.py: the answer runner's resume reader, "
-    "fuzzed with the judge's",
-    "runners/options.py": "tests/runners/test_inspect_run.py: the shared options, with the run "
-    "they configure",
-    "schema.py": "tests/dataset/test_build.py, tests/dataset/test_build_safety.py: the "
-    "Features, checked against what a build writes",
-    "scoring/baselines.py": "tests/scoring/test_duplicates.py: the baseline judges, scored as "
-    "copies of reference rows",
-    "scoring/behaviour_columns.py": "tests/app/test_behaviour_view.py: the behaviour columns, "
-    "with the leaderboard view that shows them",
-    "scoring/board.py": "tests/app/test_board_release.py: the reference rows, with the board "
-    "built from them",
-    "scoring/context.py": "tests/scoring/test_records.py, tests/test_unanimous.py: the "
-    "per-release context, with the records scored from it",
     "scoring/leaderboard.py": "tests/scoring/test_board_rows.py, tests/scoring/test_records.py: "
     "the tables, with the records they rank",
-    "scoring/normalize.py": "tests/scoring/test_records.py: normalisation and similarity, with "
-    "the anchoring that uses them",
-    "scoring/replicates.py": "tests/scoring/test_records.py, tests/scoring/test_gaming.py: the "
-    "stored replicates, with the records that keep them",
+    "scoring/rows.py": "tests/scoring/test_answer_rows.py: the walker, with the answer rows "
+    "it reads cell by cell",
     "scoring/upload.py": "tests/scoring/test_inspect_log.py: the upload reader, with the "
     "parsers that read its cells",
-    "stats/_validation.py": "tests/stats/test_agreement.py: the shared input checks, with the "
-    "statistics that call them",
-    "synthetic/facts.py": "tests/synthetic/test_pool.py, tests/synthetic/test_rerating.py: the "
-    "facts, with the simulated items built from them",
-    "synthetic/simulate.py": "tests/synthetic/test_design.py, tests/synthetic/test_pool.py: the "
-    "latent model, through the design it must reproduce",
-    "synthetic/write.py": "tests/dataset/test_build_safety.py: writing the synthetic release, "
-    "with the builds that read it",
 }
 
 ONLY_REACHED_THROUGH: dict[str, str] = {
@@ -143,14 +60,7 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "tests/app/test_browser_layout.py",
     "measures/behaviour.py": "via medqade.scoring.judge, medqade.scoring.records: "
     "tests/scoring/test_judge.py, tests/scoring/test_records.py, tests/scoring/test_behaviour.py",
-    "raw/check.py": "via medqade.raw.reader, medqade.raw.reviews: tests/raw/test_reader.py, "
-    "tests/raw/test_reviews.py",
-    "scoring/answer_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
-    "tests/scoring/test_answers.py",
-    "scoring/behaviour_text.py": "via medqade.commands.score: tests/scoring/test_behaviour.py",
     "scoring/judge_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
-    "tests/scoring/test_fuzz.py",
-    "scoring/rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
     "tests/scoring/test_fuzz.py",
 }
 
@@ -289,6 +199,6 @@ def test_only_reached_through_is_true() -> None:
 def test_references_reads_imports_and_commands() -> None:
     """The check itself: an import, a dotted name and a CLI call count; a bare word does not."""
     assert _references(TESTS / "scoring" / "test_kinds.py", "scoring/kinds.py")
-    assert _references(TESTS / "test_cli_build.py", "commands/build.py")
+    assert _references(TESTS / "commands" / "test_build.py", "commands/build.py")
     assert not _references(TESTS / "scoring" / "test_kinds.py", "scoring/coverage.py")
-    assert not _references(TESTS / "test_cli_build.py", "commands/score.py")
+    assert not _references(TESTS / "commands" / "test_build.py", "commands/score.py")

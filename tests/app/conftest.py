@@ -13,10 +13,21 @@ import pytest
 from medqade.app.config import SpaceConfig
 from medqade.dataset.release import Release, load_release
 
-from .helpers import Running, free_port, judge_variant
+from .helpers import Running, judge_variant, on_free_port, url_ok
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _patient_launch() -> Iterator[None]:
+    """Every Space a test launches waits for its server as long as a loaded machine needs
+    (:func:`.helpers.url_ok`) instead of failing with "localhost is not accessible"."""
+    from gradio import networking
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(networking, "url_ok", url_ok)
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -67,10 +78,13 @@ def launch(sample_release: Release, tmp_path: Path) -> Iterator[Callable[..., Ru
         base = SpaceConfig(results_dir=results, rate_limit=0, resamples=50)
         config = replace(base, **overrides)
         demo = build_app(sample_release, results, config, background=False, analyses=False)
-        port = free_port()
-        kwargs = launch_kwargs(replace(config, port=port, host="127.0.0.1"))
         demo.queue(default_concurrency_limit=4)
-        demo.launch(prevent_thread_lock=True, quiet=True, **kwargs)
+
+        def on(port: int) -> None:
+            kwargs = launch_kwargs(replace(config, port=port, host="127.0.0.1"))
+            demo.launch(prevent_thread_lock=True, quiet=True, **kwargs)
+
+        _, port = on_free_port(on)
         started.append(demo)
         return Running(demo, f"http://127.0.0.1:{port}/", demo.medqade_state, results)
 

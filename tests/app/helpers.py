@@ -1,12 +1,17 @@
-"""Helpers shared by the Space tests: submission files, form arguments, a free port."""
+"""Helpers shared by the Space tests: submission files, form arguments, a free port, and
+starting a Space that copes with a loaded machine (a port taken between being found and being
+bound is retried; the server is waited for, never timed)."""
 
 from __future__ import annotations
 
 import socket
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, TypeVar
 
+import httpx
 import pandas as pd
 from gradio_client import handle_file
 
@@ -57,10 +62,53 @@ def submit_args(
     return [handle_file(str(path)), *fields.values()]
 
 
+HTTP_TIMEOUT_S: Final = 600.0
+"""How long a test's HTTP request may wait for the Space (a loaded machine is slow, not
+wrong: no test asserts on speed)."""
+READY_S: Final = 300.0
+"""How long a starting Space may take to answer its first request."""
+PORT_ATTEMPTS: Final = 8
+
+T = TypeVar("T")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def on_free_port(start: Callable[[int], T], attempts: int = PORT_ATTEMPTS) -> tuple[T, int]:
+    """``start(port)`` on a free port, and the port; a port another process took between
+    :func:`free_port` and the bind (Gradio's ``OSError``: "Cannot find empty port") is
+    retried on another. The last failure is raised in one line, not Gradio's traceback."""
+    last: OSError | None = None
+    for _ in range(attempts):
+        port = free_port()
+        try:
+            return start(port), port
+        except OSError as exc:
+            last = exc
+    raise RuntimeError(
+        f"no free port in {attempts} attempts; last: {type(last).__name__}: {last}"
+    ) from None
+
+
+def url_ok(url: str) -> bool:
+    """Gradio's check that a launched server answers (``gradio.networking.url_ok``), patient:
+    Gradio's own gives up after one 3-second request, so a loaded machine reads as
+    "localhost is not accessible". Retried for up to :data:`READY_S` seconds."""
+    deadline = time.monotonic() + READY_S
+    while True:
+        try:
+            response = httpx.head(url, timeout=60, verify=False)
+            if response.status_code in (200, 401, 301, 302, 303, 307, 308):
+                return True
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
 
 
 @dataclass
@@ -75,4 +123,9 @@ class Running:
     def client(self) -> Any:
         from gradio_client import Client
 
-        return Client(self.url, verbose=False, download_files=False)
+        return Client(
+            self.url,
+            verbose=False,
+            download_files=False,
+            httpx_kwargs={"timeout": HTTP_TIMEOUT_S},
+        )

@@ -19,7 +19,7 @@ from matplotlib.text import Text
 
 from medqade.app.config import SpaceConfig
 
-from .helpers import Running, free_port
+from .helpers import Running, on_free_port
 
 CHROMIUM = shutil.which("chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -49,13 +49,13 @@ def space(sample_release: Any, tmp_path_factory: pytest.TempPathFactory) -> Iter
     results = tmp_path_factory.mktemp("results")
     config = SpaceConfig(results_dir=results, rate_limit=0, resamples=50)
     demo = build_app(sample_release, results, config, background=False)
-    port = free_port()
     demo.queue(default_concurrency_limit=4)
-    demo.launch(
-        prevent_thread_lock=True,
-        quiet=True,
-        **launch_kwargs(replace(config, port=port, host="127.0.0.1")),
-    )
+
+    def on(port: int) -> None:
+        kwargs = launch_kwargs(replace(config, port=port, host="127.0.0.1"))
+        demo.launch(prevent_thread_lock=True, quiet=True, **kwargs)
+
+    _, port = on_free_port(on)
     state = demo.medqade_state  # type: ignore[attr-defined]
     yield Running(demo, f"http://127.0.0.1:{port}/", state, results)
     demo.close()

@@ -201,27 +201,3 @@ def test_import_reviews_unknown_code_says_pass_codebook() -> None:
         "  - review_p1_JSON.json: 1 choice(s) are not codes of the codebook"
     ) and first.endswith(": eigen_code; " + labelstudio_reviews.OTHER_CODEBOOK)
     assert "pass it with --codebook and copy it to RAW/codebook.json" in text
-
-
-def test_import_reviews_reviewer_map_keys_that_normalise_equal_are_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The keys "3" and " 3" name the same Label Studio user: mapping them to two reviewers is a
-    problem naming both keys (as the rater map's), not a silent pick of one."""
-    from medqade.cli import main
-
-    export = tmp_path / "export.json"
-    export.write_text("[]", encoding="utf-8")
-    reviewer_map = tmp_path / "map.json"
-    for data, message in (
-        ({"3": "R1", " 3": "R2"}, 'the keys "3" and " 3" name the same user but map to R1 and R2'),
-        ({"a@b.example": "R1", "A@B.example ": "R2"}, 'the keys "a@b.example" and'),
-        ({"5": ""}, "user 5 maps to no reviewer name"),
-        (["R1"], "expected a JSON object"),
-    ):
-        reviewer_map.write_text(json.dumps(data), encoding="utf-8")
-        argv = ["import-reviews", str(export), "--out", str(tmp_path / "reviews.csv")]
-        assert main([*argv, "--reviewer-map", str(reviewer_map)]) == 2
-        err = capsys.readouterr().err
-        assert message in err and "Traceback" not in err
-        assert not (tmp_path / "reviews.csv").exists()

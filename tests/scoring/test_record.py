@@ -146,8 +146,8 @@ def test_leaderboard_and_summary_read_typed_and_json_records_alike(sample: Relea
     JSON objects, and ``medqade score``'s summary is the same text."""
     import pandas as pd
 
-    from medqade.commands.score import summary
     from medqade.scoring import leaderboard
+    from medqade.scoring.summary_text import summary
 
     stored = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(STORED.glob("*.json"))]
     records = [*reference_json(sample, resamples=10), *stored]

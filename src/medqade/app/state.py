@@ -41,7 +41,7 @@ from medqade.files.problems import InputError
 from medqade.scoring import board, policy
 from medqade.scoring import compare as compare_mod
 from medqade.scoring.leaderboard import VIEWS, on_board
-from medqade.scoring.meta import FORM_KEYS
+from medqade.scoring.meta import SubmissionForm
 from medqade.scoring.policy import Outcome as Outcome  # the answer SpaceState.submit gives
 from medqade.scoring.record import ScoreRecord
 from medqade.scoring.store import RateLimit, ResultsStore, upload_suffix
@@ -82,15 +82,10 @@ class Boards:
 
 
 def form_meta(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The submission form as :mod:`medqade.scoring.meta` keys (empty fields dropped)."""
-    meta: dict[str, Any] = {}
-    for key in (*FORM_KEYS, "prompt_sha256", "decoding", "notes"):
-        value = fields.get(key)
-        if isinstance(value, str):
-            value = value.strip()
-        if value:
-            meta[key] = value
-    return meta
+    """The submission form as :mod:`medqade.scoring.meta` keys (empty fields dropped), parsed
+    as ``medqade score`` parses its flags (:class:`medqade.scoring.meta.SubmissionForm`);
+    ``ValueError`` for malformed decoding settings."""
+    return SubmissionForm.from_fields(fields).meta()
 
 
 class SpaceState:
@@ -403,6 +398,10 @@ class SpaceState:
             username = LOCAL_ACCOUNT
         if path is None:
             return Outcome(False, "Choose a file to upload.")
+        try:
+            meta = form_meta(fields)
+        except ValueError as exc:
+            return Outcome(False, f"{exc}; nothing was checked or scored.", error=exc)
         submitter = policy.Submitter(
             self.account(username), tuple(self.account.aliases(username)), ACCOUNT_SCHEME
         )
@@ -418,7 +417,7 @@ class SpaceState:
             self.release,
             uploads,
             kind,
-            form_meta(fields),
+            meta,
             self.settings,
             store=self.store,
             submitter=submitter,

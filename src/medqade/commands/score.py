@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from dataclasses import replace
@@ -16,19 +15,13 @@ from medqade.dataset.publish import REPO_ID
 from medqade.dataset.release import HUB_ID, Release
 from medqade.dataset.sources import open_release
 from medqade.files import atomic
-from medqade.files.problems import Problem
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import Limits, Submission, policy, validate_only
-from medqade.scoring.behaviour_text import summary_lines as behaviour_lines
-from medqade.scoring.meta import FORM_KEYS, PROMPTS
-from medqade.scoring.names import CHECKED_KEYS
-from medqade.scoring.record import (
-    Agreement,
-    RecordMeta,
-    ScoreRecord,
-    SubmissionInfo,
-)
+from medqade.scoring import Limits, policy
+from medqade.scoring.meta import FORM_KEYS, PROMPTS, SubmissionForm
+from medqade.scoring.record import ScoreRecord
+from medqade.scoring.records import is_record_file
 from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder, upload_suffix
+from medqade.scoring.summary_text import summary
 
 NAME = "score"
 CLI_ACCOUNT = "cli"
@@ -64,7 +57,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kind", choices=("judge", "answers"), default=None, help="default: detect")
     p.add_argument("--json", action="store_true", help="print the result record as JSON")
     p.add_argument("--out", type=Path, default=None, help="also write the record to this file")
-    p.add_argument("--validate-only", action="store_true", help="check the file, do not score")
+    p.add_argument(
+        "--validate-only",
+        action="store_true",
+        help="check the file under every rule and score it as the real run would; store and "
+        "write nothing",
+    )
     hub = p.add_argument_group("the Hub's leaderboard (.eval_results for your model repo)")
     hub.add_argument(
         "--eval-results",
@@ -143,172 +141,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
-def _decoding(text: str) -> dict[str, Any] | str:
-    text = text.strip()
-    if text.startswith("{"):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"--decoding: not valid JSON ({exc.msg})") from None
-        if not isinstance(value, dict):
-            raise ValueError("--decoding: expected a JSON object")
-        return value
-    if "=" not in text:
-        return text
-    out: dict[str, Any] = {}
-    for part in text.split(","):
-        key, sep, raw = part.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--decoding: expected key=value, got {part!r}")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key.strip()] = raw.strip()
-    return out
-
-
 def meta_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """The metadata flags as a dict (unset flags left out)."""
-    meta: dict[str, Any] = {}
-    for key in FORM_KEYS:
-        value = getattr(args, key)
-        if value:
-            meta[key] = value
-    if args.notes:
-        meta["notes"] = args.notes
-    if args.prompt_file is not None:
-        meta["prompt_sha256"] = hashlib.sha256(args.prompt_file.read_bytes()).hexdigest()
-        meta.setdefault("prompt", "own")
-    if args.decoding:
-        meta["decoding"] = _decoding(args.decoding)
-    if args.verified:
-        meta["verified"] = True
+    """The metadata flags as a dict (unset flags left out), parsed as the Space parses its
+    form (:class:`medqade.scoring.meta.SubmissionForm`)."""
+    fields = {key: getattr(args, key) for key in (*FORM_KEYS, "notes", "decoding")}
+    try:
+        if args.prompt_file is not None:
+            form = SubmissionForm.with_prompt_file(fields, args.prompt_file.read_bytes())
+        else:
+            form = SubmissionForm.from_fields(fields)
+    except ValueError as exc:
+        raise ValueError(f"--{exc}") from None
     judge = {
         "name": args.judge_name,
         "model_id": args.judge_model_id,
         "family": args.judge_family,
         "core_kappa": args.judge_kappa,
     }
-    judge = {k: v for k, v in judge.items() if v is not None}
-    if judge:
-        meta["judge"] = judge
-    prices = {"price_in": args.price_in, "price_out": args.price_out}
-    prices = {k: v for k, v in prices.items() if v is not None}
-    if prices:
-        meta["usage"] = prices
-    return meta
-
-
-def _pct(x: Any) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
-
-
-def _num(x: Any) -> str:
-    return "n/a" if x is None else f"{x:.3f}"
-
-
-def _signed(x: Any) -> str:
-    return "n/a" if x is None else f"{x:+.3f}"
-
-
-def _points(x: Any) -> str:
-    return "n/a" if x is None else f"{x:+.1f}"
-
-
-def _ci(pair: Any, fmt: Any = _num) -> str:
-    if not pair or pair[0] is None:
-        return ""
-    return f" [{fmt(pair[0])}, {fmt(pair[1])}]"
-
-
-def summary(rec: ScoreRecord) -> str:
-    """A readable multi-line summary of a result record."""
-    meta = rec.meta or RecordMeta()
-    sub = rec.submission or SubmissionInfo()
-    lines = [
-        f"{meta.name or meta.model_id or 'submission'} ({rec.kind}), "
-        f"scope {sub.scope}, {sub.rows} rows; record {str(rec.id)[:16]}",
-    ]
-    if rec.dataset is not None and rec.dataset.synthetic:
-        lines.append("dataset: SYNTHETIC release (not physician data)")
-    if rec.kind == "judge":
-        lines += _judge_lines(rec)
-        lines += behaviour_lines(rec.to_json())
-    else:
-        for block, label in ((rec.accuracy_core, "core"), (rec.accuracy, "all")):
-            if block is None or not block.json_keys:
-                continue
-            line = (
-                f"{label:>4}: anchored accuracy {_pct(block.anchored)}{_ci(block.ci, _pct)}, "
-                f"bounds {_pct(block.lower)}-{_pct(block.upper)}, coverage "
-                f"{_pct(block.coverage)}, {block.pooled_anchors} pooled anchors"
-            )
-            if block.judged is not None and block.judged.json_keys:
-                j = block.judged
-                line += f"; judged {_pct(j.estimate)}{_ci(j.ci, _pct)}"
-            lines.append(line)
-    if rec.flags:
-        lines.append("flags: " + ", ".join(rec.flags))
-    lines.extend(f"note: {w}" for w in (rec.warnings or ())[:20])
-    return "\n".join(lines)
-
-
-def _judge_lines(rec: ScoreRecord) -> list[str]:
-    lines = []
-    blocks = {"core": rec.core, "full": rec.full}
-    for split, b in blocks.items():
-        if b is not None and b.json_keys:
-            lines.append(
-                f"{split:>5}: kappa {_num(b.kappa)}{_ci(b.kappa_ci)}  "
-                f"PA {_pct(b.pa)}{_ci(b.pa_ci, _pct)}  "
-                f"PABAK {_num(b.pabak)}{_ci(b.pabak_ci)}  n={b.n}"
-            )
-    for split, b in blocks.items():
-        if b is not None and b.json_keys and b.rated is not None and b.rated.json_keys:
-            r = b.rated
-            lines.append(
-                f"{split:>5} when rated (abstentions dropped, the paper's): kappa "
-                f"{_num(r.kappa)}  PA {_pct(r.pa)}  coverage {_pct(b.coverage)}  "
-                f"abstention {_pct(b.abstention)}"
-            )
-    ref = rec.physician_reference or Agreement()
-    lines.append(
-        f"physicians (leave-one-out): kappa {_num(ref.kappa)}{_ci(ref.kappa_ci)} "
-        "(abstentions count as disagreements)"
-    )
-    for diff, label in (
-        (rec.physician_difference, "core, judge in each physician's place"),
-        (rec.extension_difference, "extension, judge in each primary physician's place"),
-    ):
-        if diff is None or not diff.json_keys:
-            continue
-        primary = diff.primary or "kappa"
-        margin = (diff.margins or {}).get(primary, diff.margin)
-        verdict = rec.verdict if diff is rec.physician_difference else diff.verdict
-        lines.append(
-            f"judge - physicians ({label}): {primary} {_signed(diff.value(primary))}"
-            f"{_ci(diff.ci(primary), _signed)}; verdict (margin {margin:g}): "
-            f"{verdict or 'n/a'}"
-        )
-    alt = rec.alt_test
-    if alt is not None and alt.json_keys:
-        lines.append(
-            f"alt-test (epsilon {alt.epsilon:g}): winning rate "
-            f"{_num(alt.winning_rate)}, {'passed' if alt.passed else 'failed'}"
-        )
-    a = rec.abstention or {}
-    tiers = ", ".join(_pct(x) for x in a["by_tier"])
-    lines.append(f"abstention: {_pct(a['global'])} (tiers 1-4: {tiers})")
-    for t in (rec.bias or {}).get("targets", []):
-        lines.append(
-            f"{t['kind']} bias on {t['student']}: {100 * t['bias']:+.1f} points"
-            f"{_ci([100 * x if x is not None else None for x in t['bias_ci']], _points)}"
-            if t["bias"] is not None
-            else f"{t['kind']} bias on {t['student']}: n/a"
-        )
-    d = rec.disagreements or {}
-    lines.append(f"disagrees with a unanimous physician panel on {d['n']} answers")
-    return lines
+    usage = {"price_in": args.price_in, "price_out": args.price_out}
+    return replace(form, verified=bool(args.verified), judge=judge, usage=usage).meta()
 
 
 def hub_dataset(args: argparse.Namespace) -> str:
@@ -329,27 +180,6 @@ def hub_dataset(args: argparse.Namespace) -> str:
     return str(dataset)
 
 
-RECORD_KEYS = ("schema_version", "id", "kind", "submission")
-"""Keys every score record has: a JSON file with them is an earlier ``score --out``."""
-
-
-def is_record(path: Path) -> bool:
-    """Whether ``path`` holds a score record (an earlier ``score --out``), unchanged since it
-    was written (its ``id`` is the hash of its content), which may be replaced."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    from medqade.scoring.records import record_id
-
-    return (
-        isinstance(data, dict)
-        and all(k in data for k in RECORD_KEYS)
-        and data["kind"] in ("judge", "answers")
-        and data.get("id") == record_id(data)  # unchanged since written: content-addressed
-    )
-
-
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse ``--out`` / ``--eval-results`` targets the output policy forbids, before
     scoring (:func:`medqade.files.atomic.check_file`)."""
@@ -362,7 +192,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
         output = atomic.FileOutput(
             kind="score record",
             inputs=tuple(inputs),
-            owned=is_record,
+            owned=is_record_file,
             fix="choose a new file name (e.g. score.json), or move the file away",
         )
         atomic.check_file(args.out, output)
@@ -375,10 +205,46 @@ def _check_outputs(args: argparse.Namespace) -> None:
         hub_eval.check_eval_results_target(args.eval_results, inputs)
 
 
-def _upload(path: Path) -> policy.Upload:
-    """The file as an upload (a log of the Hub task is read as its judge labels by the
-    library, as the Space reads it: :mod:`medqade.scoring.hub_log`)."""
-    return policy.Upload(path.read_bytes(), path.name, upload_suffix(path.name))
+def _uploads(args: argparse.Namespace) -> tuple[list[policy.Upload], list[policy.Upload]]:
+    """The submission (and ``--labels``) as uploads, and further runs of the same judge."""
+    files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
+    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
+    runs = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in args.file[1:]]
+    return uploads, runs
+
+
+def _store(args: argparse.Namespace) -> ResultsStore | None:
+    """The results folder of ``--results`` (account :data:`CLI_ACCOUNT`, no rate limit)."""
+    if args.results is None:
+        return None
+    check_results_folder(args.results, "medqade score")
+    return ResultsStore(args.results, RateLimit(0, 1.0))
+
+
+def _check(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
+    """``--validate-only``: the Space's dry run (:func:`medqade.scoring.policy.check`, every
+    rule, against ``--results`` when given, scored as the real run is, nothing stored), as
+    ``{"ok", "kind", "format", "rows", "scope", "coverage", "content_hash", "warnings",
+    "problems", "stored", "score"}`` (problems as text; ``score`` the headline when scored)."""
+    uploads, runs = _uploads(args)
+    settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
+    outcome = policy.check(
+        release,
+        uploads,
+        args.kind,
+        meta_from_args(args),
+        settings,
+        store=_store(args),
+        submitter=policy.Submitter(CLI_ACCOUNT),
+        runs=runs,
+    )
+    empty = dict.fromkeys(("kind", "format", "rows", "scope", "coverage", "content_hash"))
+    summary = outcome.summary or {**empty, "kind": args.kind, "warnings": []}
+    problems = [str(p) for p in outcome.problems] or ([] if outcome.ok else [outcome.message])
+    report = {"ok": outcome.ok, **summary, "problems": problems, "stored": False}
+    if outcome.ok and outcome.record is not None:  # scored as the real run is, not stored
+        report["score"] = policy.score_line(outcome.record)
+    return report
 
 
 def _score(args: argparse.Namespace, release: Release, limits: Limits) -> ScoreRecord:
@@ -386,14 +252,9 @@ def _score(args: argparse.Namespace, release: Release, limits: Limits) -> ScoreR
     policy (:func:`medqade.scoring.policy.submit`). Without ``--results`` nothing is stored
     and a copy of a reference row is scored and flagged; with it the record is stored there
     (as the account :data:`CLI_ACCOUNT`, no rate limit). A refusal is raised for ``main``."""
-    files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
-    uploads = [_upload(f) for f in files]
-    runs = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in args.file[1:]]
+    uploads, runs = _uploads(args)
     settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
-    store = None
-    if args.results is not None:
-        check_results_folder(args.results, "medqade score")
-        store = ResultsStore(args.results, RateLimit(0, 1.0))
+    store = _store(args)
     outcome = policy.submit(
         release,
         uploads,
@@ -410,30 +271,6 @@ def _score(args: argparse.Namespace, release: Release, limits: Limits) -> ScoreR
         raise ValueError(outcome.message)
     # what the results folder added stays there: --out and --json are the scored record
     return replace(outcome.record, space=None)
-
-
-def _dry_run(
-    args: argparse.Namespace, release: Release, limits: Limits, store: ResultsStore | None
-) -> dict[str, Any]:
-    """``--validate-only`` of a valid file: scored by the library's submission policy as the
-    real run is (:func:`medqade.scoring.policy.submit` with ``validate_only``), nothing
-    stored; ``score``: the headline (kappa or accuracy with its 95% CI) marked not stored."""
-    files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
-    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
-    settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
-    outcome = policy.submit(
-        release,
-        uploads,
-        args.kind,
-        meta_from_args(args),
-        settings,
-        store=store,
-        submitter=policy.Submitter(CLI_ACCOUNT),
-        validate_only=True,
-    )
-    if not outcome.ok or outcome.record is None:
-        return {"ok": False, "problems": [outcome.message], "stored": False}
-    return {"score": policy.score_line(outcome.record), "stored": False}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -459,26 +296,7 @@ def run(args: argparse.Namespace) -> int:
     release = open_release(args.data)
     limits = Limits()
     if args.validate_only:
-        labels = None
-        if args.labels is not None:
-            labels = (args.labels.read_bytes(), args.labels.name)
-        store = None
-        if args.results is not None:  # the names of its verified rows are taken too
-            check_results_folder(args.results, "medqade score")
-            store = ResultsStore(args.results, RateLimit(0, 1.0))
-        meta = {k: getattr(args, k) for k in CHECKED_KEYS if getattr(args, k)}
-
-        def names(sub: Submission) -> list[Problem]:
-            submitter = policy.Submitter(CLI_ACCOUNT)
-            return policy.name_problems(
-                release, sub, meta, path.name, store=store, submitter=submitter
-            )
-
-        report = validate_only(
-            path.read_bytes(), path.name, release, args.kind, limits, labels, checks=names
-        )
-        if report["ok"]:  # scored as the real run is (the same call), nothing stored
-            report |= _dry_run(args, release, limits, store)
+        report = _check(args, release, limits)
         if args.json:
             print(json.dumps(report, ensure_ascii=False, indent=2))
         elif report["ok"]:

@@ -30,9 +30,12 @@ Two keys are set by the project, never by a submission file: ``source`` (``submi
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from medqade.files.problems import Problem
@@ -317,3 +320,102 @@ def merge_meta(header: Mapping[str, Any], explicit: Mapping[str, Any]) -> dict[s
         else:
             out[key] = value
     return dict(sorted(out.items()))
+
+
+def parse_decoding(text: str) -> dict[str, Any] | str:
+    """Decoding settings as a submitter types them, the same for ``medqade score --decoding``
+    and the Space's form: a JSON object (``{"temperature": 0}``), ``key=value`` pairs separated
+    by commas (``temperature=0,max_tokens=64``: each value read as JSON when it is, else as
+    text) or, without ``=``, a short text kept as given. ``ValueError`` for a malformed one."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"decoding: not valid JSON ({exc.msg})") from None
+        if not isinstance(value, dict):
+            raise ValueError("decoding: expected a JSON object")
+        return value
+    if "=" not in text:
+        return text
+    out: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, raw = part.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"decoding: expected key=value, got {part!r}")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw.strip()
+    return out
+
+
+@dataclass(frozen=True)
+class SubmissionForm:
+    """The metadata a submitter gives with a file, parsed the same way whichever front end it
+    comes from (``medqade score``'s flags, :meth:`from_fields` for the Space's form), so one
+    submission has one metadata and one record id. Empty fields are left out of :meth:`meta`;
+    the values are checked when the record is made (:func:`clean_meta`)."""
+
+    name: str = ""
+    model_id: str = ""
+    revision: str = ""
+    family: str = ""
+    organisation: str = ""
+    link: str = ""
+    prompt: str = ""
+    prompt_sha256: str = ""
+    decoding: dict[str, Any] | str = ""
+    notes: str = ""
+    verified: bool = False
+    judge: Mapping[str, Any] = field(default_factory=dict)
+    usage: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, Any]) -> SubmissionForm:
+        """The form from text fields keyed by metadata key (the Space's form, the CLI's
+        flags): each stripped, ``decoding`` through :func:`parse_decoding` (``ValueError``
+        for a malformed one); ``None`` and unknown keys ignored."""
+
+        def text(key: str) -> str:
+            value = fields.get(key)
+            return "" if value is None else str(value).strip()
+
+        raw = text("decoding")
+        return cls(
+            name=text("name"),
+            model_id=text("model_id"),
+            revision=text("revision"),
+            family=text("family"),
+            organisation=text("organisation"),
+            link=text("link"),
+            prompt=text("prompt"),
+            prompt_sha256=text("prompt_sha256"),
+            decoding=parse_decoding(raw) if raw else "",
+            notes=text("notes"),
+        )
+
+    @classmethod
+    def with_prompt_file(cls, fields: Mapping[str, Any], prompt: bytes) -> SubmissionForm:
+        """:meth:`from_fields` plus the SHA-256 of the prompt file used (the prompt kind
+        ``own`` unless given)."""
+        form = cls.from_fields(fields)
+        digest = hashlib.sha256(prompt).hexdigest()
+        return replace(form, prompt_sha256=digest, prompt=form.prompt or "own")
+
+    def meta(self) -> dict[str, Any]:
+        """The metadata keys of :mod:`medqade.scoring.meta` (empty fields left out)."""
+        out: dict[str, Any] = {}
+        for key in (*FORM_KEYS, "notes", "prompt_sha256", "decoding"):
+            value = getattr(self, key)
+            if value or (key == "decoding" and value == {}):
+                out[key] = value
+        if self.verified:
+            out["verified"] = True
+        judge = {k: v for k, v in self.judge.items() if v is not None}
+        if judge:
+            out["judge"] = judge
+        usage = {k: v for k, v in self.usage.items() if v is not None}
+        if usage:
+            out["usage"] = usage
+        return out

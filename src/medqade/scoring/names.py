@@ -6,7 +6,7 @@ baselines; :func:`reference_names`), to a label of the physicians' rows (:data:`
 and the roster's physicians), or to the name or model id of another account's verified row
 (:func:`verified_names`). :func:`name_problems` says which row and what to do. The Space's
 submit and ``medqade score --results`` / ``--validate-only`` all check through it
-(:func:`medqade.scoring.policy.submit`, :func:`medqade.scoring.submission.validate_only`).
+(:func:`medqade.scoring.policy.check`, behind :func:`medqade.scoring.policy.submit`).
 
 :func:`fold` is what makes two spellings the same name: Unicode NFKC (fullwidth letters,
 ligatures), invisible format characters removed (zero-width space and joiners, soft hyphen,

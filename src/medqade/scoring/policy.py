@@ -13,7 +13,7 @@
 5. **rate limit** of the submitting account (a dry run stores nothing, so it is never
    limited; it is told when a scored submission would be);
 6. **metadata**: a display name or model id that would pass for another row (a reference
-   row, the physicians' rows, another account's verified row: :func:`name_problems`) is
+   row, the physicians' rows, another account's verified row: :mod:`medqade.scoring.names`) is
    refused, then the rest is checked by scoring (a dry run scores without the bootstrap);
 7. **score and store**: :func:`medqade.scoring.score`, then one atomic write of the record
    and its uploads (:meth:`~medqade.scoring.store.ResultsStore.add`, which applies 3 and 5
@@ -22,9 +22,10 @@
 Steps 3, 4, 5 and 7 guard a results folder: without a store (``medqade score`` without
 ``--results``) nothing is stored, and a copy of a reference row is scored and flagged
 ``duplicate_of_reference`` in its record instead of refused; a name that would pass for
-another row is then a warning (a dry run refuses it, as the Space would). Every refusal is an
-:class:`Outcome` whose message names the file and says what to do; nothing here raises for a
-bad upload.
+another row is then a warning (a dry run refuses it, as the Space would). :func:`check` is
+the dry run of both front ends: steps 1-6 and the metadata, nothing scored or stored. Every
+refusal is an :class:`Outcome` whose message names the file and says what to do; nothing
+here raises for a bad upload.
 """
 
 from __future__ import annotations
@@ -206,14 +207,13 @@ def parse(
     return sub
 
 
-def name_problems(
+def _name_problems(
     release: Release,
     sub: Submission,
     meta: Mapping[str, Any],
     shown: str,
-    *,
-    store: ResultsStore | None = None,
-    submitter: Submitter | None = None,
+    store: ResultsStore | None,
+    submitter: Submitter | None,
 ) -> list[Problem]:
     """Step 6's first check: the submission's display name or model id (its file's header
     metadata overridden by ``meta``) would pass for a reference row, the physicians' rows or
@@ -226,26 +226,29 @@ def name_problems(
     return names.name_problems(merge_meta(sub.meta, meta), taken, shown)
 
 
-def submit(
+@dataclass(frozen=True)
+class _Passed:
+    """What steps 1-6 leave for scoring: the submission, its duplicate key, the rate limit's
+    refusal a dry run only reports, and the warnings so far."""
+
+    sub: Submission
+    key: str
+    limited: str | None
+    warnings: tuple[str, ...]
+
+
+def _checks(
     release: Release,
     uploads: Sequence[Upload],
     kind: str | None,
     meta: Mapping[str, Any],
     settings: Settings,
-    *,
-    store: ResultsStore | None = None,
-    submitter: Submitter | None = None,
-    validate_only: bool = False,
-    clock: Callable[[], float] = time.time,
-    runs: Sequence[Upload] = (),
-) -> Outcome:
-    """Check, score and (with a ``store``) store one submission (see the module docstring).
-
-    ``uploads``: the submission, optionally followed by a judge's labels of its answers.
-    ``runs``: further runs of the same judge (reshuffled orders), compared with the first for
-    self-consistency; only without a ``store`` (a stored record keeps one upload).
-    ``submitter`` is required with a ``store``. ``validate_only``: every check, nothing
-    scored or stored."""
+    store: ResultsStore | None,
+    submitter: Submitter | None,
+    dry: bool,
+    runs: Sequence[Upload],
+) -> _Passed | Outcome:
+    """Steps 1-6 (the metadata's own checks are scoring's): what passed, or the refusal."""
     if not uploads:
         return _refused("Choose a file to upload.")
     if store is not None and submitter is None:
@@ -285,10 +288,10 @@ def submit(
                 "rows are not scored again. Submit your own judge's labels or model's answers."
             )
         limited = store.rate_refusal(submitter.account, submitter.aliases)
-        if limited is not None and not validate_only:
+        if limited is not None and not dry:
             return refused(limited)
-    taken = name_problems(release, sub, meta, shown, store=store, submitter=submitter)
-    if taken and (store is not None or validate_only):
+    taken = _name_problems(release, sub, meta, shown, store, submitter)
+    if taken and (store is not None or dry):
         first = taken[0]
         return Outcome(
             False,
@@ -300,7 +303,85 @@ def submit(
             error=InputError(shown, taken),
         )
     warnings += tuple(f"{p.message}; {p.fix} (refused by a results folder)" for p in taken)
-    try:  # a dry run is scored as the real run is: the same call, the same settings
+    return _Passed(sub, key, limited, warnings)
+
+
+def check(
+    release: Release,
+    uploads: Sequence[Upload],
+    kind: str | None,
+    meta: Mapping[str, Any],
+    settings: Settings,
+    *,
+    store: ResultsStore | None = None,
+    submitter: Submitter | None = None,
+    runs: Sequence[Upload] = (),
+) -> Outcome:
+    """The dry run of every front end (the Space's "validate only", ``medqade score
+    --validate-only``): every rule :func:`submit` applies (limits, parsing, duplicates and
+    copies of reference rows and names against ``store``, the metadata and its link), nothing
+    stored: the submission is scored as the real run scores it (the record and its headline
+    in the outcome, marked ``dry_run``), so a submitter sees the kappa first. A display
+    name that would pass for another row is refused with or without a ``store``; the rate
+    limit is only reported. The outcome's ``summary`` describes the parsed file."""
+    passed = _checks(release, uploads, kind, meta, settings, store, submitter, True, runs)
+    if isinstance(passed, Outcome):
+        return passed
+    sub = passed.sub
+    try:  # scored as the real run is: the same call, the same settings (issue 39)
+        record = score(
+            release,
+            sub,
+            meta,
+            resamples=settings.resamples,
+            seed=settings.seed,
+            margin=settings.margin,
+        )
+    except InputError as exc:
+        return replace(_refused("", exc), summary=sub.summary(), submission=sub)
+    limited = passed.limited
+    later = "" if limited is None else f" Note: a scored submission is refused now ({limited})."
+    return Outcome(
+        True,
+        f"Dry run: scored, not stored (validate only). {sub.kind} file: {sub.n_rows:,} rows, "
+        f"scope {sub.scope}; {score_line(record)}.{later}",
+        record=record,
+        summary=sub.summary(),
+        warnings=passed.warnings,
+        submission=sub,
+        dry_run=True,
+    )
+
+
+def submit(
+    release: Release,
+    uploads: Sequence[Upload],
+    kind: str | None,
+    meta: Mapping[str, Any],
+    settings: Settings,
+    *,
+    store: ResultsStore | None = None,
+    submitter: Submitter | None = None,
+    validate_only: bool = False,
+    clock: Callable[[], float] = time.time,
+    runs: Sequence[Upload] = (),
+) -> Outcome:
+    """Check, score and (with a ``store``) store one submission (see the module docstring).
+
+    ``uploads``: the submission, optionally followed by a judge's labels of its answers.
+    ``runs``: further runs of the same judge (reshuffled orders), compared with the first for
+    self-consistency; only without a ``store`` (a stored record keeps one upload).
+    ``submitter`` is required with a ``store``. ``validate_only``: :func:`check`, every check,
+    scored, nothing stored."""
+    if validate_only:
+        return check(
+            release, uploads, kind, meta, settings, store=store, submitter=submitter, runs=runs
+        )
+    passed = _checks(release, uploads, kind, meta, settings, store, submitter, False, runs)
+    if isinstance(passed, Outcome):
+        return passed
+    sub, warnings = passed.sub, passed.warnings
+    try:
         record = score(
             release,
             sub,
@@ -311,21 +392,20 @@ def submit(
         )
     except InputError as exc:
         return _refused("", exc)
-    if validate_only:
-        later = "" if limited is None else f" Note: a scored submission is refused now ({limited})."
+    if store is None or submitter is None:
+        return Outcome(True, "scored", record=record, warnings=warnings, submission=sub)
+
+    def refused(message: str, exc: Exception | None = None) -> Outcome:
         return Outcome(
-            True,
-            f"Dry run: scored, not stored (validate only). {sub.kind} file: {sub.n_rows:,} rows, "
-            f"scope {sub.scope}; {score_line(record)}.{later}",
-            record=record,
+            False,
+            message,
             summary=sub.summary(),
             warnings=warnings,
             submission=sub,
-            dry_run=True,
+            error=exc if exc is not None else SubmissionRefused(message),
         )
-    if store is None or submitter is None:
-        return Outcome(True, "scored", record=record, warnings=warnings, submission=sub)
-    return _store(store, submitter, record, sub, uploads, key, clock, refused)
+
+    return _store(store, submitter, record, sub, uploads, passed.key, clock, refused)
 
 
 def score_line(rec: ScoreRecord) -> str:

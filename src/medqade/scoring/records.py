@@ -42,6 +42,7 @@ until it is scored again.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -97,6 +98,25 @@ def record_id(record: ScoreRecord | Mapping[str, Any]) -> str:
     obj = record.to_json() if isinstance(record, ScoreRecord) else record
     body = {k: v for k, v in obj.items() if k not in OUTSIDE_ID}
     return hashlib.sha256(dumps(body).encode("utf-8")).hexdigest()
+
+
+RECORD_KEYS: Final = ("schema_version", "id", "kind", "submission")
+"""Keys every score record has: a JSON file with them is an earlier ``medqade score --out``."""
+
+
+def is_record_file(path: Path) -> bool:
+    """Whether ``path`` holds a score record (an earlier ``medqade score --out``), unchanged
+    since it was written (its ``id`` is the hash of its content), which may be replaced."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        isinstance(data, dict)
+        and all(k in data for k in RECORD_KEYS)
+        and data["kind"] in ("judge", "answers")
+        and data.get("id") == record_id(data)  # unchanged since written: content-addressed
+    )
 
 
 def _finish(record: dict[str, Any], clock: Clock | None) -> ScoreRecord:

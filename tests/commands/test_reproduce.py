@@ -14,7 +14,7 @@ from medqade.analyses.report import SYNTHETIC_BANNER
 from medqade.cli import main
 from medqade.dataset.release import load_release
 
-ANALYSES = Path(__file__).resolve().parent / "analyses"
+ANALYSES = Path(__file__).resolve().parents[1] / "analyses"
 FAST = ["--resamples", "40", "--contrast-resamples", "60", "--seed", "11"]
 
 

@@ -1,4 +1,5 @@
-"""``medqade score``: summary, --json, --out, --validate-only, labels and user errors."""
+"""``medqade score``: summary, --json, --out, --validate-only, labels and user errors; the
+same rules and the same record as the Space's /submit (:mod:`medqade.scoring.policy`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from medqade.cli import main
+from medqade.dataset.release import Release
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -154,3 +156,102 @@ def test_score_validate_only_shows_the_score_not_stored(
     assert report["score"].startswith(
         f"accuracy {json.loads(out)['accuracy_core']['anchored']:.3f}"
     )
+
+
+def test_validate_only_refuses_what_the_real_run_refuses(
+    sample_dir: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 34: the dry run applies every rule of the real run (one
+    :func:`medqade.scoring.policy.check`), the metadata's link among them."""
+    path = write("a.csv", ANSWERS)
+    base = ["score", str(path), "--data", str(sample_dir), "--resamples", "0"]
+    link = ["--link", "javascript:alert(1)"]
+    code, _, err = run(capsys, *base, *link)
+    assert code == 2 and "not an http(s) link" in err
+    code, out, err = run(capsys, *base, "--validate-only", *link)
+    assert code == 2 and "OK" not in out
+    assert "not an http(s) link" in err and "javascript:alert(1)" in err
+    code, out, _ = run(capsys, *base, "--validate-only", "--json", *link)
+    report = json.loads(out)
+    assert code == 2 and not report["ok"] and report["kind"] == "answers"
+    assert any("not an http(s) link" in p for p in report["problems"])
+    code, _, err = run(capsys, *base, "--validate-only", "--decoding", "temperature")
+    assert code == 0
+
+
+def test_validate_only_with_results_refuses_a_duplicate(
+    sample_dir: Path, tmp_path: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The dry run against a results folder refuses what storing would refuse."""
+    path = write("a.csv", ANSWERS)
+    results = tmp_path / "results"
+    base = ["score", str(path), "--data", str(sample_dir), "--results", str(results)]
+    code, out, _ = run(capsys, *base, "--validate-only")
+    assert code == 0 and "OK, answers" in out
+    assert run(capsys, *base, "--resamples", "0")[0] == 0
+    code, _, err = run(capsys, *base, "--validate-only")
+    assert code == 2 and "submitted before" in err
+
+
+def test_one_submission_one_record_from_the_cli_and_the_space(
+    sample: Release, sample_dir: Path, tmp_path: Path, write: Write,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Issue 34: the same file and fields give one record id whichever front end they come
+    through (one :class:`medqade.scoring.meta.SubmissionForm` parse): stored by ``medqade score
+    --results``, the Space's /submit of them is refused as a duplicate of that very record."""
+    from medqade.app.config import SpaceConfig
+    from medqade.app.state import SpaceState
+
+    path = write("a.csv", ANSWERS)
+    fields = {
+        "name": "Mein Modell",
+        "model_id": "mein-modell-7b",
+        "family": "Qwen",
+        "link": "https://example.org/card",
+        "prompt": "official",
+        "decoding": "temperature=0, max_tokens=64",
+        "notes": "eine Notiz",
+    }
+    space_form = {**fields, "revision": "", "organisation": "", "prompt_sha256": ""}
+    flags = [f"--{key.replace('_', '-')}={value}" for key, value in fields.items()]
+
+    def space(results: Path) -> SpaceState:
+        config = SpaceConfig(results_dir=results, rate_limit=0, resamples=10)
+        return SpaceState(sample, results, config, background=False, analyses=False)
+
+    alone = space(tmp_path / "space-alone").submit(path, "answers", space_form, None)
+    assert alone.ok and alone.record is not None
+    stored = alone.record.to_json()
+    assert stored["meta"]["decoding"] == {"max_tokens": 64, "temperature": 0}
+    results = tmp_path / "results"
+    argv = ["score", str(path), "--data", str(sample_dir), "--resamples", "10"]
+    code, out, _ = run(capsys, *argv, "--json", "--results", str(results), *flags)
+    assert code == 0
+    cli = json.loads(out)
+    assert cli["meta"] == stored["meta"]
+    assert cli["id"] == stored["id"]
+    shared = space(results)
+    again = shared.submit(path, "answers", space_form, None)
+    assert not again.ok and "submitted before" in again.message
+    assert f"record {cli['id'][:16]}" in again.message
+    dry = shared.submit(path, "answers", space_form, None, validate_only=True)
+    assert not dry.ok and "submitted before" in dry.message
+    assert len(list(results.glob("records/*.json"))) == 1
+
+
+def test_the_space_refuses_malformed_decoding_as_the_cli_does(
+    sample: Release, sample_dir: Path, tmp_path: Path, write: Write,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    from medqade.app.config import SpaceConfig
+    from medqade.app.state import SpaceState
+
+    path = write("a.csv", ANSWERS)
+    results = tmp_path / "results"
+    config = SpaceConfig(results_dir=results, rate_limit=0, resamples=1)
+    state = SpaceState(sample, results, config, background=False, analyses=False)
+    outcome = state.submit(path, "answers", {"decoding": "{x"}, None)
+    assert not outcome.ok and "decoding: not valid JSON" in outcome.message
+    code, _, err = run(capsys, "score", str(path), "--data", str(sample_dir), "--decoding", "{x")
+    assert code == 2 and "--decoding: not valid JSON" in err

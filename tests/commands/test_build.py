@@ -11,7 +11,7 @@ import pytest
 
 from medqade.cli import main
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 
 
 def test_main_build_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,68 @@
+"""What ``--data`` names (:mod:`medqade.dataset.sources`): a build, a raw release built once
+into the cache, or the embedded synthetic default; anything else is refused saying why."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from medqade.dataset import sources
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
+
+
+def test_cache_dir_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEDQADE_CACHE", str(tmp_path / "c"))
+    assert sources.cache_dir() == tmp_path / "c"
+
+
+def test_a_build_is_used_as_it_is_and_a_raw_release_is_built_once(
+    built_sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEDQADE_CACHE", str(tmp_path / "cache"))
+    assert sources.is_build(built_sample) and not sources.is_raw(built_sample)
+    assert sources.resolve_data(str(built_sample)) == built_sample
+    raw = tmp_path / "raw"
+    shutil.copytree(SAMPLE, raw)
+    assert sources.is_raw(raw) and not sources.is_build(raw)
+    target = sources.resolve_data(raw)
+    assert target.parent == tmp_path / "cache" and sources.is_build(target)
+    stamp = (target / "release.json").stat().st_mtime_ns
+    assert sources.resolve_data(raw) == target  # the cached build, not built again
+    assert (target / "release.json").stat().st_mtime_ns == stamp
+
+
+def test_anything_else_is_refused_saying_why(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="neither a MedQADE build folder nor a raw"):
+        sources.resolve_data(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such folder, and not a Hub repo id"):
+        sources.resolve_data(str(tmp_path / "missing" / "deeper"))
+
+
+def test_the_default_build_says_each_step_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded default is synthesized and built once (stubbed here: the real build is
+    tests/commands/test_synthesize.py's and tests/dataset/test_build.py's)."""
+    import medqade.dataset.build
+    import medqade.synthetic
+
+    monkeypatch.setenv("MEDQADE_CACHE", str(tmp_path))
+
+    def synthesize(raw: Path, seed: int) -> Path:
+        assert seed == sources.SYNTHETIC_SEED
+        shutil.copytree(SAMPLE, raw)
+        return raw
+
+    def build(raw: Path, out: Path) -> None:
+        (out / "data").mkdir(parents=True)
+        (out / "release.json").write_text("{}", encoding="utf-8")
+
+    monkeypatch.setattr(medqade.synthetic, "synthesize", synthesize)
+    monkeypatch.setattr(medqade.dataset.build, "build", build)
+    said: list[str] = []
+    target = sources.default_build(said.append)
+    assert [line[:5] for line in said] == ["[1/2]", "[2/2]", "synth"]
+    assert sources.default_build(said.append) == target and len(said) == 3

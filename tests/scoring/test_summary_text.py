@@ -1,0 +1,97 @@
+"""The text summary of a score record (:mod:`medqade.scoring.summary_text`), the one
+``medqade score`` prints: every section in one module, read from the typed record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from medqade.scoring.record import ScoreRecord
+from medqade.scoring.summary_text import behaviour_lines, summary
+
+STORED = Path(__file__).resolve().parents[1] / "fixtures" / "records"
+
+
+def _stored(kind: str) -> dict[str, Any]:
+    for path in sorted(STORED.glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if record["kind"] == kind:
+            return dict(record)
+    raise AssertionError(f"no stored {kind} record")
+
+
+def test_a_judge_record_in_lines() -> None:
+    record = _stored("judge")
+    lines = summary(record).splitlines()
+    assert lines[0] == f"Fixture judge (judge), scope full, 30 rows; record {record['id'][:16]}"
+    assert lines[1] == (
+        " core: kappa 0.333 [0.333, 0.333]  PA 50.0% [50.0%, 60.0%]  "
+        "PABAK 0.000 [0.000, 0.200]  n=9"
+    )
+    assert (
+        "judge - physicians (core, judge in each physician's place): kappa -0.250 "
+        "[-0.250, -0.250]; verdict (margin 0.05): inferior"
+    ) in lines
+    assert "abstention: 20.0% (tiers 1-4: 20.0%, 20.0%, n/a, 20.0%)" in lines
+    assert "family bias on gemma3:4b: -31.4 points [-51.2, -13.0]" in lines
+    assert lines[-1] == "disagrees with a unanimous physician panel on 6 answers"
+    assert summary(ScoreRecord.from_json(record)) == summary(record)
+
+
+def test_an_answers_record_in_lines() -> None:
+    record = _stored("answers")
+    record["flags"] = ["partial_coverage"]
+    record["warnings"] = [f"warning {i}" for i in range(25)]
+    lines = summary(record).splitlines()
+    assert lines[0].startswith("Fixture model (answers), scope full, 6 rows; record ")
+    assert lines[1].startswith("core: anchored accuracy 0.0% [0.0%, 79.3%], bounds 0.0%-50.0%")
+    assert lines[2].startswith(" all: anchored accuracy 40.0%")
+    assert "kappa" not in summary(record)
+    assert "flags: partial_coverage" in lines
+    assert [x for x in lines if x.startswith("note: ")] == [f"note: warning {i}" for i in range(20)]
+
+
+def test_behaviour_lines() -> None:
+    assert behaviour_lines({"kind": "judge"}) == []
+    ci = [0.1, 0.3]
+    block = {
+        "split": "core",
+        "position": {
+            "richtig": [0.5, 0.25, 0.5, 0.5, 0.75],
+            "chi2": 3.5,
+            "cramers_v": 0.12,
+            "p_value": 0.0004,
+        },
+        "caution": {
+            "judge": {"slope": 0.02, "slope_ci": ci},
+            "physicians": {"slope": 0.05, "slope_ci": ci},
+            "slope_difference": -0.03,
+            "slope_difference_ci": [-0.1, None],
+        },
+        "cost": {
+            "input_tokens_per_1000": 1200.4,
+            "output_tokens_per_1000": 10,
+            "eur_per_1000": 0.5,
+        },
+        "breakdowns": {
+            "tier": {"1": {"kappa": 0.9}},
+            "specialty": {"a": {"kappa": 0.4}, "b": {"kappa": 0.7}, "c": None},
+        },
+    }
+    lines = behaviour_lines({"behaviour": block})
+    assert lines[0] == (
+        "position bias (core): Richtig by position 1-5 50.0%, 25.0%, 50.0%, 50.0%, 75.0%; "
+        "chi2 3.50, Cramér's V 0.120, permutation p < 0.001"
+    )
+    assert lines[1].startswith("caution (core, abstention slope per tier): judge 2.0% [10.0%,")
+    assert lines[1].endswith("judge - physicians -3.0% [-10.0%, n/a]")
+    assert lines[2] == ("tokens per 1,000 answers: 1200 in, 10 out; EUR 0.5000 per 1,000 answers")
+    assert lines[3] == "kappa by specialty: lowest a 0.400, highest b 0.700 (2 groups)"
+    assert len(lines) == 4
+
+
+def test_a_synthetic_release_is_named() -> None:
+    record = _stored("answers")
+    record["dataset"] = {**record["dataset"], "synthetic": True}
+    assert summary(record).splitlines()[1] == "dataset: SYNTHETIC release (not physician data)"
