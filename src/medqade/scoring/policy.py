@@ -306,6 +306,15 @@ def _checks(
     return _Passed(sub, key, limited, warnings)
 
 
+def _score(
+    release: Release, sub: Submission, meta: Mapping[str, Any], settings: Settings
+) -> ScoreRecord:
+    """The one scoring call of a submission, for the dry run and the real run alike."""
+    return score(
+        release, sub, meta, resamples=settings.resamples, seed=settings.seed, margin=settings.margin
+    )
+
+
 def check(
     release: Release,
     uploads: Sequence[Upload],
@@ -329,14 +338,7 @@ def check(
         return passed
     sub = passed.sub
     try:  # scored as the real run is: the same call, the same settings (issue 39)
-        record = score(
-            release,
-            sub,
-            meta,
-            resamples=settings.resamples,
-            seed=settings.seed,
-            margin=settings.margin,
-        )
+        record = _score(release, sub, meta, settings)
     except InputError as exc:
         return replace(_refused("", exc), summary=sub.summary(), submission=sub)
     limited = passed.limited
@@ -382,14 +384,7 @@ def submit(
         return passed
     sub, warnings = passed.sub, passed.warnings
     try:
-        record = score(
-            release,
-            sub,
-            meta,
-            resamples=settings.resamples,
-            seed=settings.seed,
-            margin=settings.margin,
-        )
+        record = _score(release, sub, meta, settings)
     except InputError as exc:
         return _refused("", exc)
     if store is None or submitter is None:
