@@ -6,6 +6,7 @@ scorer wrote before the record was typed (``tests/fixtures/typed``)."""
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,7 +20,9 @@ from medqade.scoring.store import RateLimit, ResultsStore
 from .helpers import answers_csv, judge_rows
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "typed"
-"""Written by the dict-returning scorer (commit 6590a93) with the clocks fixed below."""
+"""Written by the dict-returning scorer (commit 6590a93) with the clocks fixed below; a change
+that alters what a record holds on purpose rewrites them with ``MEDQADE_WRITE_GOLDEN=1`` (and
+the diff of these files shows the change in review)."""
 
 NOW = datetime(2026, 12, 5, 4, 0, 0, tzinfo=UTC)
 
@@ -79,6 +82,9 @@ def test_typed_records_write_the_bytes_of_the_dict_records(
     sample: Release, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     got = written(sample, tmp_path, monkeypatch)
+    if os.environ.get("MEDQADE_WRITE_GOLDEN") == "1":  # a change of record content, on purpose
+        for name, text in got.items():
+            (GOLDEN / name).write_text(text, encoding="utf-8")
     assert sorted(got) == sorted(p.name for p in GOLDEN.glob("*.json"))
     for name, text in got.items():
         assert text == (GOLDEN / name).read_text(encoding="utf-8"), name
