@@ -63,29 +63,31 @@ def _check_same(report: Report, evaluator: str, record: dict[str, Any]) -> None:
         assert row["physician_difference"][m] == diff[m], m
         assert row["physician_difference"][f"{m}_ci"] == diff[f"{m}_ci"], m
     assert row["verdict"] == record["verdict"]
-    assert row["verdicts"] == record["verdicts"]
+    assert row["headline"] == record["headline"]
     ext = record["extension_difference"]
     assert ext is not None
     assert row["extension_difference"]["kappa"] == ext["kappa"]
     assert row["extension_difference"]["kappa_ci"] == ext["kappa_ci"]
-    assert row["extension_difference"]["verdict"] == ext["verdict"]
     assert row["alt_test"]["winning_rate"] == record["alt_test"]["winning_rate"]
     assert row["alt_test"]["passed"] == record["alt_test"]["passed"]
     assert row["physician_difference"] == diff
     assert row["extension_difference"] == ext
     assert row["alt_test"] == record["alt_test"]
-    # S6's CSV writes the same unrounded values
+    # S6's CSV writes the same unrounded values and the one verdict word
+    head = record["headline"]
     cells = _csv_row(_table(report), evaluator)
-    assert _num(cells["d_kappa"]) == diff["kappa"]
-    assert [_num(cells["d_kappa_low"]), _num(cells["d_kappa_high"])] == diff["kappa_ci"]
     assert cells["verdict"] == (record["verdict"] or "")
-    assert cells["verdict_pa"] == (record["verdicts"]["pa"] or "")
+    assert _num(cells["d_kappa"]) == head["kappa"]
+    assert [_num(cells["d_kappa_low"]), _num(cells["d_kappa_high"])] == head["kappa_ci"]
+    assert cells["decided_on"] == head["decided_on"]
+    assert _num(cells["core_d_kappa"]) == diff["kappa"]
+    assert [_num(cells["core_d_kappa_low"]), _num(cells["core_d_kappa_high"])] == diff["kappa_ci"]
     assert _num(cells["ext_d_kappa"]) == ext["kappa"]
     assert [_num(cells["ext_d_kappa_low"]), _num(cells["ext_d_kappa_high"])] == ext["kappa_ci"]
-    assert cells["ext_verdict"] == (ext["verdict"] or "")
-    assert _num(cells["alt_winning_rate"]) == record["alt_test"]["winning_rate"]
+    assert _num(cells["alt_omega"]) == record["alt_test"]["winning_rate"]
     assert cells["alt_passed"] == str(record["alt_test"]["passed"])
-    assert _num(cells["margin_kappa"]) == diff["margins"]["kappa"] == paired.DEFAULT_MARGIN
+    assert head["margin"] == paired.DEFAULT_MARGIN
+    assert "verdict_pa" not in cells and "ext_verdict" not in cells  # one word per judge
 
 
 @pytest.mark.parametrize("evaluator", EVALUATORS[:2])
@@ -118,7 +120,7 @@ def test_s6_equals_the_score_record_with_defaults(
 
 def test_s6_has_every_evaluator_and_a_note(report: Report, release: Release) -> None:
     table = _table(report)
-    assert table.title.startswith("Table S6. Verdict against the physicians")
+    assert table.title.startswith("Table S6. One verdict per judge against the physicians")
     assert [r[0] for r in table.rows] == [
         release.roster.name(e) for e in release.roster.evaluator_ids
     ]
@@ -126,6 +128,6 @@ def test_s6_has_every_evaluator_and_a_note(report: Report, release: Release) -> 
     assert "abstentions and missing labels count as disagreements" in table.note
     verdicts = report.verdicts
     assert verdicts is not None
-    words = {w for v in verdicts.evaluators.values() for w in v.core.verdicts.values()}
+    words = {v.headline.verdict for v in verdicts.evaluators.values()}
     assert words <= {*paired.VERDICTS, None}
     assert f"### {table.title}" in report.to_markdown()

@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from medqade.consensus import majority_of_codes
 from medqade.dataset.release import Release
-from medqade.measures import aat, paired
+from medqade.measures import aat, in_place, paired
 from medqade.measures import agreement as agr
 from medqade.measures.paired import VERDICTS, margins, verdict_of_bounds
 from medqade.measures.seeds import question_weights
@@ -123,7 +123,7 @@ def test_judge_in_place_equals_a_loop_over_physicians(full: Release) -> None:
     core = full.is_core
     phys = full.physician_labels[:, core]
     judge = full.evaluator_labels[-1][core]
-    place = agr.judge_in_place(judge, phys, full.roster.student_ids)
+    place = in_place.judge_in_place(judge, phys, full.roster.student_ids)
     terms_k, terms_pa = [], []
     own_k = []
     for r in range(phys.shape[0]):
@@ -149,12 +149,12 @@ def test_judge_in_place_replicates_equal_the_statistic_on_resampled_items(full: 
     phys = full.physician_labels[:, core]
     judge = full.evaluator_labels[0][core]
     w = question_weights(int(core.sum()), 5)
-    place = agr.judge_in_place(judge, phys, full.roster.student_ids, w)
+    place = in_place.judge_in_place(judge, phys, full.roster.student_ids, w)
     d = place.difference("kappa")
     assert d.replicates is not None
     for r in range(5):
         idx = np.repeat(np.arange(w.shape[1]), w[r])
-        again = agr.judge_in_place(judge[idx], phys[:, idx], full.roster.student_ids)
+        again = in_place.judge_in_place(judge[idx], phys[:, idx], full.roster.student_ids)
         assert d.replicates[r] == pytest.approx(again.difference("kappa").value, abs=1e-12)
 
 
@@ -162,28 +162,55 @@ def test_a_physician_in_place_of_itself_has_d_zero_term(full: Release) -> None:
     """The judge that copies physician 0 has a zero term for physician 0."""
     core = full.is_core
     phys = full.physician_labels[:, core]
-    place = agr.judge_in_place(phys[0], phys, full.roster.student_ids)
+    place = in_place.judge_in_place(phys[0], phys, full.roster.student_ids)
     assert place.terms["kappa"][0] == pytest.approx(0.0, abs=1e-12)
 
 
-def test_pair_in_place_by_hand() -> None:
-    a = np.array([[1], [0], [1], [2]])
-    b = np.array([[1], [0], [0], [1]])
+def test_primaries_in_place_by_hand() -> None:
+    """Two primary physicians (0 and 1) rating every item: physician 0's term is judge vs 1
+    minus 0 vs 1 on the answers 0 rated, physician 1's judge vs 0 minus 1 vs 0."""
+    primary = np.array([[[1], [0], [1], [2]], [[1], [0], [0], [1]]])
     judge = np.array([[1], [0], [1], [1]])
-    place = agr.pair_in_place(judge, a, b, ("s",))
-    # a abstained on the last answer, so it leaves both roles: judge vs b on the answers a
-    # rated: 2/3; a vs b: 2/3; judge vs a: 3/3; b vs a: 2/3
+    roles = (np.zeros(4, dtype=int), np.ones(4, dtype=int))
+    place = in_place.primaries_in_place(judge, primary, roles, ("s",))
+    # 0 abstained on the last answer, so it leaves both sides: judge vs 1 on the answers 0
+    # rated: 2/3; 0 vs 1: 2/3; judge vs 0 (on the answers 1 rated and 0 did): 3/3; 1 vs 0: 2/3
     assert place.judge.pa.value == pytest.approx((2 / 3 + 1.0) / 2)
     assert place.physicians.pa.value == pytest.approx((2 / 3 + 2 / 3) / 2)
+    assert place.terms["pa"].tolist() == pytest.approx([0.0, 1 / 3])
 
 
-def test_pair_in_place_judge_abstention_disagrees() -> None:
-    a = np.array([[1], [0], [1]])
-    b = np.array([[1], [0], [0]])
+def test_primaries_in_place_judge_abstention_disagrees() -> None:
+    primary = np.array([[[1], [0], [1]], [[1], [0], [0]]])
     judge = np.array([[2], [0], [-1]])  # abstains, right, missing
-    place = agr.pair_in_place(judge, a, b, ("s",))
-    # judge vs b: 1/3 (abstention and missing count as wrong); judge vs a: 1/3
+    roles = (np.zeros(3, dtype=int), np.ones(3, dtype=int))
+    place = in_place.primaries_in_place(judge, primary, roles, ("s",))
+    # judge vs 1: 1/3 (abstention and missing count as wrong); judge vs 0: 1/3
     assert place.judge.pa.value == pytest.approx(1 / 3)
+
+
+def test_primaries_in_place_rotating_pairs_one_term_per_physician() -> None:
+    """Pairs that rotate over three physicians: each physician's term uses only the items it
+    rated, against the other rater of each item (a loop with scikit-learn)."""
+    rng = np.random.default_rng(11)
+    n = 90
+    truth = rng.integers(0, 2, size=(n, 2))
+    primary = np.full((3, n, 2), -1)
+    first = np.arange(n) % 3
+    second = (first + 1 + (np.arange(n) // 3) % 2) % 3
+    for i in range(n):
+        for p in (first[i], second[i]):
+            primary[p, i] = np.where(rng.random(2) < 0.15, 1 - truth[i], truth[i])
+    judge = np.where(rng.random((n, 2)) < 0.2, 1 - truth, truth)
+    place = in_place.primaries_in_place(judge, primary, (first, second), ("a", "b"))
+    for p in range(3):
+        mine = (first == p) | (second == p)
+        other = np.where(first == p, second, first)[mine]
+        ref = primary[other, np.nonzero(mine)[0]]
+        own = primary[p, mine]
+        kj = np.mean([cohen_kappa_score(judge[mine][:, s], ref[:, s]) for s in range(2)])
+        kp = np.mean([cohen_kappa_score(own[:, s], ref[:, s]) for s in range(2)])
+        assert place.terms["kappa"][p] == pytest.approx(kj - kp, abs=1e-12)
 
 
 def test_judge_in_place_physician_abstention_is_not_a_disagreement() -> None:
@@ -194,10 +221,10 @@ def test_judge_in_place_physician_abstention_is_not_a_disagreement() -> None:
     phys[0, :10] = 2  # physician 0 abstains on the first ten questions
     judge = rng.integers(0, 2, size=(40, 2))
     slots = ("s1", "s2")
-    place = agr.judge_in_place(judge, phys, slots)
+    place = in_place.judge_in_place(judge, phys, slots)
     again = judge.copy()
     again[:10] = 2  # abstain exactly where physician 0 did
-    moved = agr.judge_in_place(again, phys, slots)
+    moved = in_place.judge_in_place(again, phys, slots)
     assert moved.terms["kappa"][0] == pytest.approx(place.terms["kappa"][0], abs=1e-12)
     assert place.physicians.kappa.value == pytest.approx(
         agr.leave_one_out(phys, slots).kappa.value, abs=1e-12
@@ -209,7 +236,7 @@ def test_primary_pair_leaves_out_the_adjudicator() -> None:
     p[0, 0], p[1, 0] = 1, 0  # item 0: physicians 0 and 1
     p[2, 1], p[3, 1], p[1, 1] = 1, 2, 0  # item 1: 2 and 3, adjudicator 1 voted too
     p[3, 2] = 1  # item 2: one primary rater only
-    first, second, two = agr.primary_pair(p, adjudicator=1)
+    first, second, two = in_place.primary_pair(p, adjudicator=1)
     assert two.tolist() == [False, True, False]  # item 0 has one primary rater besides adj
     assert first[1, 0] == 1 and second[1, 0] == 2
 

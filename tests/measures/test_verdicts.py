@@ -1,85 +1,145 @@
-"""measures.verdicts: one verdict computation for the scorer and the paper tables."""
+"""measures.verdicts: one verdict per judge, decided by one rule from the core and the
+extension, with intervals over questions and physicians."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from medqade.measures import agreement as agr
-from medqade.measures import paired, verdicts
-from medqade.measures.seeds import question_weights
+from medqade.dataset.release import Release
+from medqade.measures import in_place, paired, verdicts
+from medqade.measures.seeds import physician_weights, question_weights
 
-SLOTS = ("s1", "s2")
-
-
-def _panel(seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(0, 2, size=(60, 2))
-    flip = rng.random((6, 60, 2)) < 0.15
-    phys = np.where(flip, 1 - truth, truth)
-    judge = np.where(rng.random((60, 2)) < 0.2, 1 - truth, truth)
-    judge[:3, 0] = 2  # a few abstentions
-    return judge, phys
+R = 200
 
 
-def test_core_verdict_is_judge_in_place_with_derived_margins() -> None:
-    judge, phys = _panel()
-    w = question_weights(60, 200, seed=1)
-    found = verdicts.core_verdict(judge, phys, SLOTS, w, margin=0.1)
-    place = agr.judge_in_place(judge, phys, SLOTS, w)
-    ref = place.physicians
-    assert dict(found.margins) == paired.margins(0.1, ref.pa.value, ref.kappa.value)
-    for m in agr.METRICS:
-        d = place.difference(m)
-        assert found.differences[m].value == d.value
-        assert found.differences[m].ci == d.ci
-        expected = paired.derived_verdict(d.low, d.high, found.margins[m])
-        assert found.verdicts[m] == expected
-    assert found.verdict == found.verdicts["kappa"]
-    block = found.to_dict()
-    assert block["method"] == verdicts.CORE_METHOD
-    assert "verdict" not in block and "n_items" not in block  # the record keeps them outside
-    assert block["panel_error"]["kappa"] == place.panel_error("kappa")
+def _release_inputs(full: Release) -> dict[str, object]:
+    roster = full.roster
+    core = np.asarray(full.is_core, dtype=bool)
+    pairs = verdicts.extension_pairs(
+        full.physician_labels, roster.physicians.index(roster.adjudicator), core
+    )
+    return {
+        "is_core": core,
+        "physician_labels": full.physician_labels,
+        "pairs": pairs,
+        "slot_names": roster.student_ids,
+        "resamples": (
+            question_weights(int(core.sum()), R, 3),
+            question_weights(full.n_items, R, 3, stream=1),
+            physician_weights(full.physician_labels.shape[0], R, 3),
+        ),
+    }
 
 
-def test_extension_verdict_restricts_items_and_weights() -> None:
-    judge, phys = _panel(8)
-    first, second = phys[0], phys[1]
-    items = np.zeros(60, dtype=bool)
-    items[20:] = True
-    present = np.ones((60, 2), dtype=bool)
-    w = question_weights(60, 100, seed=2)
-    found = verdicts.extension_verdict(judge, present, (first, second, items), SLOTS, w)
-    assert found is not None
-    place = agr.pair_in_place(judge[20:], first[20:], second[20:], SLOTS, w[:, 20:])
-    assert found.differences["kappa"].ci == place.difference("kappa").ci
-    block = found.to_dict()
-    assert block["n_items"] == 40
-    assert block["verdict"] == found.verdicts["kappa"]
-    assert block["method"] == verdicts.EXTENSION_METHOD
-    # a slot without a row is a missing label: a disagreement, never a gain
-    partial = present.copy()
-    partial[20:30] = False
-    fewer = verdicts.extension_verdict(judge, partial, (first, second, items), SLOTS, w)
-    assert fewer is not None
-    assert fewer.differences["pa"].value < found.differences["pa"].value
-    # no extension row at all: no extension verdict
-    none = np.zeros_like(present)
-    none[:20] = True
-    assert verdicts.extension_verdict(judge, none, (first, second, items), SLOTS, w) is None
+def _headline(full: Release, labels: np.ndarray, present: np.ndarray | None = None):
+    rows = np.ones(labels.shape, dtype=bool) if present is None else present
+    return verdicts.judge_headline(labels, rows, **_release_inputs(full))  # type: ignore[arg-type]
 
 
-def test_extension_pair_leaves_out_the_core() -> None:
+def test_pooled_headline_is_the_mean_of_the_designs_on_the_same_resamples(full: Release) -> None:
+    head = _headline(full, full.evaluator_labels[0])
+    assert head.decided_on == verdicts.POOLED and not head.flags
+    core, ext = head.core, head.extension
+    assert core is not None and ext is not None and head.difference is not None
+    assert head.difference.value == pytest.approx((core.kappa.value + ext.kappa.value) / 2)
+    assert core.kappa.replicates is not None and ext.kappa.replicates is not None
+    mean = (core.kappa.replicates + ext.kappa.replicates) / 2
+    assert head.difference.replicates == pytest.approx(mean)
+    assert head.verdict == paired.verdict(head.difference, paired.DEFAULT_MARGIN)
+    assert head.consistency is not None
+    assert head.consistency.value == pytest.approx(core.kappa.value - ext.kappa.value)
+
+
+def test_the_extension_design_is_each_primary_physicians_place(full: Release) -> None:
+    """The extension's d equals primaries_in_place on the extension items with the all-items
+    resamples restricted to them and the adjudicator's physician weights left out."""
+    inputs = _release_inputs(full)
+    pairs = inputs["pairs"]
+    assert isinstance(pairs, verdicts.ExtensionPairs)
+    w_all, panel = inputs["resamples"][1], inputs["resamples"][2]  # type: ignore[index]
+    labels = full.evaluator_labels[2]
+    items = pairs.items
+    place = in_place.primaries_in_place(
+        labels[items],
+        pairs.primary[:, items],
+        (pairs.first[items], pairs.second[items]),
+        full.roster.student_ids,
+        w_all[:, items],
+    )
+    ext = _headline(full, labels).extension
+    assert ext is not None and ext.n_items == int(items.sum())
+    v = np.delete(panel, pairs.adjudicator, axis=1)
+    assert ext.kappa.value == pytest.approx(place.difference("kappa").value, abs=1e-12)
+    assert ext.kappa.ci == pytest.approx(place.difference("kappa", v).ci, abs=1e-12)
+    assert place.n_physicians == full.physician_labels.shape[0] - 1
+
+
+def test_a_judge_good_on_the_public_core_only_is_flagged_and_judged_on_the_extension(
+    full: Release,
+) -> None:
+    """The split exploit: the best paper judge's labels on the core, a weak judge's (random
+    labels) on the extension. The flag fires, the verdict is the extension's alone."""
+    best = full.evaluator_labels[0].copy()
+    rng = np.random.default_rng(5)
+    weak = rng.integers(0, 2, size=best.shape).astype(best.dtype)
+    core = np.asarray(full.is_core, dtype=bool)
+    hybrid = np.where(core[:, None], best, weak)
+    head = _headline(full, hybrid)
+    honest = _headline(full, best)
+    assert verdicts.CORE_ABOVE_EXTENSION in head.flags
+    assert head.decided_on == verdicts.EXTENSION
+    assert head.extension is not None and head.difference is head.extension.kappa
+    assert head.verdict in (paired.INFERIOR, paired.BELOW)
+    assert head.verdict != honest.verdict
+    assert not honest.flags
+
+
+def test_one_design_only_decides_alone(full: Release) -> None:
+    labels = full.evaluator_labels[1]
+    core = np.asarray(full.is_core, dtype=bool)
+    only_core = np.broadcast_to(core[:, None], labels.shape)
+    head = _headline(full, labels, only_core.copy())
+    assert head.decided_on == verdicts.CORE and head.extension is None
+    assert head.core is not None and head.difference is head.core.kappa
+    only_ext = ~only_core
+    head = _headline(full, labels, only_ext.copy())
+    assert head.decided_on == verdicts.EXTENSION and head.core is None
+
+
+def test_the_verdict_is_decided_on_kappa_and_moves_only_with_the_margin(full: Release) -> None:
+    head = _headline(full, full.evaluator_labels[3])
+    words = [head.at(m) for m in (0.0, 0.02, 0.05, 0.1, 0.3, 1.0)]
+    ranks = [paired.VERDICTS.index(w) for w in words if w is not None]
+    assert ranks == sorted(ranks, reverse=True) or ranks == sorted(ranks)
+    block = head.to_dict()
+    assert block["metric"] == "kappa" and block["decided_on"] == head.decided_on
+    assert block["kappa_ci"] == [head.difference.low, head.difference.high]  # type: ignore[union-attr]
+
+
+def test_design_blocks_carry_no_verdict_word(full: Release) -> None:
+    head = _headline(full, full.evaluator_labels[0])
+    assert head.core is not None
+    block = head.core.to_dict()
+    assert "verdict" not in block and "verdicts" not in block and "margins" not in block
+    assert block["given_panel"]["kappa"] == block["kappa"]
+    assert block["n_physicians"] == full.physician_labels.shape[0]
+
+
+def test_extension_pairs_leave_out_the_core_and_the_adjudicator() -> None:
     p = np.full((3, 4, 1), -1)
     p[0, :, 0], p[1, :, 0] = 1, 0  # physicians 0 and 1 rate every item
     p[2, 0, 0] = 1  # the adjudicator voted on item 0
     core = np.array([True, True, False, False])
-    first, second, items = verdicts.extension_pair(p, 2, core)
-    assert items.tolist() == [False, False, True, True]
-    assert first[:, 0].tolist() == [1, 1, 1, 1] and second[:, 0].tolist() == [0, 0, 0, 0]
+    pairs = verdicts.extension_pairs(p, 2, core)
+    assert pairs.items.tolist() == [False, False, True, True]
+    assert pairs.primary.shape == (2, 4, 1)
+    assert pairs.first.tolist() == [0, 0, 0, 0] and pairs.second.tolist() == [1, 1, 1, 1]
 
 
-def test_bad_margin_is_refused() -> None:
-    judge, phys = _panel()
+def test_bad_margin_is_refused(full: Release) -> None:
     with pytest.raises(ValueError, match="margin"):
-        verdicts.core_verdict(judge, phys, SLOTS, margin=2.0)
+        verdicts.headline(None, None, margin=2.0)
+    head = _headline(full, full.evaluator_labels[0])
+    with pytest.raises(ValueError, match="margin"):
+        head.at(-0.1)

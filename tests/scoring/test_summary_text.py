@@ -30,9 +30,10 @@ def test_a_judge_record_in_lines() -> None:
         "PABAK 0.000 [0.000, 0.200]  n=9"
     )
     assert (
-        "judge - physicians (core, judge in each physician's place): kappa -0.250 "
-        "[-0.250, -0.250]; verdict (margin 0.05): inferior"
+        "  evidence: judge - physicians (core, judge in each physician's place): kappa -0.250 "
+        "[-0.250, -0.250]"
     ) in lines
+    assert not any(line.startswith("verdict:") for line in lines)  # a record of schema 2
     assert "abstention: 20.0% (tiers 1-4: 20.0%, 20.0%, n/a, 20.0%)" in lines
     assert "family bias on gemma3:4b: -31.4 points [-51.2, -13.0]" in lines
     assert lines[-1] == "disagrees with a unanimous physician panel on 6 answers"

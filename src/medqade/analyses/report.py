@@ -51,12 +51,14 @@ from medqade.analyses.supplementary import Supplementary, supplementary
 from medqade.analyses.verdicts import JudgeVerdict, PhysicianVerdicts, physician_verdicts
 from medqade.dataset.release import Release
 from medqade.measures import paired
+from medqade.measures.estimate import Estimate
 from medqade.measures.rater_report import PanelReport, panel_report
 from medqade.measures.seeds import (
     BOOTSTRAP_SEED,
     STREAM_ALL,
     STREAM_BIAS,
     check_seed,
+    physician_weights,
     question_weights,
 )
 
@@ -436,36 +438,39 @@ def _word(v: str | None) -> str:
 
 
 def _verdict_row(r: Report, v: JudgeVerdict) -> tuple[tuple[str, ...], tuple[Cell, ...]]:
-    core, ext, alt = v.core, v.extension, v.alt_test
-    kappa = core.differences["kappa"]
-    ext_kappa = None if ext is None else ext.differences["kappa"]
+    head, core, ext, alt = v.headline, v.core, v.extension, v.alt_test
+    nan = float("nan")
+    none = Estimate(nan, nan, nan)
+    d = head.difference or none
+    c_kappa = none if core is None else core.kappa
+    e_kappa = none if ext is None else ext.kappa
+    given = none if core is None else core.given_panel
     row = (
         _name(r, v.evaluator),
-        est(kappa),
-        _word(core.verdict),
-        _word(core.verdicts["pa"]),
-        _word(core.verdicts["pabak"]),
-        NA if ext_kappa is None else est(ext_kappa),
-        NA if ext is None else _word(ext.verdict),
-        num(alt.winning_rate, 2),
+        _word(head.verdict),
+        est(d),
+        _word(head.decided_on),
+        est(c_kappa),
+        NA if ext is None else est(e_kappa),
+        "; ".join(head.flags) or "-",
+        f"{num(alt.rho, 2)} / {num(alt.winning_rate, 2)}",
         NA if not alt.rejected else ("pass" if alt.passed else "fail"),
-        num(core.panel_error("kappa")),
+        est(given),
     )
-    nan = float("nan")
     csv_row: tuple[Cell, ...] = (
         v.evaluator,
-        *(x for m in ("kappa", "pa", "pabak") for x in est_csv(core.differences[m])),
-        *(core.margins[m] for m in ("kappa", "pa", "pabak")),
-        core.verdict,
-        core.verdicts["pa"],
-        core.verdicts["pabak"],
-        *((nan, nan, nan) if ext_kappa is None else est_csv(ext_kappa)),
-        None if ext is None else ext.verdict,
+        head.verdict,
+        *est_csv(d),
+        head.decided_on,
+        *est_csv(c_kappa),
+        *est_csv(e_kappa),
         None if ext is None else ext.n_items,
+        ";".join(head.flags),
+        alt.rho,
         alt.winning_rate,
         alt.passed,
-        alt.rho,
-        core.panel_error("kappa"),
+        *est_csv(given),
+        nan if core is None else core.panel_error("kappa"),
     )
     return row, csv_row
 
@@ -477,61 +482,56 @@ def _table_verdicts(r: Report) -> tuple[Table, ...]:
         return ()
     rows, csv_rows = zip(*(_verdict_row(r, v) for v in found.evaluators.values()), strict=True)
     first = next(iter(found.evaluators.values()))
-    m = first.core.margins
     words = "; ".join(f"'{w}'" for w in paired.VERDICTS)
     alt = first.alt_test
     n_p = found.n_physicians
     note = (
-        "Like for like: the judge takes each physician's place against the majority of the "
-        f"other {n_p - 1} physicians, on the answers that physician rated (core, "
-        f"{found.n_core:,} items); there the judge's abstentions and missing labels count as "
-        "disagreements, while a physician's abstention leaves that physician's own term. d = "
-        f"judge minus physicians, mean over the {n_p} places, with the paired 95% CI of "
-        f"{r.meta['resamples']:,} question resamples (the same for judge and physicians). "
-        f"Margin declared on kappa (m = {num(found.margin, 3)}); PA margin m (1 - p_e) = "
-        f"{num(m['pa'], 4)} at the physicians' chance agreement p_e, PABAK margin 2 x that "
-        f"= {num(m['pabak'], 4)}. Verdicts from the 95% CI of d: {words}. Extension: the "
-        "judge in each primary physician's place against the other primary physician "
-        f"({found.n_extension:,} items, all-items resamples restricted to them). Alt-test "
-        f"(Calderon et al., 2025): epsilon = {alt.epsilon}, Benjamini-Yekutieli at q = "
-        f"{alt.q}, winning rate = share of physicians beaten, pass at >= 0.5. Panel error = "
-        f"SD of the {n_p} per-physician kappa terms / sqrt({n_p}) (the CIs hold the panel "
-        "fixed). "
+        "One verdict per judge, decided on kappa (docs/statistics.md, 'One verdict'). Core: "
+        "the judge takes each physician's place against the majority of the other "
+        f"{n_p - 1} physicians, on the answers that physician rated ({found.n_core:,} items); "
+        "extension: the judge takes each primary physician's place against the other primary "
+        f"physician ({found.n_extension:,} items). The judge's abstentions and missing labels "
+        "count as disagreements there. d = judge minus physicians; its 95% CI resamples "
+        f"questions and physicians ({r.meta['resamples']:,} two-way resamples, the same for "
+        "every judge): the estimand is the difference to a new panel of physicians like "
+        "these. Headline d = mean of core and extension d, the extension's alone when the core "
+        "d is significantly above it (flag core_above_extension). Margin on kappa m = "
+        f"{num(found.margin, 3)}; verdict words from the CI of the headline d: {words}. "
+        f"Alt-test (Calderon et al., 2025; epsilon = {alt.epsilon}): average advantage "
+        "probability rho / winning rate omega, evidence under the verdict, not a verdict. "
+        "'Given this panel' = the core d's CI with the physicians held fixed (secondary). "
         "The same numbers as `medqade score`, `leaderboard`, `compare` and the Space."
     )
     header = (
         "Evaluator",
+        "Verdict",
         "d kappa [95% CI]",
-        "Verdict (kappa)",
-        "Verdict PA",
-        "Verdict PABAK",
-        "Extension d kappa [95% CI]",
-        "Extension verdict",
-        "Alt-test winning rate",
+        "Decided on",
+        "Core d kappa",
+        "Extension d kappa",
+        "Flags",
+        "Alt-test rho / omega",
         "Alt-test",
-        "Panel error (kappa)",
+        "Core d given this panel",
     )
     csv_header = (
         "evaluator",
-        *columns(("d_kappa", "d_pa", "d_pabak"), EST_COLUMNS),
-        "margin_kappa",
-        "margin_pa",
-        "margin_pabak",
         "verdict",
-        "verdict_pa",
-        "verdict_pabak",
-        *columns(("ext_d_kappa",), EST_COLUMNS),
-        "ext_verdict",
+        *columns(("d_kappa",), EST_COLUMNS),
+        "decided_on",
+        *columns(("core_d_kappa", "ext_d_kappa"), EST_COLUMNS),
         "ext_n_items",
-        "alt_winning_rate",
-        "alt_passed",
+        "flags",
         "alt_rho",
+        "alt_omega",
+        "alt_passed",
+        *columns(("core_d_kappa_given_panel",), EST_COLUMNS),
         "panel_error_kappa",
     )
     return (
         Table(
             "table_s6_verdicts",
-            "Table S6. Verdict against the physicians (like for like)",
+            "Table S6. One verdict per judge against the physicians (like for like)",
             header,
             tuple(rows),
             csv_header,
@@ -581,7 +581,13 @@ def reproduce(
         rq5=abstention(release),
         supplementary=supplementary(release),
         panel=panel_report(release, resamples, seed),
-        verdicts=physician_verdicts(release, core_weights, all_weights, margin),
+        verdicts=physician_verdicts(
+            release,
+            core_weights,
+            all_weights,
+            physician_weights(release.physician_labels.shape[0], resamples, seed),
+            margin,
+        ),
         positions=paper_positions(release, all_weights, seed),
         meta={
             "data_hash": release.data_hash,

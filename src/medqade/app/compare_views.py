@@ -115,12 +115,18 @@ def headline(c: Comparison) -> str:
     vs = ""
     if c.versus_physicians is not None:
         alt = c.versus_physicians["alt_test"]
+        head = c.versus_physicians["headline"]
         vs = (
             " The judge took each physician's place in turn (abstentions count as "
-            f"disagreements): verdict **{plain(c.versus_physicians['verdict'] or 'n/a')}**; "
-            f"alternative annotator test {'passed' if alt['passed'] else 'failed'} "
-            f"(winning rate {_signed(alt['winning_rate']).lstrip('+')})."
+            f"disagreements): verdict **{plain(c.versus_physicians['verdict'] or 'n/a')}** "
+            f"(kappa d {_signed(head['kappa'])}, decided on {plain(head['decided_on'])})."
         )
+        if alt is not None:
+            vs += (
+                f" Alternative annotator test (evidence, not a verdict) "
+                f"{'passed' if alt['passed'] else 'failed'} "
+                f"(winning rate {_signed(alt['winning_rate']).lstrip('+')})."
+            )
     return (
         f"**A** = {a} ({plain(c.a.source)}), **B** = {b} ({plain(c.b.source)}); {c.view} view, "
         f"{c.n_items:,} questions, {c.resamples:,} paired question resamples. Kappa A - B = "

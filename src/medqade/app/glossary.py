@@ -50,25 +50,43 @@ JUDGES: Final[Mapping[str, str]] = {
     ),
     "kappa 95% CI": "95% bootstrap interval of kappa (question resamples).",
     "verdict": (
-        "The judge in each physician's place against the other nine, minus that physician, "
-        "read against the non-inferiority margin (core)."
+        "The one verdict: is the judge as good as a physician like these? Read from d's "
+        "interval against the non-inferiority margin on kappa, whatever metric ranks the board."
     ),
-    "vs physicians": "d: judge minus physicians, like for like on the core (the verdict's number).",
-    "vs physicians 95% CI": "Paired 95% interval of d.",
+    "vs physicians": (
+        "d: judge minus physicians on kappa, like for like (the judge in each physician's "
+        "place), the mean of core and extension (the verdict's number)."
+    ),
+    "vs physicians 95% CI": (
+        "95% interval of d over questions and physicians: it holds for a new panel of "
+        "physicians like these, not only for these ten."
+    ),
+    "decided on": (
+        "Which d the verdict reads: pooled (core and extension), core or extension only (the "
+        "extension alone when the core d is significantly above it: flag core above "
+        "extension)."
+    ),
+    "vs physicians (core)": (
+        "Evidence: d on the 200 core questions (the judge in each of ten physicians' places)."
+    ),
+    "vs physicians (core) 95% CI": "95% interval of the core d (questions and physicians).",
     "PA": "Percent agreement with the physician consensus (0-1).",
     "PA 95% CI": "95% bootstrap interval of PA.",
     "PABAK": "Prevalence- and bias-adjusted kappa (2 PA - 1).",
     "PABAK 95% CI": "95% bootstrap interval of PABAK.",
     "abstention (%)": "Share of the view's answers the judge abstained on (Keine Angabe), in %.",
     "coverage": "Share of the view's answers the judge has a label for (1 = all).",
-    "extension verdict": (
-        "The same verdict on the extension items: the judge in each primary physician's place."
+    "vs physicians (extension)": (
+        "Evidence: d on the extension items (the judge in each primary physician's place)."
     ),
-    "vs physicians (extension)": "d on the extension items (judge minus physicians).",
-    "vs physicians (extension) 95% CI": "Paired 95% interval of the extension's d.",
+    "vs physicians (extension) 95% CI": "95% interval of the extension d.",
     "alt-test": (
         "Alternative annotator test on the core (epsilon 0.2): pass when the judge could "
         "replace a physician (winning rate at least 0.5)."
+    ),
+    "rho": (
+        "Alt-test: the average advantage probability, how often the judge aligns with the "
+        "other physicians at least as well as the physician it replaces."
     ),
     "winning rate": (
         "Alt-test: the share of physicians whose place the judge can take (their test rejected)."

@@ -40,18 +40,19 @@ BEHAVIOUR_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
 
 JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
     "kappa": ("kappa", "kappa 95% CI"),
-    "verdict": ("verdict", "vs physicians", "vs physicians 95% CI"),  # beside kappa (issue 27)
+    "verdict": ("verdict", "vs physicians", "vs physicians 95% CI", "decided on"),
     "PA": ("PA", "PA 95% CI"),
     "PABAK": ("PABAK", "PABAK 95% CI"),
     "abstention": ("abstention (%)",),
     "coverage": ("coverage",),
     "n": ("n",),
-    "extension verdict": (
-        "extension verdict",
+    "core and extension": (
+        "vs physicians (core)",
+        "vs physicians (core) 95% CI",
         "vs physicians (extension)",
         "vs physicians (extension) 95% CI",
     ),
-    "alt-test": ("alt-test", "winning rate"),
+    "alt-test": ("alt-test", "rho", "winning rate"),
     "when rated": ("kappa when rated", "PA when rated", "PABAK when rated"),
     "compare": ("compare",),
     "self-bias": ("self-bias (pp)", "self-bias (pp) 95% CI", "self-bias flag"),
@@ -73,7 +74,7 @@ MODEL_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
 DEFAULT_GROUPS: Final = (
     "kappa",
     "verdict",
-    "extension verdict",
+    "core and extension",
     "alt-test",
     "compare",
     "PA",
@@ -173,14 +174,19 @@ def judges_table(
                 "coverage": number(r["coverage"]),
                 "n": count(r["n"]),
                 "verdict": _text(r["verdict"]),
-                "vs physicians": number(r["d_physicians"]),
-                "vs physicians 95% CI": ci_text(r["d_physicians_low"], r["d_physicians_high"]),
-                "extension verdict": _text(r["verdict_extension"]),
+                "vs physicians": number(r["d"]),
+                "vs physicians 95% CI": ci_text(r["d_low"], r["d_high"]),
+                "decided on": _text(r["decided_on"]),
+                "vs physicians (core)": number(r["d_physicians"]),
+                "vs physicians (core) 95% CI": ci_text(
+                    r["d_physicians_low"], r["d_physicians_high"]
+                ),
                 "vs physicians (extension)": number(r["d_extension"]),
                 "vs physicians (extension) 95% CI": ci_text(
                     r["d_extension_low"], r["d_extension_high"]
                 ),
                 "alt-test": alt_text(r["alt_test_passed"]),
+                "rho": number(r["alt_test_rho"]),
                 "winning rate": number(r["alt_test_winning_rate"]),
                 "kappa when rated": number(r["kappa_rated"]),
                 "PA when rated": number(r["pa_rated"]),
@@ -328,6 +334,9 @@ FLAG_WORDS: Final[Mapping[str, str]] = {
     "physician_reference": "physician reference",
     "above_physician_ceiling": "above the physicians (check for leakage)",
     "partial_coverage": "partial coverage",
+    "core_above_extension": (
+        "core agreement above what its extension supports (not ranked; verdict from the extension)"
+    ),
     "no_core": "no core items",
     "duplicate_of_reference": "copy of a reference row",
     "near_duplicate_of_reference": "near copy of a reference row",
@@ -413,11 +422,15 @@ def headline(record: ScoreRecord) -> str:
     if record.kind == "judge":
         core = record.core
         low, high = pair(core.kappa_ci if core else None)
-        ext = record.extension_difference
+        head = record.headline
         alt = record.alt_test
-        extra = f"; extension: {ext.verdict or 'n/a'}" if ext and ext.json_keys else ""
+        extra = ""
+        if head and head.json_keys:
+            extra = f" (kappa d {number(head.kappa):+.3f}, decided on {head.decided_on})"
+            if head.flags:
+                extra += f"; flag: {', '.join(head.flags)}"
         if alt and alt.json_keys:
-            extra += f"; alt-test: {alt_text(alt.passed)}"
+            extra += f"; alt-test (evidence, not a verdict): {alt_text(alt.passed)}"
         return (
             f"{name}: core kappa {number(core.kappa if core else None):.3f} "
             f"(95% CI {ci_text(low, high) or 'n/a'}), verdict: {record.verdict or 'n/a'}"

@@ -81,9 +81,15 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
         alt = vs["alt_test"]
         lines.append(
             "the judge in each physician's place (abstentions as disagreements): "
-            f"verdict vs physicians {vs['verdict'] or 'n/a'} (margin {vs['margins']['kappa']:g} "
-            f"on kappa); alt-test winning rate {_f(alt['winning_rate'], False)}, "
-            f"{'passed' if alt['passed'] else 'failed'}"
+            f"verdict vs physicians {vs['verdict'] or 'n/a'} (kappa d "
+            f"{_f(vs['headline']['kappa'], True)}, margin {vs['headline']['margin']:g}, decided "
+            f"on {vs['headline']['decided_on']}, the same as score and the leaderboard); "
+            + (
+                "no alt-test (no core labels)"
+                if alt is None
+                else f"alt-test (evidence, not a verdict) winning rate "
+                f"{_f(alt['winning_rate'], False)}, {'passed' if alt['passed'] else 'failed'}"
+            )
         )
     lines.append("")
     lines.append("per slot (kappa A - B):")

@@ -65,17 +65,19 @@ def _alt(row: Any) -> str:
 def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str) -> str:
     lines = [f"## Judges ({view} view, ranked on {metric})", ""]
     lines.append(
-        f"| rank | judge | source | status | {metric} [95% CI] | vs physicians | verdict |"
-        f" {metric} when rated | abstention | extension verdict | alt-test |"
+        f"| rank | judge | source | status | {metric} [95% CI] | verdict | kappa d vs "
+        f"physicians [95% CI] | decided on | core d | extension d | {metric} when rated | "
+        "abstention | alt-test |"
     )
-    lines.append("|---|---|---|---|---:|---:|---|---:|---:|---|---|")
+    lines.append("|---|---|---|---|---:|---|---:|---|---:|---:|---:|---:|---|")
     for _, r in judges.iterrows():
         lines.append(
             f"| {_rank(r)} | {r['name']} | {r['source']} | {r['status']} | "
             f"{_ci(r, metric, f'{metric}_low', f'{metric}_high')} | "
-            f"{_ci(r, 'd_physicians', 'd_physicians_low', 'd_physicians_high')} | "
-            f"{_cell(r['verdict'])} | {_cell(r[f'{metric}_rated'])} | "
-            f"{_cell(r['abstention'])} | {_cell(r['verdict_extension'])} | {_alt(r)} |"
+            f"{_cell(r['verdict'])} | {_ci(r, 'd', 'd_low', 'd_high')} | "
+            f"{_cell(r['decided_on'])} | {_cell(r['d_physicians'])} | "
+            f"{_cell(r['d_extension'])} | {_cell(r[f'{metric}_rated'])} | "
+            f"{_cell(r['abstention'])} | {_alt(r)} |"
         )
     lines += ["", f"## Models ({view} view, anchored accuracy)", ""]
     lines.append("| rank | model | source | status | accuracy [95% CI] | bounds |")

@@ -249,7 +249,7 @@ def loo_references(physician_labels: npt.ArrayLike) -> npt.NDArray[np.int64]:
     )
 
 
-def _physician_mean(x: FloatArray) -> FloatArray:
+def physician_mean(x: FloatArray) -> FloatArray:
     """Mean over the physician axis (axis 0) ignoring NaN, without warnings."""
     return mean_defined(np.moveaxis(x, 0, -1))
 
@@ -300,44 +300,64 @@ def per_rater(
     ]
 
 
-def _in_place(
+@dataclass(frozen=True, eq=False)
+class PerRater:
+    """Labeller ``p`` against reference ``p`` for every ``p``, macro over slots: the mean over
+    ``p`` (:attr:`agreement`), each ``p``'s macro point values (:attr:`points`, ``{"kappa":
+    (P,), "pa": (P,)}``) and replicates (:attr:`replicates`, ``{"kappa": (P, R), "pa": (P,
+    R)}``, ``None`` without weights): what a like-for-like difference and its inference over
+    physicians are computed from (:mod:`medqade.measures.in_place`)."""
+
+    agreement: Agreement
+    points: Mapping[str, FloatArray]
+    replicates: Mapping[str, FloatArray] | None
+
+
+def in_place_agreement(
     labels: npt.NDArray[np.int64],
     refs: npt.NDArray[np.int64],
     slot_names: tuple[str, ...],
     weights: AnyWeights | None,
-) -> tuple[Agreement, dict[str, FloatArray]]:
-    """Labeller ``p`` (``labels[p]``) against reference ``p`` (``refs[p]``), for every ``p``:
-    per ``p`` the slot values are averaged (macro), then the ``p`` are averaged; per slot the
-    mean over ``p``. Replicates follow the same two means on every resample. Also returns the
-    macro point values per ``p`` (``{"kappa": (P,), "pa": (P,)}``)."""
+) -> PerRater:
+    """Labeller ``p`` (``labels[p]``) against reference ``p`` (``refs[p]``), for every ``p``
+    (both (P, items, slots) substantive codes): per ``p`` the slot values are averaged (macro),
+    then the ``p`` are averaged; per slot the mean over ``p``. Replicates follow the same two
+    means on every resample."""
     pa, kappa, n, reps = _rater_counts(labels, refs, weights)
     slots = {
         name: SlotAgreement(
             kappa=Estimate.from_replicates(
-                float(_physician_mean(kappa[:, s])),
-                None if reps is None else _physician_mean(reps[1][:, :, s]),
+                float(physician_mean(kappa[:, s])),
+                None if reps is None else physician_mean(reps[1][:, :, s]),
             ),
             pa=Estimate.from_replicates(
-                float(_physician_mean(pa[:, s])),
-                None if reps is None else _physician_mean(reps[0][:, :, s]),
+                float(physician_mean(pa[:, s])),
+                None if reps is None else physician_mean(reps[0][:, :, s]),
             ),
             n=int(n[:, s].sum()),
         )
         for s, name in enumerate(slot_names)
     }
+    macro = {"kappa": slot_mean(kappa, kappa), "pa": slot_mean(pa, pa)}
+    macro_reps = None
+    if reps is not None:
+        macro_reps = {
+            "kappa": slot_mean(reps[1], kappa[:, None, :]),
+            "pa": slot_mean(reps[0], pa[:, None, :]),
+        }
     agr = Agreement(
         kappa=Estimate.from_replicates(
-            float(_physician_mean(slot_mean(kappa, kappa))),
-            None if reps is None else _physician_mean(slot_mean(reps[1], kappa[:, None, :])),
+            float(physician_mean(macro["kappa"])),
+            None if macro_reps is None else physician_mean(macro_reps["kappa"]),
         ),
         pa=Estimate.from_replicates(
-            float(_physician_mean(slot_mean(pa, pa))),
-            None if reps is None else _physician_mean(slot_mean(reps[0], pa[:, None, :])),
+            float(physician_mean(macro["pa"])),
+            None if macro_reps is None else physician_mean(macro_reps["pa"]),
         ),
         n=int(n.sum()),
         slots=slots,
     )
-    return agr, {"kappa": slot_mean(kappa, kappa), "pa": slot_mean(pa, pa)}
+    return PerRater(agr, macro, macro_reps)
 
 
 def leave_one_out(
@@ -354,135 +374,7 @@ def leave_one_out(
     """
     labels = substantive(physician_labels)
     refs = loo_references(labels)
-    return _in_place(labels, refs, slot_names, weights)[0]
-
-
-@dataclass(frozen=True, eq=False)
-class InPlace:
-    """A labeller put in each physician's place against the same reference.
-
-    ``judge`` is the mean over physicians ``r`` of agree(judge, reference of ``r``),
-    ``physicians`` the mean of agree(``r``, reference of ``r``), both with replicates on the
-    same resamples; ``terms`` the point values of the per-``r`` differences (P,) per metric
-    (``kappa``, ``pa``, ``pabak``). The like-for-like difference is ``judge - physicians``.
-    """
-
-    judge: Agreement
-    physicians: Agreement
-    terms: Mapping[str, FloatArray]
-
-    def difference(self, metric: str) -> Estimate:
-        """``judge - physicians`` on ``metric`` with the paired replicate interval."""
-        a, b = self.judge.metric(metric), self.physicians.metric(metric)
-        reps = None
-        if a.replicates is not None and b.replicates is not None:
-            reps = a.replicates - b.replicates
-        return Estimate.from_replicates(a.value - b.value, reps)
-
-    def panel_error(self, metric: str) -> float:
-        """SD over the terms / sqrt(their number): how much the difference would move with
-        another panel of the same size (the intervals treat the panel as fixed)."""
-        t = self.terms[metric]
-        t = t[~np.isnan(t)]
-        return float(np.std(t, ddof=1) / np.sqrt(t.size)) if t.size > 1 else float("nan")
-
-
-def _terms(judge: Mapping[str, FloatArray], phys: Mapping[str, FloatArray]) -> dict[str, Any]:
-    d_pa = judge["pa"] - phys["pa"]
-    return {"kappa": judge["kappa"] - phys["kappa"], "pa": d_pa, "pabak": 2 * d_pa}
-
-
-def physicians_in_place(
-    physician_labels: npt.ArrayLike,
-    slot_names: tuple[str, ...],
-    weights: AnyWeights | None = None,
-) -> tuple[Agreement, dict[str, FloatArray]]:
-    """The physicians' side of :func:`judge_in_place` (it depends on the panel only): each
-    physician against the majority of the others on the answers the physician rated (the
-    paper's leave-one-out reference, :func:`leave_one_out`), and its per-physician macro
-    point values (``{"kappa": (P,), "pa": (P,)}``)."""
-    phys = substantive(physician_labels)
-    refs = loo_references(phys)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return _in_place(phys, refs, slot_names, weights)
-
-
-def judge_in_place(
-    labels: npt.ArrayLike,
-    physician_labels: npt.ArrayLike,
-    slot_names: tuple[str, ...],
-    weights: AnyWeights | None = None,
-    physicians: tuple[Agreement, Mapping[str, FloatArray]] | None = None,
-    abstain_disagrees: bool = True,
-) -> InPlace:
-    """The judge in each physician's place (like for like, at the physician's coverage).
-
-    ``labels`` (items, slots), ``physician_labels`` (physicians, items, slots), all raters on
-    all items (the core). For every physician ``r`` both the judge and ``r`` are scored
-    against the majority of the other physicians ``C^(-r)`` on the same answers: those ``r``
-    rated and ``C^(-r)`` resolves (:func:`matched`); ``d`` = mean over ``r`` of
-    [agree(judge, C^(-r)) - agree(r, C^(-r))]. On those answers a judge's abstention or
-    missing label counts as a disagreement (:func:`penalised`), so abstaining never raises
-    ``d``. ``physicians``: the result of :func:`physicians_in_place` for the same arguments,
-    when already computed. Without ``abstain_disagrees`` the judge's abstentions are dropped
-    pairwise too (agreement when rated, a secondary number).
-    """
-    phys = substantive(physician_labels)
-    refs = loo_references(phys)
-    if physicians is None:
-        physicians = physicians_in_place(phys, slot_names, weights)
-    same = np.stack([matched(refs[p], phys[p]) for p in range(phys.shape[0])])
-    if abstain_disagrees:
-        mine = np.stack([penalised(labels, same[p]) for p in range(phys.shape[0])])
-    else:
-        mine = np.broadcast_to(substantive(labels), phys.shape)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        judge, j_terms = _in_place(mine, same, slot_names, weights)
-    return InPlace(judge, physicians[0], _terms(j_terms, physicians[1]))
-
-
-def pair_in_place(
-    labels: npt.ArrayLike,
-    first: npt.ArrayLike,
-    second: npt.ArrayLike,
-    slot_names: tuple[str, ...],
-    weights: AnyWeights | None = None,
-) -> InPlace:
-    """Like for like with two raters per item (the extension's primary physicians).
-
-    ``first`` and ``second`` (items, slots) are the two primary physicians of each item (who
-    they are may change from item to item). The judge takes each one's place in turn against
-    the other: ``d`` = mean over the two roles of [agree(judge, other) - agree(rater, other)]
-    on the answers both rated (:func:`matched`), the judge's abstentions there counted as
-    disagreements; the two roles are the ``terms``.
-    """
-    a, b = substantive(first), substantive(second)
-    refs = np.stack([matched(b, a), matched(a, b)])
-    own = np.stack([a, b])
-    mine = np.stack([penalised(labels, refs[0]), penalised(labels, refs[1])])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        physicians, p_terms = _in_place(own, refs, slot_names, weights)
-        judge, j_terms = _in_place(mine, refs, slot_names, weights)
-    return InPlace(judge, physicians, _terms(j_terms, p_terms))
-
-
-def primary_pair(
-    physician_labels: npt.ArrayLike, adjudicator: int
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-    """The two primary physicians' labels of each item (items, slots) each, and the items that
-    have exactly two (the adjudicator's votes are left out; physicians in roster order)."""
-    labels = np.asarray(physician_labels, dtype=np.int64)
-    primary = np.delete(labels, adjudicator, axis=0)
-    rated = (primary != stats.MISSING).any(axis=2)  # (physicians, items)
-    two = rated.sum(axis=0) == 2
-    order = np.argsort(~rated, axis=0, kind="stable")[:2]  # the first two raters of each item
-    items = np.arange(labels.shape[1])
-    first = primary[order[0], items]
-    second = primary[order[1], items]
-    return first, second, two
+    return in_place_agreement(labels, refs, slot_names, weights).agreement
 
 
 # --- several item groups at once ------------------------------------------------------------
@@ -589,13 +481,13 @@ def grouped_leave_one_out(
         n = sum(int(pt[2][g].sum()) for pt, _ in per)
         rpa = rkappa = None
         if weights is not None:
-            rpa = _physician_mean(np.stack([slot_mean(r[0][:, g], pt[0][g]) for pt, r in per if r]))
-            rkappa = _physician_mean(
+            rpa = physician_mean(np.stack([slot_mean(r[0][:, g], pt[0][g]) for pt, r in per if r]))
+            rkappa = physician_mean(
                 np.stack([slot_mean(r[1][:, g], pt[1][g]) for pt, r in per if r])
             )
         out[name] = Agreement(
-            kappa=Estimate.from_replicates(float(_physician_mean(kappa)), rkappa),
-            pa=Estimate.from_replicates(float(_physician_mean(pa)), rpa),
+            kappa=Estimate.from_replicates(float(physician_mean(kappa)), rkappa),
+            pa=Estimate.from_replicates(float(physician_mean(pa)), rpa),
             n=n,
             slots={},
             n_items=int(present[name].sum()),

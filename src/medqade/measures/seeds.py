@@ -38,6 +38,9 @@ STREAM_OUTLIER: Final = 18
 """Resamples of the core questions for the outlier rule's far tails (many more than the CIs)."""
 STREAM_POSITION: Final = 19
 """Permutations of the presentation positions within questions (the position-effect test)."""
+STREAM_PHYSICIANS: Final = 20
+"""Resamples of the physician panel (the two-way bootstrap behind every verdict,
+:mod:`medqade.measures.in_place`), paired with the question resamples by index."""
 
 
 def check_seed(seed: int) -> int:
@@ -62,3 +65,10 @@ def question_weights(
 ) -> Weights:
     """Count weights (R, items) of ``stream``: the same arguments give the same weights."""
     return weights_from(generator(seed, stream), n_items, n_resamples)
+
+
+def physician_weights(n_physicians: int, n_resamples: int, seed: int = BOOTSTRAP_SEED) -> Weights:
+    """Count weights (R, physicians) of the physician panel, stream :data:`STREAM_PHYSICIANS`:
+    resample ``b`` draws ``n_physicians`` physicians with replacement. Every judge and both
+    designs use the same weights, so verdicts and their comparisons stay paired."""
+    return weights_from(generator(seed, STREAM_PHYSICIANS), n_physicians, n_resamples)

@@ -1,26 +1,37 @@
-"""The verdict against the physicians, computed once for every user (scorer and paper tables).
+"""One verdict per judge against the physicians, decided by one stated rule.
 
-A :class:`Verdict` holds a like-for-like comparison (:class:`~medqade.measures.agreement.
-InPlace`: the judge in each physician's place), the margin declared on the primary metric and
-the margins derived for the others (:func:`medqade.measures.paired.margins`, at the
-physicians' chance agreement), the differences judge minus physicians with their paired
-intervals, and the verdict word of every metric (:data:`medqade.measures.paired.VERDICTS`).
+Computed once here for every user (``medqade score``, ``leaderboard``, ``compare``, the Space,
+``reproduce`` S6, the Hub entry), so every surface shows the same word.
 
-* :func:`core_verdict`: the core, the judge in each of the ten physicians' places against the
-  majority of the other nine (:func:`~medqade.measures.agreement.judge_in_place`), each
-  physician's term on the answers that physician rated, the judge's abstentions and missing
-  labels there counted as disagreements;
-* :func:`extension_verdict`: the extension, the judge in each primary physician's place
-  against the other primary physician of the item (:func:`~medqade.measures.agreement.
-  pair_in_place`), the all-items resamples restricted to the extension items.
+**Two designs, each like for like** (:mod:`medqade.measures.in_place`), each a :class:`Design`
+with the two-way interval (questions and physicians) of ``d`` = judge minus physicians:
 
-``medqade score`` (the record's ``physician_difference`` and ``extension_difference``) and
-``medqade reproduce`` (the verdict table) both read these, so their numbers are the same.
+* core: the judge in each of the ten physicians' places against the majority of the other
+  nine (:func:`core_design`);
+* extension: the judge in each primary physician's place against the other primary physician
+  of the items that physician rated (:func:`extension_design`).
+
+**The headline** (:func:`headline`, :class:`Headline`), one word from
+:data:`medqade.measures.paired.VERDICTS`, always decided on **kappa** (PA and PABAK switch a
+board's ranking, never the verdict):
+
+1. judge labels on both designs: ``d`` = the mean of the core's and the extension's ``d``
+   (equal weights), its replicates the mean of theirs (same question and physician resamples);
+2. unless the judge's core ``d`` exceeds its extension ``d`` significantly (the 95% two-way
+   interval of ``d_core - d_ext`` lies above 0; the physicians' own core-vs-extension
+   difference is subtracted inside each ``d``): then the flag :data:`CORE_ABOVE_EXTENSION` is
+   raised, the judge is not ranked, and ``d`` is the extension's alone, so public core ids
+   cannot buy a verdict the extension does not support;
+3. labels on only one design: that design's ``d``.
+
+The word then follows the interval of that ``d`` and the margin
+(:func:`medqade.measures.paired.verdict_of_bounds`). The per-design differences and the
+alt-test are evidence under the headline, never verdicts of their own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -31,121 +42,291 @@ from medqade import vocab
 from medqade.measures import agreement as measured
 from medqade.measures import paired
 from medqade.measures.estimate import Estimate, FloatArray
+from medqade.measures.in_place import (
+    InPlace,
+    PanelWeights,
+    judge_in_place,
+    primaries_in_place,
+    primary_roles,
+)
 
 CORE_METHOD: Final = "like-for-like: the judge in each physician's place"
 EXTENSION_METHOD: Final = "like-for-like: the judge in each primary physician's place, extension"
 ABSTENTION_RULE: Final = "judge: counts as disagreement on the answers the physician rated"
+INFERENCE: Final = (
+    "two-way bootstrap over questions and physicians (same resamples for every judge)"
+)
+GIVEN_PANEL: Final = "questions resampled, these physicians fixed (secondary)"
+VERDICT_METRIC: Final = "kappa"
+"""The metric every verdict is decided on, whatever metric ranks a board."""
+
+POOLED: Final = "pooled"
+CORE: Final = "core"
+EXTENSION: Final = "extension"
+DECIDED_ON: Final = (POOLED, CORE, EXTENSION)
+CORE_ABOVE_EXTENSION: Final = "core_above_extension"
+"""Flag: the judge's core ``d`` exceeds its extension ``d`` beyond the resampling error."""
+RULE: Final = (
+    "kappa d = mean of the core and extension like-for-like differences; the extension alone "
+    "when the core's d is significantly above the extension's (flag core_above_extension); "
+    "one design's d when the judge labelled only that one"
+)
 
 
 @dataclass(frozen=True, eq=False)
-class Verdict:
-    """A like-for-like difference judge minus physicians with its margins and verdicts."""
+class Design:
+    """One design's like-for-like difference judge minus physicians: per metric with the
+    two-way interval, kappa also given this panel (questions only)."""
 
-    place: measured.InPlace
-    primary: str
-    margin: float
-    margins: Mapping[str, float]
-    differences: Mapping[str, Estimate]
-    verdicts: Mapping[str, str | None]
+    place: InPlace
+    differences: dict[str, Estimate]
+    given_panel: Estimate
     method: str = CORE_METHOD
     n_items: int | None = None
 
     @property
-    def verdict(self) -> str | None:
-        """The headline verdict: that of the primary metric."""
-        return self.verdicts[self.primary]
+    def kappa(self) -> Estimate:
+        return self.differences[VERDICT_METRIC]
 
     def panel_error(self, metric: str) -> float:
         return self.place.panel_error(metric)
 
     def to_dict(self) -> dict[str, Any]:
-        """The record's block (``physician_difference``; ``extension_difference`` adds
-        ``n_items``, ``verdict`` and ``verdicts``)."""
+        """The record's ``physician_difference`` / ``extension_difference`` block."""
         block: dict[str, Any] = {
             "method": self.method,
-            "primary": self.primary,
-            "margin": self.margin,
-            "margins": dict(self.margins),
+            "primary": VERDICT_METRIC,
+            "inference": INFERENCE,
             "abstention": ABSTENTION_RULE,
         }
         for m, d in self.differences.items():
             block |= d.to_dict(m)
+        block["given_panel"] = {"method": GIVEN_PANEL, **self.given_panel.to_dict("kappa")}
         block["judge_in_place"] = {m: self.place.judge.metric(m).value for m in measured.METRICS}
         block["physicians"] = {m: self.place.physicians.metric(m).value for m in measured.METRICS}
         block["panel_error"] = {m: self.place.panel_error(m) for m in measured.METRICS}
+        block["n_physicians"] = self.place.n_physicians
         if self.n_items is not None:
             block["n_items"] = self.n_items
-            block["verdict"] = self.verdict
-            block["verdicts"] = dict(self.verdicts)
         return block
 
 
-def against_physicians(
-    place: measured.InPlace,
-    margin: float = paired.DEFAULT_MARGIN,
-    primary: str = paired.PRIMARY,
+def design(
+    place: InPlace,
+    panel: PanelWeights | None,
     method: str = CORE_METHOD,
     n_items: int | None = None,
-) -> Verdict:
-    """The :class:`Verdict` of a like-for-like comparison: margins declared on ``primary``
-    (the others derived at the physicians' PA and kappa) and every metric's verdict."""
-    ref = place.physicians
-    found = paired.margins(margin, ref.pa.value, ref.kappa.value, primary)
-    diffs = {m: place.difference(m) for m in measured.METRICS}
-    verdicts = {
-        m: paired.derived_verdict(d.low, d.high, found[m]) if d.defined else None
-        for m, d in diffs.items()
-    }
-    return Verdict(place, primary, margin, found, diffs, verdicts, method, n_items)
+) -> Design:
+    """A :class:`Design` of ``place`` with physician weights ``panel`` (R, P) (``None``: no
+    resamples, or the question-only interval when the caller has no panel to resample)."""
+    diffs = {m: place.difference(m, panel) for m in measured.METRICS}
+    return Design(place, diffs, place.difference(VERDICT_METRIC), method, n_items)
 
 
-def core_verdict(
+def core_design(
     labels: npt.ArrayLike,
     physician_labels: npt.ArrayLike,
     slot_names: tuple[str, ...],
     weights: measured.AnyWeights | None = None,
-    margin: float = paired.DEFAULT_MARGIN,
-    primary: str = paired.PRIMARY,
-    physicians: tuple[measured.Agreement, Mapping[str, FloatArray]] | None = None,
-) -> Verdict:
-    """The core verdict of ``labels`` (core items, slots; abstentions and missing labels as
-    they are) against ``physician_labels`` (physicians, core items, slots), with the core
-    question weights; ``physicians`` the panel's side when already computed
-    (:func:`~medqade.measures.agreement.physicians_in_place`)."""
-    place = measured.judge_in_place(
-        labels, physician_labels, slot_names, weights, physicians=physicians
-    )
-    return against_physicians(place, margin, primary)
+    panel: PanelWeights | None = None,
+    physicians: measured.PerRater | None = None,
+) -> Design:
+    """The core design of ``labels`` (core items, slots) against ``physician_labels``
+    (physicians, core items, slots), core question weights ``weights`` (R, items) and
+    physician weights ``panel`` (R, physicians)."""
+    place = judge_in_place(labels, physician_labels, slot_names, weights, physicians=physicians)
+    return design(place, panel, CORE_METHOD, int(np.asarray(labels).shape[0]))
 
 
-def extension_pair(
+@dataclass(frozen=True)
+class ExtensionPairs:
+    """The extension's two-rater design: every primary physician's labels (P, items, slots),
+    the first and second rater of each item (indices into P), the extension items with exactly
+    two primary physicians, and the adjudicator's roster index (left out of P)."""
+
+    primary: npt.NDArray[np.int64]
+    first: npt.NDArray[np.int64]
+    second: npt.NDArray[np.int64]
+    items: npt.NDArray[np.bool_]
+    adjudicator: int
+
+
+def extension_pairs(
     physician_labels: npt.ArrayLike, adjudicator: int, is_core: npt.ArrayLike
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-    """The two primary physicians' labels of every item (items, slots) each and the extension
-    items that have exactly two (:func:`~medqade.measures.agreement.primary_pair`)."""
-    first, second, two = measured.primary_pair(physician_labels, adjudicator)
-    return first, second, two & ~np.asarray(is_core, dtype=bool)
+) -> ExtensionPairs:
+    """The :class:`ExtensionPairs` of a release's physician labels (physicians, items, slots)."""
+    labels = np.asarray(physician_labels, dtype=np.int64)
+    first, second, two = primary_roles(labels, adjudicator)
+    items = two & ~np.asarray(is_core, dtype=bool)
+    return ExtensionPairs(np.delete(labels, adjudicator, axis=0), first, second, items, adjudicator)
 
 
-def extension_verdict(
+def extension_design(
     labels: npt.ArrayLike,
     present: npt.ArrayLike,
-    pair: tuple[npt.ArrayLike, npt.ArrayLike, npt.NDArray[np.bool_]],
+    pairs: ExtensionPairs,
     slot_names: tuple[str, ...],
     weights: measured.AnyWeights | None = None,
-    margin: float = paired.DEFAULT_MARGIN,
-    primary: str = paired.PRIMARY,
-) -> Verdict | None:
-    """The extension verdict of ``labels`` (all items, slots) with rows ``present`` (all
-    items, slots; a slot without a row is a missing label), ``pair`` from
-    :func:`extension_pair`, ``weights`` the all-items resamples (R, all items), restricted to
-    the extension items here (paired by item). ``None`` when the judge covers none of them."""
-    first, second, items = pair
+    panel: PanelWeights | None = None,
+) -> Design | None:
+    """The extension design of ``labels`` (all items, slots) with rows ``present`` (a slot
+    without a row is a missing label: a disagreement), ``weights`` the all-items resamples
+    restricted here to the extension items, ``panel`` the physician weights (R, all
+    physicians; the adjudicator's column is left out). ``None`` when the judge covers none."""
+    items = pairs.items
     rows = np.asarray(present, dtype=bool)
     if not rows[items].any():
         return None
     lab = np.where(rows, np.asarray(labels), vocab.MISSING_CODE)[items]
-    w = None if weights is None else weights[:, items]
-    a, b = np.asarray(first)[items], np.asarray(second)[items]
-    place = measured.pair_in_place(lab, a, b, slot_names, w)
-    return against_physicians(place, margin, primary, EXTENSION_METHOD, int(items.sum()))
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)[:, items]
+    v = None
+    if panel is not None:
+        v = np.delete(np.asarray(panel, dtype=np.float64), pairs.adjudicator, axis=1)
+    place = primaries_in_place(
+        lab,
+        pairs.primary[:, items],
+        (pairs.first[items], pairs.second[items]),
+        slot_names,
+        w,
+    )
+    return design(place, v, EXTENSION_METHOD, int(items.sum()))
+
+
+@dataclass(frozen=True, eq=False)
+class Headline:
+    """The one verdict of a judge (module docstring): the ``d`` it is decided on, the designs
+    behind it, the consistency check and its flag."""
+
+    core: Design | None
+    extension: Design | None
+    margin: float
+    difference: Estimate | None
+    decided_on: str | None
+    consistency: Estimate | None = None
+    flags: tuple[str, ...] = ()
+
+    @property
+    def verdict(self) -> str | None:
+        return self.at(self.margin)
+
+    def at(self, margin: float) -> str | None:
+        """The verdict word at another margin (a board's), from the same interval."""
+        if self.difference is None:
+            paired.check_margin(margin)
+            return None
+        return paired.verdict(self.difference, margin)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record's ``headline`` block (the word itself is the record's ``verdict``)."""
+        d = self.difference or Estimate(math.nan, math.nan, math.nan)
+        c = self.consistency
+        return {
+            "rule": RULE,
+            "metric": VERDICT_METRIC,
+            "margin": self.margin,
+            "decided_on": self.decided_on,
+            **d.to_dict("kappa"),
+            "consistency": None
+            if c is None
+            else {"method": "core d minus extension d, two-way", **c.to_dict("kappa")},
+            "flags": list(self.flags),
+        }
+
+
+def _mean(a: Estimate, b: Estimate, weight: float = 0.5) -> Estimate:
+    reps = None
+    if a.replicates is not None and b.replicates is not None:
+        reps = weight * a.replicates + (1.0 - weight) * b.replicates
+    return Estimate.from_replicates(weight * a.value + (1.0 - weight) * b.value, reps)
+
+
+def _minus(a: Estimate, b: Estimate) -> Estimate:
+    reps: FloatArray | None = None
+    if a.replicates is not None and b.replicates is not None:
+        reps = a.replicates - b.replicates
+    return Estimate.from_replicates(a.value - b.value, reps)
+
+
+def headline(
+    core: Design | None, extension: Design | None, margin: float = paired.DEFAULT_MARGIN
+) -> Headline:
+    """The one verdict of a judge from its designs (module docstring)."""
+    margin = paired.check_margin(margin)
+    if core is None and extension is None:
+        return Headline(None, None, margin, None, None)
+    if core is None or extension is None:
+        only = core if core is not None else extension
+        assert only is not None
+        return Headline(core, extension, margin, only.kappa, CORE if core else EXTENSION)
+    consistency = _minus(core.kappa, extension.kappa)
+    if consistency.has_interval and consistency.low > 0:
+        return Headline(
+            core,
+            extension,
+            margin,
+            extension.kappa,
+            EXTENSION,
+            consistency,
+            (CORE_ABOVE_EXTENSION,),
+        )
+    return Headline(
+        core, extension, margin, _mean(core.kappa, extension.kappa), POOLED, consistency
+    )
+
+
+def judge_headline(
+    labels: npt.ArrayLike,
+    present: npt.ArrayLike,
+    is_core: npt.ArrayLike,
+    physician_labels: npt.ArrayLike,
+    pairs: ExtensionPairs,
+    slot_names: tuple[str, ...],
+    resamples: tuple[measured.AnyWeights | None, measured.AnyWeights | None, PanelWeights | None]
+    | None,
+    margin: float = paired.DEFAULT_MARGIN,
+    physicians: measured.PerRater | None = None,
+) -> Headline:
+    """The :class:`Headline` of a judge's ``labels`` (all items, slots) with rows ``present``
+    on a release (``is_core`` (items,), ``physician_labels`` (physicians, items, slots),
+    ``pairs`` its :func:`extension_pairs`): ``resamples`` = (core question weights, all-items
+    question weights, physician weights), ``physicians`` the core's physician side when
+    already computed. The one function behind every surface's verdict."""
+    rows = np.asarray(present, dtype=bool)
+    core = np.asarray(is_core, dtype=bool)
+    shown = np.where(rows, np.asarray(labels), vocab.MISSING_CODE)
+    w_core, w_all, panel = (None, None, None) if resamples is None else resamples
+    core_found = None
+    if rows[core].any():
+        core_found = core_design(
+            shown[core],
+            np.asarray(physician_labels)[:, core],
+            slot_names,
+            w_core,
+            panel,
+            physicians,
+        )
+    ext_found = extension_design(labels, rows, pairs, slot_names, w_all, panel)
+    return headline(core_found, ext_found, margin)
+
+
+__all__ = [
+    "ABSTENTION_RULE",
+    "CORE",
+    "CORE_ABOVE_EXTENSION",
+    "CORE_METHOD",
+    "DECIDED_ON",
+    "EXTENSION",
+    "EXTENSION_METHOD",
+    "POOLED",
+    "RULE",
+    "VERDICT_METRIC",
+    "Design",
+    "ExtensionPairs",
+    "Headline",
+    "core_design",
+    "design",
+    "extension_design",
+    "extension_pairs",
+    "headline",
+    "judge_headline",
+]

@@ -59,15 +59,19 @@ class JudgeRow(Row):
     kappa_rated: float
     pa_rated: float
     pabak_rated: float
+    d: float
+    d_low: float
+    d_high: float
+    margin: float
+    verdict: str | None
+    decided_on: str | None
     d_physicians: float
     d_physicians_low: float
     d_physicians_high: float
-    margin: float
-    verdict: str | None
     d_extension: float
     d_extension_low: float
     d_extension_high: float
-    verdict_extension: str | None
+    alt_test_rho: float
     alt_test_winning_rate: float
     alt_test_passed: bool | None
     self_bias: float = NAN

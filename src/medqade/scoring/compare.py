@@ -35,10 +35,11 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.measures import aat, paired
 from medqade.measures import agreement as measured
 from medqade.measures import breakdown as measured_breakdown
+from medqade.measures import paired
 from medqade.measures.estimate import Estimate
+from medqade.measures.in_place import InPlace, judge_in_place
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.schema import answer_id
 from medqade.scoring import context
@@ -80,6 +81,9 @@ class Side:
     name: str
     source: str
     labels: Codes | None
+    present: npt.NDArray[np.bool_] | None = None
+    """The answer slots the side has a row for (``None``: every slot, as for the paper
+    evaluators and the baselines, whose missing judgments are missing labels)."""
 
     @property
     def is_physicians(self) -> bool:
@@ -156,7 +160,7 @@ def submission_side(token: str, sub: Submission, name: str) -> Side:
     if sub.labels is None:
         raise CompareError(f"{name} holds model answers, not judge labels; compare a judge")
     labels = np.where(sub.present, sub.labels, vocab.MISSING_CODE).astype(np.int8)
-    return Side(token, name, "submission", labels)
+    return Side(token, name, "submission", labels, np.asarray(sub.present, dtype=bool))
 
 
 def resolve(
@@ -353,7 +357,7 @@ def compare(
         # a judge's abstentions count as disagreements, as in score's core/full and the
         # leaderboard; the physicians are scored on the answers each rated (the paper's LOO)
         if side.labels is None:
-            loo = context.physicians_in_place(release, resamples, seed)[0]
+            loo = context.physicians_in_place(release, resamples, seed).agreement
             by_tier = measured.grouped_leave_one_out(
                 release.physician_labels[:, items], groups, slots, w
             )
@@ -371,9 +375,9 @@ def compare(
         phys = release.physician_labels[:, items]
         lab = judge_side.labels[items]
 
-        def in_place(mask: npt.NDArray[np.bool_] | None) -> measured.InPlace:
+        def in_place(mask: npt.NDArray[np.bool_] | None) -> InPlace:
             if mask is None:
-                return measured.judge_in_place(
+                return judge_in_place(
                     lab,
                     phys,
                     slots,
@@ -381,9 +385,9 @@ def compare(
                     physicians=context.physicians_in_place(release, resamples, seed),
                 )
             sub_w = None if w is None else w[:, mask]
-            return measured.judge_in_place(lab[mask], phys[:, mask], slots, sub_w)
+            return judge_in_place(lab[mask], phys[:, mask], slots, sub_w)
 
-        def ordered(place: measured.InPlace) -> Difference:
+        def ordered(place: InPlace) -> Difference:
             if a.is_physicians:
                 return Difference.of(place.physicians, place.judge)
             return Difference.of(place.judge, place.physicians)
@@ -394,11 +398,20 @@ def compare(
             t: ordered(in_place(groups[f"tier{t}"])) if groups[f"tier{t}"].any() else None
             for t in vocab.TIERS
         }
-        block, verdicts = judge_scoring.physician_difference(place, paired.DEFAULT_MARGIN)
-        versus: dict[str, Any] | None = block | {
-            "verdict": verdicts[paired.PRIMARY],
-            "verdicts": verdicts,
-            "alt_test": aat.alt_test(lab, phys).to_dict(),
+        found = judge_scoring.against_physicians(
+            release,
+            judge_side.labels,
+            np.ones(judge_side.labels.shape, dtype=bool)
+            if judge_side.present is None
+            else judge_side.present,
+            resamples,
+            seed,
+            paired.DEFAULT_MARGIN,
+        )
+        versus: dict[str, Any] | None = (found.core or {}) | {
+            "verdict": found.verdict,
+            "headline": found.headline,
+            "alt_test": found.alt_test,
         }
     else:
         agr_a, tiers_a = scored(a)

@@ -18,7 +18,8 @@ import numpy.typing as npt
 
 from medqade import vocab
 from medqade.measures import agreement as measured
-from medqade.measures import seeds, verdicts
+from medqade.measures import in_place, seeds, verdicts
+from medqade.measures.agreement import PerRater
 from medqade.scoring.normalize import normalise
 
 if TYPE_CHECKING:
@@ -119,36 +120,47 @@ def physician_reference(release: Release, resamples: int, seed: int) -> measured
     return entry.loo[key]
 
 
-def physicians_in_place(
-    release: Release, resamples: int, seed: int
-) -> tuple[measured.Agreement, dict[str, Any]]:
+def physicians_in_place(release: Release, resamples: int, seed: int) -> PerRater:
     """The physicians' side of the like-for-like verdict on the core, with the core weights:
-    :func:`medqade.measures.agreement.physicians_in_place`."""
+    :func:`medqade.measures.in_place.physicians_in_place`."""
 
-    def compute() -> tuple[measured.Agreement, dict[str, Any]]:
+    def compute() -> PerRater:
         core = mask(release, CORE)
-        return measured.physicians_in_place(
+        return in_place.physicians_in_place(
             release.physician_labels[:, core],
             release.roster.student_ids,
             weights(release, CORE, resamples, seed),
         )
 
-    value: tuple[measured.Agreement, dict[str, Any]] = memo(
-        release, f"in-place:{resamples}:{seed}", compute
-    )
+    value: PerRater = memo(release, f"in-place:{resamples}:{seed}", compute)
     return value
 
 
-def primary_pair(release: Release) -> tuple[Any, Any, npt.NDArray[np.bool_]]:
-    """The two primary physicians' labels (items, slots) of every item and the extension
-    items that have exactly two (:func:`medqade.measures.verdicts.extension_pair`)."""
+def panel_weights(release: Release, resamples: int, seed: int) -> Weights | None:
+    """The physician weights (R, physicians) of the two-way bootstrap behind every verdict
+    (:func:`medqade.measures.seeds.physician_weights`), shared by every judge; ``None``
+    without resamples."""
+    if resamples < 1:
+        return None
 
-    def compute() -> tuple[Any, Any, npt.NDArray[np.bool_]]:
+    def compute() -> Weights:
+        n = int(release.physician_labels.shape[0])
+        return seeds.physician_weights(n, resamples, seed)
+
+    value: Weights = memo(release, f"panel-weights:{resamples}:{seed}", compute)
+    return value
+
+
+def extension_pairs(release: Release) -> verdicts.ExtensionPairs:
+    """The extension's two primary physicians of every item
+    (:func:`medqade.measures.verdicts.extension_pairs`)."""
+
+    def compute() -> verdicts.ExtensionPairs:
         roster = release.roster
         adj = roster.physicians.index(roster.adjudicator)
-        return verdicts.extension_pair(release.physician_labels, adj, mask(release, CORE))
+        return verdicts.extension_pairs(release.physician_labels, adj, mask(release, CORE))
 
-    value: tuple[Any, Any, npt.NDArray[np.bool_]] = memo(release, "primary-pair", compute)
+    value: verdicts.ExtensionPairs = memo(release, "extension-pairs", compute)
     return value
 
 
@@ -160,6 +172,8 @@ def prepare(release: Release, resamples: int = 1000, seed: int = seeds.BOOTSTRAP
     bias_weights(release, resamples, seed)
     physician_reference(release, resamples, seed)
     physicians_in_place(release, resamples, seed)
+    panel_weights(release, resamples, seed)
+    extension_pairs(release)
     for name in ("answer_keys", "votes", "evaluator_core_kappa"):
         derived(release, name)
 

@@ -49,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import consensus, vocab
-from medqade.measures import aat, paired
+from medqade.measures import aat, in_place, paired
 from medqade.measures import agreement as measured
 from medqade.measures import behaviour as measured_behaviour
 from medqade.measures import bias as measured_bias
@@ -108,41 +108,6 @@ def _macro(agr: measured.Agreement | None) -> dict[str, Any] | None:
     out = agr.to_dict()
     out.pop("slots", None)
     return out
-
-
-def physician_difference(
-    place: measured.InPlace, margin: float, primary: str = paired.PRIMARY
-) -> tuple[dict[str, Any], dict[str, str | None]]:
-    """The like-for-like differences judge minus physicians for every metric, their margins
-    (declared on ``primary``, the others derived, :func:`medqade.measures.paired.margins`)
-    and their verdicts (:func:`medqade.measures.verdicts.against_physicians`)."""
-    found = measured_verdict.against_physicians(place, margin, primary)
-    return found.to_dict(), dict(found.verdicts)
-
-
-def extension_difference(
-    release: Release,
-    labels: Codes,
-    present: npt.NDArray[np.bool_],
-    w_all: npt.NDArray[np.float64] | None,
-    margin: float,
-    primary: str = paired.PRIMARY,
-) -> dict[str, Any] | None:
-    """The like-for-like verdict on the extension: the judge in each primary physician's
-    place against the other primary physician of the item, paired by item (all-items
-    resamples restricted to the extension; :func:`medqade.measures.verdicts.
-    extension_verdict`). ``None`` when the judge covers no extension item with two primary
-    physicians."""
-    found = measured_verdict.extension_verdict(
-        labels,
-        present,
-        context.primary_pair(release),
-        release.roster.student_ids,
-        w_all,
-        margin,
-        primary,
-    )
-    return None if found is None else found.to_dict()
 
 
 def _rate(num: npt.NDArray[np.bool_], den: npt.NDArray[np.bool_]) -> float:
@@ -414,41 +379,71 @@ def _views(
     return _Views(**out)
 
 
-def _against_physicians(
+@dataclass(frozen=True)
+class Against:
+    """The judge against the physicians: the record's ``physician_difference``,
+    ``extension_difference``, ``headline`` and ``alt_test`` blocks and the verdict word."""
+
+    core: dict[str, Any] | None
+    extension: dict[str, Any] | None
+    headline: dict[str, Any]
+    alt_test: dict[str, Any] | None
+    verdict: str | None
+    flags: tuple[str, ...]
+
+
+def against_physicians(
     release: Release,
     labels: Codes,
-    shown: Codes,
-    core_agr: Any,
-    w_core: Any,
+    present: npt.NDArray[np.bool_],
     resamples: int,
     seed: int,
     margin: float,
-) -> tuple[dict[str, Any] | None, dict[str, str | None], dict[str, Any] | None]:
-    """``(physician_difference, verdicts, alt_test)`` of the judge in each physician's place
-    on the core (``None`` and no verdicts without core labels); the difference carries the
-    same comparison with the judge's abstentions dropped (``rated``)."""
-    verdicts: dict[str, str | None] = {m: None for m in _METRICS}
-    if core_agr is None:
-        return None, verdicts, None
+) -> Against:
+    """The one verdict of the judge (:func:`medqade.measures.verdicts.judge_headline`, the
+    same for every surface), its designs, the core difference with the judge's abstentions
+    dropped (``rated``, secondary) and the alt-test on the core."""
     students = release.roster.student_ids
     core = context.mask(release, context.CORE)
-    physicians = release.physician_labels[:, core]
+    has_core = bool(present[core].any())
+    w_core = context.float_weights(release, context.CORE, resamples, seed)
+    w_all = context.float_weights(release, context.ALL, resamples, seed)
+    panel = context.panel_weights(release, resamples, seed)
     their_side = context.physicians_in_place(release, resamples, seed)
-    place = measured.judge_in_place(
-        shown[core], physicians, students, w_core, physicians=their_side
-    )
-    difference, verdicts = physician_difference(place, margin)
-    when_rated = measured.judge_in_place(
-        labels[core],
-        physicians,
+    found = measured_verdict.judge_headline(
+        labels,
+        present,
+        core,
+        release.physician_labels,
+        context.extension_pairs(release),
         students,
-        w_core,
-        physicians=their_side,
-        abstain_disagrees=False,
-    ).difference(paired.PRIMARY)
-    difference["rated"] = when_rated.to_dict(paired.PRIMARY)
-    alt = aat.alt_test(shown[core], physicians).to_dict()
-    return difference, verdicts, alt
+        (w_core, w_all, panel),
+        margin,
+        their_side,
+    )
+    core_block = None if found.core is None else found.core.to_dict()
+    alt = None
+    if core_block is not None and has_core:
+        physicians = release.physician_labels[:, core]
+        shown = np.where(present, labels, vocab.MISSING_CODE).astype(np.int8)
+        when_rated = in_place.judge_in_place(
+            labels[core],
+            physicians,
+            students,
+            w_core,
+            physicians=their_side,
+            abstain_disagrees=False,
+        ).difference(paired.PRIMARY, panel)
+        core_block["rated"] = when_rated.to_dict(paired.PRIMARY)
+        alt = aat.alt_test(shown[core], physicians).to_dict()
+    return Against(
+        core=core_block,
+        extension=None if found.extension is None else found.extension.to_dict(),
+        headline=found.to_dict(),
+        alt_test=alt,
+        verdict=found.verdict,
+        flags=found.flags,
+    )
 
 
 def _breakdowns(
@@ -515,10 +510,9 @@ def judge_metrics(
     reference = context.physician_reference(release, resamples, seed)
     shown = np.where(present, labels, vocab.MISSING_CODE).astype(np.int8)
     views = _views(release, labels, present, shown, w_core, w_all, has_core, has_ext)
-    difference, verdicts, alt = _against_physicians(
-        release, labels, shown, views.core, w_core, resamples, seed, margin
-    )
-    if verdicts[paired.PRIMARY] == paired.ABOVE:
+    against = against_physicians(release, labels, present, resamples, seed, margin)
+    flags.extend(against.flags)
+    if against.verdict == paired.ABOVE:
         flags.append(ABOVE_CEILING)
     items = context.mask(release, context.ALL if has_ext else context.CORE)
     w_items = w_all if has_ext else w_core
@@ -531,17 +525,17 @@ def judge_metrics(
         view: None if agr is None else {m: agr.metric(m) for m in RANKED_METRICS}
         for view, agr in (("core", views.core), ("full", views.full))
     }
-    phys_ref = context.physicians_in_place(release, resamples, seed)[0].to_dict()
+    phys_ref = context.physicians_in_place(release, resamples, seed).agreement.to_dict()
     phys_ref["rated"] = rated_block(reference)
     return {
         "core": views.core_block,
         "full": views.full_block,
         "physician_reference": phys_ref,
-        "physician_difference": difference,
-        "verdict": verdicts[paired.PRIMARY],
-        "verdicts": verdicts,
-        "extension_difference": extension_difference(release, labels, present, w_all, margin),
-        "alt_test": alt,
+        "physician_difference": against.core,
+        "verdict": against.verdict,
+        "headline": against.headline,
+        "extension_difference": against.extension,
+        "alt_test": against.alt_test,
         "abstention": abst,
         "bias": bias(
             release,

@@ -10,13 +10,13 @@ rows). Rows that cannot be told apart share a rank. Only *verified* rows scored 
 board's resamples and seed are ranked; unverified, partial and flagged rows and the physician
 reference are shown without a rank.
 
-The **verdict** of a judge compares it with the physicians like for like on the core: the
-judge in each physician's place against the same nine-physician reference gives the paired
-difference ``d`` (abstentions count as disagreements), and the margin ``m`` (declared on kappa,
-derived for PA and PABAK by :func:`medqade.measures.paired.margins`) gives one of
-:data:`medqade.measures.paired.VERDICTS`. It is a core quantity and is shown in both views,
-beside the extension's like-for-like verdict and the alternative annotator test. Records of an
-older schema are shown as ``stale``: no rank, no verdict.
+The **verdict** of a judge is the record's one verdict (:mod:`medqade.measures.verdicts`):
+the interval of its headline kappa ``d`` (judge minus physicians, like for like, core and
+extension pooled, over questions and physicians) read at the board's margin on kappa, one of
+:data:`medqade.measures.paired.VERDICTS`, the same in both views and for every ranking metric.
+The per-design differences and the alternative annotator test are shown as evidence. A judge
+flagged ``core_above_extension`` is not ranked. Records of an older schema are shown as
+``stale``: no rank, no verdict.
 
 Judges (``view="core"``: the ``core`` block; ``"full"``: the ``full`` block, rows without one
 are left out, except the physician reference, which exists only on the core and is kept with
@@ -39,14 +39,18 @@ coverage    share of the view's answer slots the judge has a row for
 abstention  share of the view's answer slots the judge abstained on
 kappa_rated, pa_rated, pabak_rated
             the paper's agreement when rated (abstentions dropped pairwise), secondary
+d, d_low, d_high
+            the kappa difference judge minus physicians the one verdict is decided on
+            (:mod:`medqade.measures.verdicts`), interval over questions and physicians
+margin      the board's margin on kappa
+verdict     from that d and margin: the same word whatever metric ranks the board
+decided_on  ``pooled`` (core and extension), ``core`` or ``extension``
 d_physicians, d_physicians_low, d_physicians_high
-            like-for-like difference judge minus physicians on the core, on the view's metric
-margin      the margin on the view's metric (derived from the board's kappa margin)
-verdict     from that difference and margin
-d_extension, d_extension_low, d_extension_high, verdict_extension
-            the same on the extension (the judge in each primary physician's place)
-alt_test_winning_rate, alt_test_passed
-            the alternative annotator test on the core (epsilon 0.2, pass at 0.5)
+            evidence: the core's like-for-like kappa difference (each physician's place)
+d_extension, d_extension_low, d_extension_high
+            evidence: the same on the extension (each primary physician's place)
+alt_test_rho, alt_test_winning_rate, alt_test_passed
+            the alternative annotator test on the core (evidence, not a verdict)
 self_bias, self_bias_low, self_bias_high, self_bias_significant
             the judge's self bias (own student model) and whether its CI excludes 0
 caution_slope, caution_vs_physicians (_low, _high), self_kappa (_low, _high),
@@ -82,6 +86,7 @@ from typing import Any, Final
 import pandas as pd
 
 from medqade.measures import paired, ranking
+from medqade.measures.verdicts import CORE_ABOVE_EXTENSION, VERDICT_METRIC
 from medqade.scoring import replicates
 from medqade.scoring.behaviour_columns import behaviour_columns
 from medqade.scoring.board_rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
@@ -152,6 +157,8 @@ def status(rec: ScoreRecord) -> str:
         return "reference"
     if rec.has_flag("above_physician_ceiling"):
         return "above_physician_ceiling"
+    if rec.has_flag(CORE_ABOVE_EXTENSION):
+        return CORE_ABOVE_EXTENSION
     if rec.has_flag("partial_coverage"):
         return "partial"
     return "verified" if rec.meta is not None and rec.meta.verified is True else "unverified"
@@ -236,13 +243,11 @@ def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _R
         row[f"{m}_low"], row[f"{m}_high"] = _bounds(block.ci(m))
     fresh = row["status"] != STALE
     diff = record.physician_difference if fresh and _has(record.physician_difference) else None
-    d_low, d_high = _bounds(None if diff is None else diff.ci(metric))
-    ref = (None if diff is None else diff.physicians) or Agreement()
-    m_metric = paired.margins(margin, _num(ref.pa), _num(ref.kappa))[metric]
+    c_low, c_high = _bounds(None if diff is None else diff.ci(VERDICT_METRIC))
     ext = record.extension_difference if fresh and _has(record.extension_difference) else None
-    e_low, e_high = _bounds(None if ext is None else ext.ci(metric))
-    e_ref = (None if ext is None else ext.physicians) or Agreement()
-    e_m = paired.margins(margin, _num(e_ref.pa), _num(e_ref.kappa))[metric]
+    e_low, e_high = _bounds(None if ext is None else ext.ci(VERDICT_METRIC))
+    head = record.headline if fresh and _has(record.headline) else None
+    d_low, d_high = _bounds(None if head is None else head.kappa_ci)
     alt = record.alt_test if fresh and _has(record.alt_test) else None
     rated = block.rated or Agreement()
     row.update(
@@ -253,15 +258,19 @@ def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _R
             "kappa_rated": _num(rated.kappa),
             "pa_rated": _num(rated.pa),
             "pabak_rated": _num(rated.pabak),
-            "d_physicians": _num(None if diff is None else diff.value(metric)),
-            "d_physicians_low": d_low,
-            "d_physicians_high": d_high,
-            "margin": m_metric if diff is not None else math.nan,
-            "verdict": paired.derived_verdict(d_low, d_high, m_metric) if diff else None,
-            "d_extension": _num(None if ext is None else ext.value(metric)),
+            "d": _num(None if head is None else head.kappa),
+            "d_low": d_low,
+            "d_high": d_high,
+            "margin": margin if head is not None else math.nan,
+            "verdict": paired.verdict_of_bounds(d_low, d_high, margin) if head else None,
+            "decided_on": None if head is None else head.decided_on,
+            "d_physicians": _num(None if diff is None else diff.value(VERDICT_METRIC)),
+            "d_physicians_low": c_low,
+            "d_physicians_high": c_high,
+            "d_extension": _num(None if ext is None else ext.value(VERDICT_METRIC)),
             "d_extension_low": e_low,
             "d_extension_high": e_high,
-            "verdict_extension": paired.derived_verdict(e_low, e_high, e_m) if ext else None,
+            "alt_test_rho": _num(None if alt is None else alt.rho),
             "alt_test_winning_rate": _num(None if alt is None else alt.winning_rate),
             "alt_test_passed": None if alt is None else alt.passed,
             **_self_bias(record),

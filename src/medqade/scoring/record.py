@@ -243,22 +243,61 @@ class Agreement(JsonObject, ByMetric):
 
 
 @dataclass(frozen=True, kw_only=True)
+class GivenPanel(JsonObject):
+    """``given_panel`` inside a difference: kappa's interval with the physicians held fixed
+    (questions resampled only), a secondary number."""
+
+    method: str | None = None
+    kappa: float | None = None
+    kappa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Difference(JsonObject, ByMetric):
-    """``physician_difference`` / ``extension_difference``: the judge minus the physicians it
-    replaces, on the ``primary`` metric and the others, with the verdict's margin."""
+    """``physician_difference`` / ``extension_difference``: one design's like-for-like
+    difference judge minus the physicians it replaces, per metric, with the two-way interval
+    (questions and physicians); evidence under the headline verdict, no verdict of its own."""
 
     primary: str | None = None
-    margin: float | None = None
-    margins: Mapping[str, float] | None = None
+    inference: str | None = None
     kappa: float | None = None
     kappa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
     pa: float | None = None
     pa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
     pabak: float | None = None
     pabak_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    given_panel: GivenPanel | None = field(default=None, metadata=nested(GivenPanel))
+    judge_in_place: Agreement | None = field(default=None, metadata=nested(Agreement))
+    """The judge's own agreement in the physicians' places (not its agreement with the
+    consensus)."""
     physicians: Agreement | None = field(default=None, metadata=nested(Agreement))
-    """The physicians' own agreement the margins are scaled by."""
-    verdict: str | None = None
+    """The physicians' own agreement in the same places."""
+    n_physicians: int | None = None
+    n_items: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Consistency(JsonObject):
+    """``consistency`` inside ``headline``: core ``d`` minus extension ``d`` (two-way)."""
+
+    method: str | None = None
+    kappa: float | None = None
+    kappa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Headline(JsonObject):
+    """``headline``: the ``d`` the one verdict is decided on (kappa), by the stated rule
+    (:mod:`medqade.measures.verdicts`), the design(s) it came from and the consistency check."""
+
+    rule: str | None = None
+    metric: str | None = None
+    margin: float | None = None
+    decided_on: str | None = None
+    kappa: float | None = None
+    kappa_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
+    consistency: Consistency | None = field(default=None, metadata=nested(Consistency))
+    flags: tuple[str, ...] | None = field(default=None, metadata=TUPLE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -267,6 +306,8 @@ class AltTest(JsonObject):
 
     epsilon: float | None = None
     winning_rate: float | None = None
+    rho: float | None = None
+    """The average advantage probability of the judge over the physicians."""
     passed: bool | None = None
     n_items: int | None = None
 
@@ -337,6 +378,8 @@ class ScoreRecord(JsonObject):
     physician_difference: Difference | None = field(default=None, metadata=nested(Difference))
     extension_difference: Difference | None = field(default=None, metadata=nested(Difference))
     verdict: str | None = None
+    """The one verdict word (:mod:`medqade.measures.verdicts`), at the record's margin."""
+    headline: Headline | None = field(default=None, metadata=nested(Headline))
     alt_test: AltTest | None = field(default=None, metadata=nested(AltTest))
     abstention: Mapping[str, Any] | None = None
     bias: Mapping[str, Any] | None = None

@@ -2,7 +2,7 @@
 
 Shape (proportions, not percent; NaN is written as ``null``)::
 
-    {"schema_version": 2, "id": <sha256>, "timestamp": <ISO 8601 UTC>, "kind": "judge"|"answers",
+    {"schema_version": 3, "id": <sha256>, "timestamp": <ISO 8601 UTC>, "kind": "judge"|"answers",
      "scorer_version", "meta": {...}, "dataset": {"hash", "synthetic", "version", "items"},
      "submission": {"content_hash", "format", "rows", "scope", "coverage", ...},
      "settings": {"resamples", "seed", "confidence"},
@@ -12,10 +12,12 @@ Shape (proportions, not percent; NaN is written as ``null``)::
               "rated": {"kappa", "kappa_ci", ..., "n"}},  # abstentions dropped pairwise
      "full": {... same, all items ...} | null,
      "physician_reference": {"kappa", "kappa_ci", ..., "rated": {...}},
-     "physician_difference": {"primary", "margin", "margins": {METRIC: m}, "kappa",
-                              "kappa_ci", ..., "panel_error": {...}},
-     "verdict", "verdicts", "extension_difference": {... same, "verdict"} | null,
-     "alt_test": {"epsilon", "q", "winning_rate", "passed", "rho", "per_physician"},
+     "physician_difference": {"primary", "inference", "kappa", "kappa_ci", "pa", ...,
+                              "given_panel": {...}, "panel_error": {...}, "n_physicians"},
+     "extension_difference": {... same, "n_items"} | null,
+     "verdict": <the one word>, "headline": {"rule", "metric", "margin", "decided_on",
+                 "kappa", "kappa_ci", "consistency": {...}, "flags"},
+     "alt_test": {"unit", "epsilon", "q", "omega", "rho", "passed", "per_physician", ...},
      "abstention": {"global", "by_tier": [4], "coverage", "answered_share", ...},
      "bias", "confusion", "by_tier", "by_lexical", "disagreements", "ensembles",
      # answers
@@ -33,10 +35,11 @@ and ``space``: the id covers the scored content; a results folder stores its env
 timestamp comes from an injectable clock. The same submission, metadata, release, resamples
 and seed give the same record.
 
-Schema 2 (this version) scores abstentions as disagreements in ``core``/``full`` and the
-verdict (``rated`` keeps schema 1's agreement when rated) and compares like for like; a
-record of an older schema is shown as ``stale`` on the leaderboard (no rank, no verdict)
-until it is scored again.
+Schema 3 (this version) decides one verdict per judge from the core and the extension by the
+rule of :mod:`medqade.measures.verdicts`, with intervals over questions and physicians; schema
+2 scored abstentions as disagreements and compared like for like, schema 1 dropped
+abstentions. A record of an older schema is shown as ``stale`` on the leaderboard (no rank,
+no verdict) until it is scored again (``medqade rescore``).
 """
 
 from __future__ import annotations
@@ -78,8 +81,8 @@ from medqade.scoring.upload import dumps, jsonable
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
 
-SCHEMA_VERSION: Final = 2
-SCORER_VERSION: Final = f"medqade {__version__} scoring 3"
+SCHEMA_VERSION: Final = 3
+SCORER_VERSION: Final = f"medqade {__version__} scoring 4"
 PHYSICIAN_FLAG: Final = "physician_reference"
 SYNTHETIC_FLAG: Final = "synthetic_data"
 Clock = Callable[[], datetime]
@@ -382,7 +385,7 @@ def _physician_record(
         seed,
     )
     core = context.mask(release, context.CORE)
-    reference = context.physicians_in_place(release, resamples, seed)[0]
+    reference = context.physicians_in_place(release, resamples, seed).agreement
     loo = reference.to_dict()
     loo["rated"] = rated_block(context.physician_reference(release, resamples, seed))
     p = release.physician_labels
@@ -402,7 +405,7 @@ def _physician_record(
             "physician_reference": loo,
             "physician_difference": None,
             "verdict": None,
-            "verdicts": None,
+            "headline": None,
             "extension_difference": None,
             "alt_test": None,
             "replicates": replicates.section(

@@ -160,19 +160,23 @@ def _judge_lines(rec: ScoreRecord) -> list[str]:
         f"physicians (leave-one-out): kappa {_num(ref.kappa)}{_ci(ref.kappa_ci)} "
         "(abstentions count as disagreements)"
     )
+    head = rec.headline
+    if head is not None and head.json_keys:
+        flags = f"; flag: {', '.join(head.flags)}" if head.flags else ""
+        lines.append(
+            f"verdict: {rec.verdict or 'n/a'} (kappa d {_signed(head.kappa)}"
+            f"{_ci(head.kappa_ci, _signed)}, margin {head.margin:g}, decided on "
+            f"{head.decided_on}{flags}; intervals over questions and physicians)"
+        )
     for diff, label in (
         (rec.physician_difference, "core, judge in each physician's place"),
         (rec.extension_difference, "extension, judge in each primary physician's place"),
     ):
         if diff is None or not diff.json_keys:
             continue
-        primary = diff.primary or "kappa"
-        margin = (diff.margins or {}).get(primary, diff.margin)
-        verdict = rec.verdict if diff is rec.physician_difference else diff.verdict
         lines.append(
-            f"judge - physicians ({label}): {primary} {_signed(diff.value(primary))}"
-            f"{_ci(diff.ci(primary), _signed)}; verdict (margin {margin:g}): "
-            f"{verdict or 'n/a'}"
+            f"  evidence: judge - physicians ({label}): kappa {_signed(diff.kappa)}"
+            f"{_ci(diff.kappa_ci, _signed)}"
         )
     alt = rec.alt_test
     if alt is not None and alt.json_keys:
