@@ -15,7 +15,9 @@ Shape (proportions, not percent; NaN is written as ``null``)::
      "physician_difference": {"primary", "margin", "margins": {METRIC: m}, "kappa",
                               "kappa_ci", ..., "panel_error": {...}},
      "verdict", "verdicts", "extension_difference": {... same, "verdict"} | null,
-     "alt_test": {"epsilon", "q", "winning_rate", "passed", "rho", "per_physician"},
+     "alt_test": {"unit", "epsilon", "epsilon_reason", "q", "min_instances", "omega",
+                  "winning_rate", "rho", "passed", "meaning", "per_physician", "n_items",
+                  "by_question": {"unit", "omega", "rho", "passed", "n_items"}},
      "abstention": {"global", "by_tier": [4], "coverage", "answered_share", ...},
      "bias", "confusion", "by_tier", "by_lexical", "disagreements", "ensembles",
      # answers
@@ -79,7 +81,7 @@ if TYPE_CHECKING:
     from medqade.dataset.release import Release
 
 SCHEMA_VERSION: Final = 2
-SCORER_VERSION: Final = f"medqade {__version__} scoring 3"
+SCORER_VERSION: Final = f"medqade {__version__} scoring 4"
 PHYSICIAN_FLAG: Final = "physician_reference"
 SYNTHETIC_FLAG: Final = "synthetic_data"
 Clock = Callable[[], datetime]
