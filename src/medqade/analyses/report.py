@@ -18,6 +18,7 @@ draw from their own streams of ``seed``.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -447,8 +448,9 @@ def _verdict_row(r: Report, v: JudgeVerdict) -> tuple[tuple[str, ...], tuple[Cel
         _word(core.verdicts["pabak"]),
         NA if ext_kappa is None else est(ext_kappa),
         NA if ext is None else _word(ext.verdict),
-        num(alt.winning_rate, 2),
-        NA if not alt.rejected else ("pass" if alt.passed else "fail"),
+        num(alt.omega, 2),
+        num(alt.rho, 2),
+        NA if math.isnan(alt.omega) else ("pass" if alt.passed else "fail"),
         num(core.panel_error("kappa")),
     )
     nan = float("nan")
@@ -462,7 +464,7 @@ def _verdict_row(r: Report, v: JudgeVerdict) -> tuple[tuple[str, ...], tuple[Cel
         *((nan, nan, nan) if ext_kappa is None else est_csv(ext_kappa)),
         None if ext is None else ext.verdict,
         None if ext is None else ext.n_items,
-        alt.winning_rate,
+        alt.omega,
         alt.passed,
         alt.rho,
         core.panel_error("kappa"),
@@ -493,8 +495,11 @@ def _table_verdicts(r: Report) -> tuple[Table, ...]:
         f"= {num(m['pabak'], 4)}. Verdicts from the 95% CI of d: {words}. Extension: the "
         "judge in each primary physician's place against the other primary physician "
         f"({found.n_extension:,} items, all-items resamples restricted to them). Alt-test "
-        f"(Calderon et al., 2025): epsilon = {alt.epsilon}, Benjamini-Yekutieli at q = "
-        f"{alt.q}, winning rate = share of physicians beaten, pass at >= 0.5. Panel error = "
+        f"(Calderon et al., 2025), each answer an instance: epsilon = {alt.epsilon} (the "
+        f"paper's value for expert annotators), Benjamini-Yekutieli at q = {alt.q}, winning "
+        "rate omega = share of physicians whose test rejected, pass at omega >= 0.5, rho = "
+        "average advantage probability; evidence beside the verdict, not a verdict. Panel "
+        "error = "
         f"SD of the {n_p} per-physician kappa terms / sqrt({n_p}) (the CIs hold the panel "
         "fixed). "
         "The same numbers as `medqade score`, `leaderboard`, `compare` and the Space."
@@ -507,7 +512,8 @@ def _table_verdicts(r: Report) -> tuple[Table, ...]:
         "Verdict PABAK",
         "Extension d kappa [95% CI]",
         "Extension verdict",
-        "Alt-test winning rate",
+        "Alt-test omega",
+        "Alt-test rho",
         "Alt-test",
         "Panel error (kappa)",
     )

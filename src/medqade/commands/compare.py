@@ -18,6 +18,7 @@ from medqade.scoring.compare import (
     submission_side,
 )
 from medqade.scoring.submission import JUDGE, parse_submission
+from medqade.scoring.summary_text import alt_test_text
 from medqade.scoring.upload import jsonable
 
 NAME = "compare"
@@ -78,13 +79,12 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
     lines += ["", f"verdict: {better[c.better]} (paired 95% CI of the kappa difference)"]
     vs = c.versus_physicians
     if vs is not None:
-        alt = vs["alt_test"]
         lines.append(
             "the judge in each physician's place (abstentions as disagreements): "
             f"verdict vs physicians {vs['verdict'] or 'n/a'} (margin {vs['margins']['kappa']:g} "
-            f"on kappa); alt-test winning rate {_f(alt['winning_rate'], False)}, "
-            f"{'passed' if alt['passed'] else 'failed'}"
+            "on kappa)"
         )
+        lines.append(alt_test_text(vs["alt_test"]))
     lines.append("")
     lines.append("per slot (kappa A - B):")
     for name, d in c.slots.items():

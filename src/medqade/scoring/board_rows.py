@@ -69,6 +69,7 @@ class JudgeRow(Row):
     d_extension_high: float
     verdict_extension: str | None
     alt_test_winning_rate: float
+    alt_test_rho: float
     alt_test_passed: bool | None
     self_bias: float = NAN
     self_bias_low: float = NAN

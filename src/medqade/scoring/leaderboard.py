@@ -45,8 +45,10 @@ margin      the margin on the view's metric (derived from the board's kappa marg
 verdict     from that difference and margin
 d_extension, d_extension_low, d_extension_high, verdict_extension
             the same on the extension (the judge in each primary physician's place)
-alt_test_winning_rate, alt_test_passed
-            the alternative annotator test on the core (epsilon 0.2, pass at 0.5)
+alt_test_winning_rate, alt_test_rho, alt_test_passed
+            the alternative annotator test on the core, answers as instances: the winning
+            rate omega (pass at 0.5, epsilon 0.2), the average advantage probability rho;
+            evidence beside the verdict, not a verdict
 self_bias, self_bias_low, self_bias_high, self_bias_significant
             the judge's self bias (own student model) and whether its CI excludes 0
 caution_slope, caution_vs_physicians (_low, _high), self_kappa (_low, _high),
@@ -244,6 +246,8 @@ def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _R
     e_ref = (None if ext is None else ext.physicians) or Agreement()
     e_m = paired.margins(margin, _num(e_ref.pa), _num(e_ref.kappa))[metric]
     alt = record.alt_test if fresh and _has(record.alt_test) else None
+    if alt is not None and alt.unit is None:
+        alt = None  # scored before the published unit: a question-clustered variant, not shown
     rated = block.rated or Agreement()
     row.update(
         {
@@ -263,6 +267,7 @@ def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _R
             "d_extension_high": e_high,
             "verdict_extension": paired.derived_verdict(e_low, e_high, e_m) if ext else None,
             "alt_test_winning_rate": _num(None if alt is None else alt.winning_rate),
+            "alt_test_rho": _num(None if alt is None else alt.rho),
             "alt_test_passed": None if alt is None else alt.passed,
             **_self_bias(record),
             **behaviour_columns(record),
