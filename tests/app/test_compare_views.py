@@ -5,7 +5,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
+
 from medqade.app.compare_views import headline, headline_html
+from medqade.measures.aat import alt_test
 
 
 def _side(token: str, name: str, physicians: bool) -> Any:
@@ -50,3 +53,15 @@ def test_compare_headline_physicians_side_both_orders() -> None:
         assert "Physicians (leave-one-out) agrees" not in headline_html(_comparison(a, b, "a"))
     two_judges = headline(_comparison(JUDGE, OTHER, "b"))
     assert "**Gemini 2.5 Flash** agrees better with the physicians" in two_judges
+
+
+def test_compare_headline_shows_the_alt_test_with_rho_as_evidence() -> None:
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 2, size=(60, 5))
+    phys = np.where(rng.random((4, 60, 5)) < 0.1, 1 - truth[None], truth[None])
+    alt = alt_test(truth, phys).to_dict()
+    c = _comparison(JUDGE, PHYS, "a")
+    c.versus_physicians = {"verdict": "non-inferior", "alt_test": alt}
+    text = headline(c)
+    assert f"omega {alt['omega']:.2f}" in text and f"rho {alt['rho']:.2f}" in text
+    assert "not a verdict" in text and "question-clustered" in text

@@ -6,11 +6,13 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from medqade.app import result_views, views
 from medqade.app.config import SpaceConfig
 from medqade.app.phone import judges_cards
+from medqade.measures.aat import alt_test
 from medqade.scoring import JUDGE_COLUMNS
 from medqade.scoring.record import read_record
 
@@ -263,3 +265,39 @@ def test_table_links_are_read_back_by_the_select_handlers() -> None:
     assert compare_views.browse_link("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
     frame = pd.DataFrame({"answer": ["S-C01/x"], "open in Browse": [cell]})
     assert views.datatypes(frame) == ["str", "markdown"]
+
+
+def test_the_alt_test_shows_rho_beside_omega_and_the_question_variant() -> None:
+    rng = np.random.default_rng(6)
+    truth = rng.integers(0, 2, size=(60, 5))
+    phys = np.where(rng.random((4, 60, 5)) < 0.1, 1 - truth[None], truth[None])
+    alt = alt_test(truth, phys)
+    assert alt.by_question is not None
+    record = read_record({"kind": "judge", "alt_test": alt.to_dict()})
+    table = result_views.summary_table(record)
+    rows = {(r["scope"], r["metric"]): r["value"] for r in table.to_dict("records")}
+    answers = "alt-test, answers (epsilon 0.2; evidence, not a verdict): pass"
+    word = "pass" if alt.by_question.passed else "fail"
+    questions = f"alt-test, questions (robustness): {word}"
+    assert rows[(answers, "winning rate")] == round(alt.omega, 3)
+    assert rows[(answers, "advantage rho")] == round(alt.rho, 3)
+    assert rows[(questions, "advantage rho")] == round(alt.by_question.rho, 3)
+    line = views.headline(record)
+    assert f"alt-test (evidence, not a verdict): pass, omega {round(alt.omega, 2)}" in line
+    assert f"rho {round(alt.rho, 2)}" in line
+    row = {c: None for c in JUDGE_COLUMNS} | {
+        "name": "J",
+        "status": "verified",
+        "scope": "core",
+        "alt_test_passed": True,
+        "alt_test_winning_rate": 0.9,
+        "alt_test_rho": 0.81234,
+        "id": "abc",
+    }
+    out = views.judges_table(pd.DataFrame([row]), {})
+    assert out.loc[0, "alt-test"] == "pass" and out.loc[0, "winning rate"] == 0.9
+    assert out.loc[0, "advantage rho"] == 0.812
+    assert "advantage rho" in views.JUDGE_GROUPS["alt-test"]
+    # a record scored before answers were the instances shows no alt-test row
+    old = read_record({"kind": "judge", "alt_test": {"epsilon": 0.2, "winning_rate": 0.5}})
+    assert not any("alt-test" in s for s in result_views.summary_table(old)["scope"])

@@ -30,3 +30,25 @@ def test_markdown_rank_column_is_the_interval() -> None:
     assert "| 2-4 | B |" in text
     assert "|  | C |" in text
     assert "| 1-2 | M |" in text
+
+
+def test_markdown_shows_the_alt_test_with_rho_beside_omega_as_evidence() -> None:
+    judges = _frame(
+        JUDGE_COLUMNS,
+        [
+            {
+                "rank": 1,
+                "rank_worst": 1,
+                "name": "A",
+                "source": "paper",
+                "status": "verified",
+                "alt_test_passed": True,
+                "alt_test_winning_rate": 0.9,
+                "alt_test_rho": 0.8123,
+            },
+            {"rank": 2, "rank_worst": 2, "name": "B", "source": "paper", "status": "verified"},
+        ],
+    )
+    text = markdown(judges, _frame(MODEL_COLUMNS, []), "core", "kappa")
+    assert "| pass (omega 0.90, rho 0.81) |" in text
+    assert "evidence beside the verdict, not a verdict" in text

@@ -1,5 +1,6 @@
 """The verdict's pieces against independent implementations: abstention as disagreement,
-one margin, the judge in each physician's place, the alt-test and its two tests."""
+one margin, the judge in each physician's place and its two tests (the alt-test:
+tests/measures/test_aat.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,12 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats as sps
 from sklearn.metrics import cohen_kappa_score
 
 from medqade.consensus import majority_of_codes
 from medqade.dataset.release import Release
-from medqade.measures import aat, in_place, paired
 from medqade.measures import agreement as agr
+from medqade.measures import in_place, paired
 from medqade.measures.paired import VERDICTS, margins, verdict_of_bounds
 from medqade.measures.seeds import question_weights
 
@@ -239,56 +239,6 @@ def test_primary_pair_leaves_out_the_adjudicator() -> None:
     first, second, two = in_place.primary_pair(p, adjudicator=1)
     assert two.tolist() == [False, True, False]  # item 0 has one primary rater besides adj
     assert first[1, 0] == 1 and second[1, 0] == 2
-
-
-# --- the alt-test ---------------------------------------------------------------------------
-
-
-def _alt_test_loop(judge: np.ndarray, phys: np.ndarray, eps: float) -> tuple[list[float], float]:
-    """The alt-test written out answer by answer (module docstring of medqade.measures.aat)."""
-    pvalues, rho = [], []
-    for j in range(phys.shape[0]):
-        d, wins = [], []
-        for i in range(judge.shape[0]):
-            num_f = num_h = den = 0
-            for s in range(judge.shape[1]):
-                if phys[j, i, s] not in (0, 1):
-                    continue  # a slot j did not rate leaves both sides
-                for k in range(phys.shape[0]):
-                    if k == j or phys[k, i, s] not in (0, 1):
-                        continue
-                    den += 1
-                    num_f += int(judge[i, s] == phys[k, i, s])
-                    num_h += int(phys[j, i, s] == phys[k, i, s])
-            if den == 0:
-                continue
-            sf, sh = num_f / den, num_h / den
-            d.append(float(sf >= sh) - float(sh >= sf))
-            wins.append(float(sf >= sh))
-        pvalues.append(float(sps.ttest_1samp(d, -eps, alternative="greater").pvalue))
-        rho.append(float(np.mean(wins)))
-    return pvalues, float(np.mean(rho))
-
-
-def test_alt_test_equals_a_loop(full: Release) -> None:
-    core = np.nonzero(full.is_core)[0][:40]
-    phys = full.physician_labels[:, core]
-    for k in (0, len(full.roster.evaluator_ids) - 1):
-        judge = full.evaluator_labels[k][core]
-        got = aat.alt_test(judge, phys)
-        pvalues, rho = _alt_test_loop(judge, phys, aat.EPSILON)
-        assert np.allclose(got.pvalues, pvalues, equal_nan=True)
-        assert got.rho == pytest.approx(rho)
-        rejected = sps.false_discovery_control(pvalues, method="by") <= 0.05
-        assert list(got.rejected) == rejected.tolist()
-        assert got.winning_rate == pytest.approx(rejected.mean())
-        assert got.passed == (rejected.mean() >= 0.5)
-
-
-def test_alt_test_fails_a_judge_that_always_abstains(full: Release) -> None:
-    core = full.is_core
-    got = aat.alt_test(np.full((int(core.sum()), 5), 2), full.physician_labels[:, core])
-    assert got.winning_rate == 0.0 and not got.passed
 
 
 def test_docs_use_the_verdict_words() -> None:

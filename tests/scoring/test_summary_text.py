@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from medqade.measures.aat import alt_test
 from medqade.scoring.record import ScoreRecord
-from medqade.scoring.summary_text import behaviour_lines, summary
+from medqade.scoring.summary_text import alt_test_text, behaviour_lines, summary
 
 STORED = Path(__file__).resolve().parents[1] / "fixtures" / "records"
 
@@ -96,3 +99,21 @@ def test_a_synthetic_release_is_named() -> None:
     record = _stored("answers")
     record["dataset"] = {**record["dataset"], "synthetic": True}
     assert summary(record).splitlines()[1] == "dataset: SYNTHETIC release (not physician data)"
+
+
+def test_the_alt_test_sentence_shows_rho_beside_omega_and_says_it_is_evidence() -> None:
+    rng = np.random.default_rng(2)
+    truth = rng.integers(0, 2, size=(60, 5))
+    phys = np.where(rng.random((4, 60, 5)) < 0.1, 1 - truth[None], truth[None])
+    block = json.loads(json.dumps(alt_test(truth, phys).to_dict()))
+    text = alt_test_text(block)
+    assert text.startswith("alt-test (Calderon et al. 2025; answers as instances, epsilon 0.2")
+    assert f"passed, omega {block['omega']:.2f}" in text and f"rho {block['rho']:.2f}" in text
+    assert "not a verdict" in text and "question-clustered (robustness)" in text
+    few = json.loads(json.dumps(alt_test(truth[:4], phys[:, :4]).to_dict()).replace("NaN", "null"))
+    assert "not run: no physician has 30 instances" in alt_test_text(few)
+    # a record scored before answers were the instances: its winning rate is not shown as one
+    old = _stored("judge")
+    assert "unit" not in old["alt_test"]
+    assert "score the submission again" in alt_test_text(old["alt_test"])
+    assert alt_test_text(old["alt_test"]) in summary(old).splitlines()

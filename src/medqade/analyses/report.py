@@ -18,6 +18,7 @@ draw from their own streams of ``seed``.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -453,8 +454,8 @@ def _verdict_row(r: Report, v: JudgeVerdict) -> tuple[tuple[str, ...], tuple[Cel
         est(c_kappa),
         NA if ext is None else est(e_kappa),
         "; ".join(head.flags) or "-",
-        f"{num(alt.rho, 2)} / {num(alt.winning_rate, 2)}",
-        NA if not alt.rejected else ("pass" if alt.passed else "fail"),
+        f"{num(alt.rho, 2)} / {num(alt.omega, 2)}",
+        NA if math.isnan(alt.omega) else ("pass" if alt.passed else "fail"),
         est(given),
     )
     csv_row: tuple[Cell, ...] = (
@@ -467,7 +468,7 @@ def _verdict_row(r: Report, v: JudgeVerdict) -> tuple[tuple[str, ...], tuple[Cel
         None if ext is None else ext.n_items,
         ";".join(head.flags),
         alt.rho,
-        alt.winning_rate,
+        alt.omega,
         alt.passed,
         *est_csv(given),
         nan if core is None else core.panel_error("kappa"),
@@ -497,8 +498,10 @@ def _table_verdicts(r: Report) -> tuple[Table, ...]:
         "these. Headline d = mean of core and extension d, the extension's alone when the core "
         "d is significantly above it (flag core_above_extension). Margin on kappa m = "
         f"{num(found.margin, 3)}; verdict words from the CI of the headline d: {words}. "
-        f"Alt-test (Calderon et al., 2025; epsilon = {alt.epsilon}): average advantage "
-        "probability rho / winning rate omega, evidence under the verdict, not a verdict. "
+        f"Alt-test (Calderon et al., 2025), each answer an instance: epsilon = {alt.epsilon} "
+        "(the paper's value for expert annotators), Benjamini-Yekutieli at q = "
+        f"{alt.q}, rho = average advantage probability / omega = share of physicians whose "
+        "test rejected (pass at omega >= 0.5); evidence under the verdict, not a verdict. "
         "'Given this panel' = the core d's CI with the physicians held fixed (secondary). "
         "The same numbers as `medqade score`, `leaderboard`, `compare` and the Space."
     )

@@ -17,6 +17,7 @@ import pandas as pd
 
 from medqade.app.views import COMPARE_TOKEN, ci_text, number, plain
 from medqade.scoring.compare import Comparison, Difference
+from medqade.scoring.summary_text import alt_test_text
 
 METRIC_NAMES: Final = {"kappa": "kappa", "pa": "PA", "pabak": "PABAK"}
 DIFF_COLUMNS: Final = ("", "A", "B", "A - B", "A - B 95% paired CI", "significant")
@@ -114,19 +115,15 @@ def headline(c: Comparison) -> str:
         answer = f"{_winner_text(c)} (paired 95% interval excludes 0)"
     vs = ""
     if c.versus_physicians is not None:
-        alt = c.versus_physicians["alt_test"]
+        block = c.versus_physicians["alt_test"]
+        alt = "no alt-test (no core labels)" if block is None else alt_test_text(block)
         head = c.versus_physicians["headline"]
         vs = (
             " The judge took each physician's place in turn (abstentions count as "
             f"disagreements): verdict **{plain(c.versus_physicians['verdict'] or 'n/a')}** "
-            f"(kappa d {_signed(head['kappa'])}, decided on {plain(head['decided_on'])})."
+            f"(kappa d {_signed(head['kappa'])}, decided on {plain(head['decided_on'])}). "
+            f"{plain(alt[0].upper() + alt[1:])}."
         )
-        if alt is not None:
-            vs += (
-                f" Alternative annotator test (evidence, not a verdict) "
-                f"{'passed' if alt['passed'] else 'failed'} "
-                f"(winning rate {_signed(alt['winning_rate']).lstrip('+')})."
-            )
     return (
         f"**A** = {a} ({plain(c.a.source)}), **B** = {b} ({plain(c.b.source)}); {c.view} view, "
         f"{c.n_items:,} questions, {c.resamples:,} paired question resamples. Kappa A - B = "

@@ -81,15 +81,19 @@ JUDGES: Final[Mapping[str, str]] = {
     ),
     "vs physicians (extension) 95% CI": "95% interval of the extension d.",
     "alt-test": (
-        "Alternative annotator test on the core (epsilon 0.2): pass when the judge could "
-        "replace a physician (winning rate at least 0.5)."
-    ),
-    "rho": (
-        "Alt-test: the average advantage probability, how often the judge aligns with the "
-        "other physicians at least as well as the physician it replaces."
+        "Alternative annotator test (Calderon et al. 2025) on the core, each answer an "
+        "instance, epsilon 0.2 (the paper's value for expert annotators): pass when the judge "
+        "matches the other physicians about as often as a left-out physician for at least half "
+        "of the physicians. Evidence under the verdict, not a verdict."
     ),
     "winning rate": (
-        "Alt-test: the share of physicians whose place the judge can take (their test rejected)."
+        "Alt-test omega: the share of physicians whose test rejected (the judge matched the "
+        "others within epsilon of that physician)."
+    ),
+    "advantage rho": (
+        "Alt-test rho: the average advantage probability, how often the judge matches the "
+        "other physicians at least as well as the left-out one (the paper's measure for "
+        "comparing judges)."
     ),
     "kappa when rated": "Kappa on the answers the judge rated (abstentions dropped; the paper's).",
     "PA when rated": "PA on the answers the judge rated (abstentions dropped).",

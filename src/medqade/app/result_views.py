@@ -78,6 +78,25 @@ def _acc_row(block: Accuracy | None, scope: str) -> list[dict[str, Any]]:
     return out
 
 
+def _alt_rows(record: ScoreRecord) -> list[dict[str, Any]]:
+    """The alt-test: omega and rho with answers as instances, then the question-clustered
+    robustness variant (none for a record scored before answers were the instances)."""
+    alt = record.alt_test
+    if alt is None or not alt.json_keys or alt.unit is None:
+        return []
+    scope = f"alt-test, answers (epsilon {alt.epsilon:g}; evidence, not a verdict)"
+    found = [(f"{scope}: {alt_text(alt.passed)}", alt.omega, alt.rho, alt.n_items)]
+    q = alt.by_question
+    if q is not None:
+        label = f"alt-test, questions (robustness): {alt_text(q.passed)}"
+        found.append((label, q.omega, q.rho, q.n_items))
+    return [
+        {"scope": s, "metric": m, "value": number(v), "95% CI": "", "n": count(n)}
+        for s, omega, rho, n in found
+        for m, v in (("winning rate", omega), ("advantage rho", rho))
+    ]
+
+
 def summary_table(record: ScoreRecord) -> pd.DataFrame:
     """Headline numbers of a record: agreement (judge) or accuracy (answers), with CIs."""
     rows: list[dict[str, Any]] = []
@@ -92,17 +111,7 @@ def summary_table(record: ScoreRecord) -> pd.DataFrame:
         rows += _metric_rows(
             record.extension_difference, "judge - physicians, extension (like for like)"
         )
-        alt = record.alt_test
-        if alt is not None and alt.json_keys:
-            rows.append(
-                {
-                    "scope": f"alt-test (epsilon {alt.epsilon}): {alt_text(alt.passed)}",
-                    "metric": "winning rate",
-                    "value": number(alt.winning_rate),
-                    "95% CI": "",
-                    "n": count(alt.n_items),
-                }
-            )
+        rows += _alt_rows(record)
         abst = record.abstention or {}
         rows.append(
             {

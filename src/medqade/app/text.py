@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from medqade import vocab
-from medqade.measures import paired
+from medqade.measures import aat, paired
 
 TITLE: Final = "MedQADE leaderboard"
 
@@ -206,4 +206,10 @@ Lower bound > 0: *{paired.ABOVE}*; lower bound > -m: *{paired.NON_INFERIOR}*
 *{paired.BELOW}*; else (the interval holds 0 and -m) *{paired.INCONCLUSIVE}*. The verdict is
 a core quantity and is shown in the full view too, beside the extension's verdict (the judge
 in each primary physician's place) and the alternative annotator test.
+**Alt-test** (Calderon et al. 2025), each core answer an instance: for each physician in turn,
+does the judge match the other physicians about as often as that physician does, allowing the
+judge epsilon = {aat.EPSILON:g} (the paper's value for expert annotators, who are costly and
+scarce)? **winning rate** (omega) = share of physicians for which it does, pass at
+{aat.PASS_RATE:g}; **advantage rho** = how often, on average, the judge matches at least as
+well. {aat.MEANING}
 """

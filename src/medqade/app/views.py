@@ -52,7 +52,7 @@ JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
         "vs physicians (extension)",
         "vs physicians (extension) 95% CI",
     ),
-    "alt-test": ("alt-test", "rho", "winning rate"),
+    "alt-test": ("alt-test", "winning rate", "advantage rho"),
     "when rated": ("kappa when rated", "PA when rated", "PABAK when rated"),
     "compare": ("compare",),
     "self-bias": ("self-bias (pp)", "self-bias (pp) 95% CI", "self-bias flag"),
@@ -186,8 +186,8 @@ def judges_table(
                     r["d_extension_low"], r["d_extension_high"]
                 ),
                 "alt-test": alt_text(r["alt_test_passed"]),
-                "rho": number(r["alt_test_rho"]),
                 "winning rate": number(r["alt_test_winning_rate"]),
+                "advantage rho": number(r["alt_test_rho"]),
                 "kappa when rated": number(r["kappa_rated"]),
                 "PA when rated": number(r["pa_rated"]),
                 "PABAK when rated": number(r["pabak_rated"]),
@@ -429,8 +429,12 @@ def headline(record: ScoreRecord) -> str:
             extra = f" (kappa d {number(head.kappa):+.3f}, decided on {head.decided_on})"
             if head.flags:
                 extra += f"; flag: {', '.join(head.flags)}"
-        if alt and alt.json_keys:
-            extra += f"; alt-test (evidence, not a verdict): {alt_text(alt.passed)}"
+        if alt and alt.json_keys and alt.unit is not None:
+            omega, rho = (number(x, 2) for x in (alt.omega, alt.rho))
+            extra += (
+                f"; alt-test (evidence, not a verdict): {alt_text(alt.passed)}, omega "
+                f"{'n/a' if math.isnan(omega) else omega}, rho {'n/a' if math.isnan(rho) else rho}"
+            )
         return (
             f"{name}: core kappa {number(core.kappa if core else None):.3f} "
             f"(95% CI {ci_text(low, high) or 'n/a'}), verdict: {record.verdict or 'n/a'}"

@@ -18,6 +18,7 @@ from medqade.scoring.compare import (
     submission_side,
 )
 from medqade.scoring.submission import JUDGE, parse_submission
+from medqade.scoring.summary_text import alt_test_text
 from medqade.scoring.upload import jsonable
 
 NAME = "compare"
@@ -78,19 +79,14 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
     lines += ["", f"verdict: {better[c.better]} (paired 95% CI of the kappa difference)"]
     vs = c.versus_physicians
     if vs is not None:
-        alt = vs["alt_test"]
         lines.append(
             "the judge in each physician's place (abstentions as disagreements): "
             f"verdict vs physicians {vs['verdict'] or 'n/a'} (kappa d "
             f"{_f(vs['headline']['kappa'], True)}, margin {vs['headline']['margin']:g}, decided "
-            f"on {vs['headline']['decided_on']}, the same as score and the leaderboard); "
-            + (
-                "no alt-test (no core labels)"
-                if alt is None
-                else f"alt-test (evidence, not a verdict) winning rate "
-                f"{_f(alt['winning_rate'], False)}, {'passed' if alt['passed'] else 'failed'}"
-            )
+            f"on {vs['headline']['decided_on']}, the same as score and the leaderboard)"
         )
+        if vs["alt_test"] is not None:
+            lines.append(alt_test_text(vs["alt_test"]))
     lines.append("")
     lines.append("per slot (kappa A - B):")
     for name, d in c.slots.items():

@@ -55,11 +55,13 @@ def _ci(row: Any, key: str, low: str, high: str, digits: int = 3) -> str:
 
 
 def _alt(row: Any) -> str:
-    """The alt-test cell: pass or fail with the winning rate."""
+    """The alt-test cell: pass or fail with the winning rate omega and the average advantage
+    probability rho (evidence beside the verdict, not a verdict)."""
     passed = row["alt_test_passed"]
     if passed is None or passed is pd.NA or _cell(row["alt_test_winning_rate"]) == "":
         return ""
-    return f"{'pass' if passed else 'fail'} ({_cell(row['alt_test_winning_rate'], 1)})"
+    omega, rho = _cell(row["alt_test_winning_rate"], 2), _cell(row["alt_test_rho"], 2)
+    return f"{'pass' if passed else 'fail'} (omega {omega}, rho {rho or 'n/a'})"
 
 
 def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str) -> str:
@@ -79,6 +81,12 @@ def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str)
             f"{_cell(r['d_extension'])} | {_cell(r[f'{metric}_rated'])} | "
             f"{_cell(r['abstention'])} | {_alt(r)} |"
         )
+    lines += [
+        "",
+        "alt-test: the alternative annotator test on the core (answers as instances, epsilon "
+        "0.2), omega = winning rate, rho = average advantage probability; evidence beside the "
+        "verdict, not a verdict.",
+    ]
     lines += ["", f"## Models ({view} view, anchored accuracy)", ""]
     lines.append("| rank | model | source | status | accuracy [95% CI] | bounds |")
     lines.append("|---|---|---|---|---:|---:|")

@@ -71,8 +71,8 @@ class JudgeRow(Row):
     d_extension: float
     d_extension_low: float
     d_extension_high: float
-    alt_test_rho: float
     alt_test_winning_rate: float
+    alt_test_rho: float
     alt_test_passed: bool | None
     self_bias: float = NAN
     self_bias_low: float = NAN

@@ -49,8 +49,10 @@ d_physicians, d_physicians_low, d_physicians_high
             evidence: the core's like-for-like kappa difference (each physician's place)
 d_extension, d_extension_low, d_extension_high
             evidence: the same on the extension (each primary physician's place)
-alt_test_rho, alt_test_winning_rate, alt_test_passed
-            the alternative annotator test on the core (evidence, not a verdict)
+alt_test_winning_rate, alt_test_rho, alt_test_passed
+            the alternative annotator test on the core, answers as instances: the winning
+            rate omega (pass at 0.5, epsilon 0.2), the average advantage probability rho;
+            evidence beside the verdict, not a verdict
 self_bias, self_bias_low, self_bias_high, self_bias_significant
             the judge's self bias (own student model) and whether its CI excludes 0
 caution_slope, caution_vs_physicians (_low, _high), self_kappa (_low, _high),
@@ -249,6 +251,8 @@ def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _R
     head = record.headline if fresh and _has(record.headline) else None
     d_low, d_high = _bounds(None if head is None else head.kappa_ci)
     alt = record.alt_test if fresh and _has(record.alt_test) else None
+    if alt is not None and alt.unit is None:
+        alt = None  # scored before the published unit: a question-clustered variant, not shown
     rated = block.rated or Agreement()
     row.update(
         {
@@ -270,8 +274,8 @@ def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _R
             "d_extension": _num(None if ext is None else ext.value(VERDICT_METRIC)),
             "d_extension_low": e_low,
             "d_extension_high": e_high,
-            "alt_test_rho": _num(None if alt is None else alt.rho),
             "alt_test_winning_rate": _num(None if alt is None else alt.winning_rate),
+            "alt_test_rho": _num(None if alt is None else alt.rho),
             "alt_test_passed": None if alt is None else alt.passed,
             **_self_bias(record),
             **behaviour_columns(record),

@@ -301,15 +301,33 @@ class Headline(JsonObject):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AltTest(JsonObject):
-    """``alt_test``: the alternative annotator test."""
+class AltTestByQuestion(JsonObject):
+    """``alt_test.by_question``: the question-clustered variant, a robustness result."""
 
-    epsilon: float | None = None
-    winning_rate: float | None = None
+    unit: str | None = None
+    omega: float | None = None
     rho: float | None = None
-    """The average advantage probability of the judge over the physicians."""
     passed: bool | None = None
     n_items: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AltTest(JsonObject):
+    """``alt_test``: the alternative annotator test (:mod:`medqade.measures.aat`), evidence
+    beside the verdict. A record scored before ``unit`` existed has no ``omega`` and ``rho``:
+    its ``winning_rate`` is the question-clustered test's."""
+
+    unit: str | None = None
+    epsilon: float | None = None
+    epsilon_reason: str | None = None
+    q: float | None = None
+    omega: float | None = None
+    winning_rate: float | None = None
+    rho: float | None = None
+    passed: bool | None = None
+    meaning: str | None = None
+    n_items: int | None = None
+    by_question: AltTestByQuestion | None = field(default=None, metadata=nested(AltTestByQuestion))
 
 
 # --- answer sections ---------------------------------------------------------------------

@@ -17,7 +17,9 @@ Shape (proportions, not percent; NaN is written as ``null``)::
      "extension_difference": {... same, "n_items"} | null,
      "verdict": <the one word>, "headline": {"rule", "metric", "margin", "decided_on",
                  "kappa", "kappa_ci", "consistency": {...}, "flags"},
-     "alt_test": {"unit", "epsilon", "q", "omega", "rho", "passed", "per_physician", ...},
+     "alt_test": {"unit", "epsilon", "epsilon_reason", "q", "min_instances", "omega",
+                  "winning_rate", "rho", "passed", "meaning", "per_physician", "n_items",
+                  "by_question": {"unit", "omega", "rho", "passed", "n_items"}},
      "abstention": {"global", "by_tier": [4], "coverage", "answered_share", ...},
      "bias", "confusion", "by_tier", "by_lexical", "disagreements", "ensembles",
      # answers

@@ -3,11 +3,13 @@
 :func:`summary` gives the whole text (agreement with the physicians, the verdict, bias,
 abstention and, for a judge, its behaviour); :func:`behaviour_lines` the lines of the record's
 ``behaviour`` block (written by :func:`medqade.measures.behaviour.behaviour`; a record without
-it, older, gives none).
+it, older, gives none); :func:`alt_test_text` the one sentence every front end shows for the
+alternative annotator test.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +34,46 @@ def _p(p: Any) -> str:
     if not isinstance(p, (int, float)):
         return "n/a"
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _rate(x: Any) -> str:
+    ok = isinstance(x, (int, float)) and not math.isnan(x)
+    return f"{x:.2f}" if ok else "n/a"
+
+
+def alt_test_text(block: Mapping[str, Any]) -> str:
+    """One sentence on a record's ``alt_test`` block (:mod:`medqade.measures.aat`): pass or
+    fail, the winning rate omega beside the average advantage probability rho, epsilon, the
+    question-clustered variant, and that it is evidence, not a verdict. Every front end
+    (``score``, ``compare``, the Space) shows this text."""
+    if block.get("unit") is None:
+        return (
+            "alt-test: scored before answers were its instances (a question-clustered "
+            "variant); score the submission again"
+        )
+    eps = block.get("epsilon")
+    head = (
+        f"alt-test (Calderon et al. 2025; {block['unit']}s as instances, epsilon "
+        f"{eps:g}; evidence beside the verdict, not a verdict): "
+    )
+    omega = block.get("omega")
+    if not isinstance(omega, (int, float)) or math.isnan(omega):
+        return head + (
+            f"not run: no physician has {block.get('min_instances')} instances with another "
+            "physician's label"
+        )
+    text = (
+        f"{'passed' if block.get('passed') else 'failed'}, omega {_rate(omega)} (share of "
+        f"physicians matched within epsilon), rho {_rate(block.get('rho'))} (average "
+        "advantage probability)"
+    )
+    by_q = block.get("by_question")
+    if isinstance(by_q, Mapping):
+        text += (
+            f"; question-clustered (robustness): {'passed' if by_q.get('passed') else 'failed'}, "
+            f"omega {_rate(by_q.get('omega'))}, rho {_rate(by_q.get('rho'))}"
+        )
+    return head + text
 
 
 def behaviour_lines(record: Mapping[str, Any]) -> list[str]:
@@ -180,10 +222,7 @@ def _judge_lines(rec: ScoreRecord) -> list[str]:
         )
     alt = rec.alt_test
     if alt is not None and alt.json_keys:
-        lines.append(
-            f"alt-test (epsilon {alt.epsilon:g}): winning rate "
-            f"{_num(alt.winning_rate)}, {'passed' if alt.passed else 'failed'}"
-        )
+        lines.append(alt_test_text(alt.to_json()))
     a = rec.abstention or {}
     tiers = ", ".join(_pct(x) for x in a["by_tier"])
     lines.append(f"abstention: {_pct(a['global'])} (tiers 1-4: {tiers})")
