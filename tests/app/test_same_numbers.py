@@ -36,7 +36,7 @@ def test_space_score_leaderboard_and_compare_agree(
         assert cli["core"][key] == space["core"][key], key
     assert cli["physician_difference"] == space["physician_difference"]
     assert cli["verdict"] == space["verdict"]
-    for key in ("physician_difference", "extension_difference", "alt_test", "verdicts"):
+    for key in ("physician_difference", "extension_difference", "alt_test", "headline"):
         assert cli[key] == space[key], key
     # the Space's own leaderboard row and `medqade leaderboard` on its results folder
     boards = app.state.boards("core")
@@ -52,8 +52,11 @@ def test_space_score_leaderboard_and_compare_agree(
         *space["core"]["kappa_ci"],
     ]
     assert cli_row["verdict"] == row["verdict"] == space["verdict"]
-    ext = space["extension_difference"]
-    assert cli_row["verdict_extension"] == row["verdict_extension"] == (ext and ext["verdict"])
+    assert cli_row["decided_on"] == row["decided_on"] == space["headline"]["decided_on"]
+    assert [cli_row["d"], cli_row["d_low"], cli_row["d_high"]] == [
+        space["headline"]["kappa"],
+        *space["headline"]["kappa_ci"],
+    ]
     assert cli_row["alt_test_passed"] == space["alt_test"]["passed"]
     assert cli_row["abstention"] == space["core"]["abstention"]
     for column in ("rank", "rank_worst"):
@@ -80,6 +83,22 @@ def test_space_score_leaderboard_and_compare_agree(
     assert api["difference"] == cmp["difference"]
     lb = next(r for r in board["judges"] if r["model_id"] == evaluator)
     assert cmp["difference"]["kappa"] == lb["kappa"] - cli_row["kappa"]
+    # one verdict word: compare against the physicians says the record's word too
+    versus = client.predict("physicians", space["id"], "core", api_name="/compare")
+    assert "error" not in versus, versus
+    assert versus["versus_physicians"]["verdict"] == space["verdict"]
+    assert versus["versus_physicians"]["headline"] == space["headline"]
+    cmp_vs = _cli(
+        capsys,
+        "compare",
+        space["id"][:12],
+        "physicians",
+        *data,
+        "--results",
+        str(app.results),
+        "--json",
+    )
+    assert cmp_vs["versus_physicians"]["verdict"] == space["verdict"]
     refused = client.predict("physicians", evaluator, "full", api_name="/compare")
     assert "only on the core" in refused["error"]
 
@@ -90,12 +109,14 @@ def test_space_boards_follow_metric_and_margin(launch) -> None:
     by_pa = app.state.boards("core", "pa", 1.0).judges
     ranked = by_pa[by_pa["status"] == "verified"]
     assert list(ranked["pa"]) == sorted(ranked["pa"], reverse=True)
-    # the margin is declared on kappa: within a kappa margin of 1 every paper judge is
-    # non-inferior (or above); the PA board's verdicts use the PA margin derived from it
+    # the margin is on kappa and the verdict is decided on kappa: within a margin of 1 every
+    # paper judge is non-inferior (or above), and the PA board shows the same words
     by_kappa = app.state.boards("core", "kappa", 1.0).judges
     within = {paired.ABOVE, paired.NON_INFERIOR, paired.NON_INFERIOR_BELOW}
     assert set(by_kappa[by_kappa["source"] == "paper"]["verdict"].dropna()) <= within
-    assert (by_pa["margin"].dropna() < 1.0).all()
+    assert (by_pa["margin"].dropna() == 1.0).all()
+    words = dict(zip(by_kappa["id"], by_kappa["verdict"], strict=True))
+    assert dict(zip(by_pa["id"], by_pa["verdict"], strict=True)) == words
     strict = app.state.boards("core", "kappa", 0.0).judges
     # m = 0: nothing is non-inferior without being above
     assert not {paired.NON_INFERIOR, paired.NON_INFERIOR_BELOW} & set(strict["verdict"].dropna())

@@ -103,11 +103,15 @@ def test_compare_physicians_uses_the_loo_reference(full: Release) -> None:
     )
     diff = record["physician_difference"]
     assert c.overall.kappa.value == pytest.approx(-diff["kappa"], abs=1e-15)
+    # the paired table holds the panel fixed: its interval is the record's given_panel one
     assert [-c.overall.kappa.high, -c.overall.kappa.low] == pytest.approx(
-        diff["kappa_ci"], abs=1e-12
+        diff["given_panel"]["kappa_ci"], abs=1e-12
     )
     assert c.versus_physicians is not None
+    # the verdict, its d and the core's two-way interval are the record's
     assert c.versus_physicians["verdict"] == record["verdict"]
+    assert c.versus_physicians["kappa_ci"] == pytest.approx(diff["kappa_ci"], abs=1e-15)
+    assert c.versus_physicians["headline"]["kappa"] == record["headline"]["kappa"]
     assert c.versus_physicians["alt_test"] == record["alt_test"]
     with pytest.raises(CompareError, match="only on the core"):
         compare(full, resolve(full, "physicians"), resolve(full, A), view="full")
