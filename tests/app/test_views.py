@@ -263,3 +263,38 @@ def test_table_links_are_read_back_by_the_select_handlers() -> None:
     assert compare_views.browse_link("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
     frame = pd.DataFrame({"answer": ["S-C01/x"], "open in Browse": [cell]})
     assert views.datatypes(frame) == ["str", "markdown"]
+
+
+def test_agreement_when_rated_has_its_n_in_the_judges_table() -> None:
+    """A partial row's kappa when rated rests on the answers it labelled, far fewer than the
+    view's n: the table shows that count beside it (from the row's record)."""
+    record = read_record(
+        {"id": "p1", "core": {"n": 983, "rated": {"kappa": 0.8, "n": 165}}, "flags": []}
+    )
+    row = {c: None for c in JUDGE_COLUMNS} | {
+        "name": "P",
+        "status": "partial",
+        "scope": "core",
+        "n": 983,
+        "kappa_rated": 0.8,
+        "id": "p1",
+    }
+    out = views.judges_table(pd.DataFrame([row]), {"p1": record})
+    assert out.loc[0, "n when rated"] == 165 and out.loc[0, "n"] == 983
+    assert "n when rated" in views.JUDGE_GROUPS["when rated"]
+    shown = views.select(out, views.JUDGE_GROUPS, ["when rated"], "")
+    assert list(shown.columns)[-4:] == [
+        "kappa when rated",
+        "PA when rated",
+        "PABAK when rated",
+        "n when rated",
+    ]
+
+
+def test_the_physicians_row_of_a_result_says_their_abstentions_are_dropped() -> None:
+    record = read_record(
+        {"kind": "judge", "physician_reference": {"kappa": 0.742, "pa": 0.9, "n": 96}}
+    )
+    table = result_views.summary_table(record)
+    (scope,) = set(table.loc[table["value"] == 0.742, "scope"])
+    assert scope == "physicians (LOO ceiling, each on the answers rated)"

@@ -114,7 +114,11 @@ def test_score_judge_summary(
     )
     code, out, _ = run(capsys, "score", str(path), "--data", str(sample_dir), "--resamples", "20")
     assert code == 0
-    assert "core: kappa" in out and "physicians (leave-one-out)" in out and "verdict" in out
+    assert (
+        "core: kappa" in out
+        and "physicians (leave-one-out, each physician" in out
+        and "verdict" in out
+    )
 
 
 def test_score_refuses_a_name_passing_for_another_row(

@@ -95,3 +95,26 @@ def test_a_synthetic_release_is_named() -> None:
     record = _stored("answers")
     record["dataset"] = {**record["dataset"], "synthetic": True}
     assert summary(record).splitlines()[1] == "dataset: SYNTHETIC release (not physician data)"
+
+
+def test_the_physicians_line_says_their_abstentions_are_dropped() -> None:
+    """The physicians' leave-one-out kappa is their agreement when rated (each physician on
+    the answers they rated): the label says so, not "abstentions count as disagreements"."""
+    record = _stored("judge")
+    (line,) = [x for x in summary(record).splitlines() if x.startswith("physicians")]
+    kappa = record["physician_reference"]["kappa"]
+    assert line.startswith(
+        "physicians (leave-one-out, each physician on the answers they rated, abstentions "
+        f"dropped): kappa {kappa:.3f}"
+    )
+    assert "count as disagreements" not in line
+
+
+def test_agreement_when_rated_shows_its_n_for_a_partial_submission() -> None:
+    record = _stored("judge")
+    record["flags"] = ["partial_coverage"]
+    record["submission"] = {**record["submission"], "scope": "partial"}
+    rated = {**record["core"]["rated"], "kappa": 0.25, "n": 1234}
+    record["core"] = {**record["core"], "rated": rated, "coverage": 0.2}
+    (line,) = [x for x in summary(record).splitlines() if x.startswith(" core when rated")]
+    assert "kappa 0.250  PA 62.5%  n=1,234  coverage 20.0%" in line

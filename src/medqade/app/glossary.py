@@ -45,8 +45,9 @@ SHARED: Final[Mapping[str, str]] = {
 JUDGES: Final[Mapping[str, str]] = {
     **SHARED,
     "kappa": (
-        "Cohen's kappa with the physician consensus, mean over the five answer slots; an "
-        "abstention or missing label counts as a disagreement."
+        "Cohen's kappa with the physician consensus, mean over the five answer slots; a "
+        "judge's abstention or missing label counts as a disagreement (the physician ceiling "
+        "row: each physician on the answers they rated, abstentions left out)."
     ),
     "kappa 95% CI": "95% bootstrap interval of kappa (question resamples).",
     "verdict": (
@@ -76,6 +77,9 @@ JUDGES: Final[Mapping[str, str]] = {
     "kappa when rated": "Kappa on the answers the judge rated (abstentions dropped; the paper's).",
     "PA when rated": "PA on the answers the judge rated (abstentions dropped).",
     "PABAK when rated": "PABAK on the answers the judge rated (abstentions dropped).",
+    "n when rated": (
+        "The answers the values when rated are computed on (few for a partial submission)."
+    ),
     "compare": "vs physicians: opens this judge against the physicians on the Compare tab.",
     "self-bias (pp)": (
         "When the judge is also one of the five student models: how much more often it calls "

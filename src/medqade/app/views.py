@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlencode
 import pandas as pd
 
 from medqade import vocab
+from medqade.scoring.board_rows import rated_n
 from medqade.scoring.record import Accuracy, ScoreRecord
 
 DIGITS: Final = 3
@@ -52,7 +53,7 @@ JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
         "vs physicians (extension) 95% CI",
     ),
     "alt-test": ("alt-test", "winning rate"),
-    "when rated": ("kappa when rated", "PA when rated", "PABAK when rated"),
+    "when rated": ("kappa when rated", "PA when rated", "PABAK when rated", "n when rated"),
     "compare": ("compare",),
     "self-bias": ("self-bias (pp)", "self-bias (pp) 95% CI", "self-bias flag"),
     **BEHAVIOUR_GROUPS,
@@ -185,6 +186,7 @@ def judges_table(
                 "kappa when rated": number(r["kappa_rated"]),
                 "PA when rated": number(r["pa_rated"]),
                 "PABAK when rated": number(r["pabak_rated"]),
+                "n when rated": count(rated_n(rec, str(r["scope"]))),
                 "above ceiling": "yes" if ABOVE_CEILING in str(r["flags"]).split(";") else "",
                 "self-bias (pp)": points(r["self_bias"]),
                 "self-bias (pp) 95% CI": points_ci(r["self_bias_low"], r["self_bias_high"]),

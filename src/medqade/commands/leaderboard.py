@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from medqade.commands._board import add_board_arguments, open_board
 from medqade.scoring import csv_text, leaderboard
+from medqade.scoring.board_rows import rated_n
 from medqade.scoring.leaderboard import rows
 
 NAME = "leaderboard"
@@ -62,7 +64,23 @@ def _alt(row: Any) -> str:
     return f"{'pass' if passed else 'fail'} ({_cell(row['alt_test_winning_rate'], 1)})"
 
 
-def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str) -> str:
+def _rated(row: Any, metric: str, rated: Mapping[str, int | None]) -> str:
+    """The row's agreement when rated with the answers it rests on (``0.712 (n=340)``)."""
+    value = _cell(row[f"{metric}_rated"])
+    n = rated.get(str(row["id"]))
+    return f"{value} (n={n:,})" if value and n is not None else value
+
+
+def markdown(
+    judges: pd.DataFrame,
+    models: pd.DataFrame,
+    view: str,
+    metric: str,
+    rated: Mapping[str, int | None] | None = None,
+) -> str:
+    """The two tables in Markdown; ``rated``: per record id the answers its agreement when
+    rated rests on (:func:`medqade.scoring.board_rows.rated_n`), shown beside it."""
+    rated = rated or {}
     lines = [f"## Judges ({view} view, ranked on {metric})", ""]
     lines.append(
         f"| rank | judge | source | status | {metric} [95% CI] | vs physicians | verdict |"
@@ -74,7 +92,7 @@ def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str)
             f"| {_rank(r)} | {r['name']} | {r['source']} | {r['status']} | "
             f"{_ci(r, metric, f'{metric}_low', f'{metric}_high')} | "
             f"{_ci(r, 'd_physicians', 'd_physicians_low', 'd_physicians_high')} | "
-            f"{_cell(r['verdict'])} | {_cell(r[f'{metric}_rated'])} | "
+            f"{_cell(r['verdict'])} | {_rated(r, metric, rated)} | "
             f"{_cell(r['abstention'])} | {_cell(r['verdict_extension'])} | {_alt(r)} |"
         )
     lines += ["", f"## Models ({view} view, anchored accuracy)", ""]
@@ -110,5 +128,9 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(csv_text(models), end="")
     else:
-        print(markdown(judges, models, args.view, args.metric), end="")
+        by_id = {str(rec.id): rec for rec in board.records}
+        rated = {
+            str(i): rated_n(by_id.get(str(i)), str(s)) for i, s in judges[["id", "scope"]].values
+        }
+        print(markdown(judges, models, args.view, args.metric, rated), end="")
     return 0

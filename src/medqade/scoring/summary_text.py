@@ -9,9 +9,18 @@ it, older, gives none).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from medqade.scoring.record import Agreement, RecordMeta, ScoreRecord, SubmissionInfo, read_record
+
+PHYSICIANS_RATED: Final = "each physician on the answers they rated, abstentions dropped"
+"""What the physicians' leave-one-out agreement counts: a physician's abstention is left out
+(not a disagreement, unlike a judge's in ``core``/``full``), so it is their agreement when
+rated (:func:`medqade.measures.agreement.physicians_in_place`)."""
+
+
+def _count(x: Any) -> str:
+    return "n/a" if isinstance(x, bool) or not isinstance(x, int) else f"{x:,}"
 
 
 def _num(x: Any, digits: int = 3) -> str:
@@ -152,13 +161,13 @@ def _judge_lines(rec: ScoreRecord) -> list[str]:
             r = b.rated
             lines.append(
                 f"{split:>5} when rated (abstentions dropped, the paper's): kappa "
-                f"{_num(r.kappa)}  PA {_pct(r.pa)}  coverage {_pct(b.coverage)}  "
-                f"abstention {_pct(b.abstention)}"
+                f"{_num(r.kappa)}  PA {_pct(r.pa)}  n={_count(r.n)}  coverage "
+                f"{_pct(b.coverage)}  abstention {_pct(b.abstention)}"
             )
     ref = rec.physician_reference or Agreement()
     lines.append(
-        f"physicians (leave-one-out): kappa {_num(ref.kappa)}{_ci(ref.kappa_ci)} "
-        "(abstentions count as disagreements)"
+        f"physicians (leave-one-out, {PHYSICIANS_RATED}): kappa "
+        f"{_num(ref.kappa)}{_ci(ref.kappa_ci)}"
     )
     for diff, label in (
         (rec.physician_difference, "core, judge in each physician's place"),
