@@ -118,3 +118,17 @@ def test_agreement_when_rated_shows_its_n_for_a_partial_submission() -> None:
     record["core"] = {**record["core"], "rated": rated, "coverage": 0.2}
     (line,) = [x for x in summary(record).splitlines() if x.startswith(" core when rated")]
     assert "kappa 0.250  PA 62.5%  n=1,234  coverage 20.0%" in line
+
+
+def test_the_caution_line_carries_the_questions_per_tier_and_warns() -> None:
+    caution = {
+        "tiers": [1, 2, 3, 4],
+        "judge": {"slope": 0.02, "slope_ci": [0.01, 0.03], "questions_by_tier": [90, 67, 32, 11]},
+        "physicians": {"slope": 0.05, "slope_ci": [0.04, 0.06]},
+        "slope_difference": -0.03,
+        "slope_difference_ci": [-0.05, -0.01],
+        "warning": "tier 4: 11 questions (fewer than 20): the slope leans on few questions",
+    }
+    lines = behaviour_lines({"behaviour": {"split": "core", "caution": caution}})
+    assert lines[0].endswith("[-5.0%, -1.0%]; questions per tier 1-4: 90, 67, 32, 11")
+    assert lines[1] == "caution: " + caution["warning"]

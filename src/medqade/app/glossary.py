@@ -92,6 +92,10 @@ JUDGES: Final[Mapping[str, str]] = {
     ),
     "caution vs physicians (pp/tier)": "The caution slope minus the physicians' own.",
     "caution vs physicians 95% CI": "95% interval of the caution difference.",
+    "caution: sparsest tier": (
+        "The difficulty tier with the fewest core questions behind the caution slope (e.g. "
+        "tier 4: 11 questions); under 20, the slope leans on few questions."
+    ),
     "self kappa": "Kappa of the judge with itself across repeated runs (reshuffled orders).",
     "self kappa 95% CI": "95% interval of the self kappa.",
     "physicians' self kappa": "The physicians' agreement with their own repeat ratings.",

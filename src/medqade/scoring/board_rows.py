@@ -81,6 +81,7 @@ class JudgeRow(Row):
     caution_vs_physicians: float = NAN
     caution_vs_physicians_low: float = NAN
     caution_vs_physicians_high: float = NAN
+    caution_sparsest_tier: str = ""
     self_kappa: float = NAN
     self_kappa_low: float = NAN
     self_kappa_high: float = NAN

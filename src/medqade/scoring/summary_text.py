@@ -60,12 +60,19 @@ def behaviour_lines(record: Mapping[str, Any]) -> list[str]:
     caution = b.get("caution")
     if caution:
         j, ph = caution["judge"], caution["physicians"]
+        questions = j.get("questions_by_tier")  # older records have none
+        per_tier = (
+            f"; questions per tier 1-4: {', '.join(str(n) for n in questions)}" if questions else ""
+        )
         lines.append(
             "caution (core, abstention slope per tier): judge "
             f"{_pct(j['slope'])}{_ci(j['slope_ci'], _pct)}, physicians "
             f"{_pct(ph['slope'])}{_ci(ph['slope_ci'], _pct)}; judge - physicians "
             f"{_pct(caution['slope_difference'])}{_ci(caution['slope_difference_ci'], _pct)}"
+            f"{per_tier}"
         )
+        if caution.get("warning"):
+            lines.append(f"caution: {caution['warning']}")
     cons = b.get("consistency")
     if cons:
         line = (
