@@ -96,7 +96,11 @@ JUDGES: Final[Mapping[str, str]] = {
         "The difficulty tier with the fewest core questions behind the caution slope (e.g. "
         "tier 4: 11 questions); under 20, the slope leans on few questions."
     ),
-    "self kappa": "Kappa of the judge with itself across repeated runs (reshuffled orders).",
+    "self kappa": (
+        "Kappa of the judge with itself across repeated runs (reshuffled orders); empty when "
+        "the runs were decoded deterministically (temperature 0, greedy) or are identical: "
+        "then it is 1 by construction, not a finding."
+    ),
     "self kappa 95% CI": "95% interval of the self kappa.",
     "physicians' self kappa": "The physicians' agreement with their own repeat ratings.",
     "position p": "p-value of a position bias (label depends on the answer's place in the list).",

@@ -75,14 +75,19 @@ def behaviour_lines(record: Mapping[str, Any]) -> list[str]:
             lines.append(f"caution: {caution['warning']}")
     cons = b.get("consistency")
     if cons:
+        agreement = (
+            str(cons["not_informative"])
+            if cons.get("not_informative")
+            else f"intra-rater kappa {_num(cons['kappa'])}{_ci(cons['kappa_ci'])}, PA "
+            f"{_pct(cons['pa'])}"
+        )
         line = (
-            f"self-consistency ({len(cons['runs'])} runs): intra-rater kappa "
-            f"{_num(cons['kappa'])}{_ci(cons['kappa_ci'])}, PA {_pct(cons['pa'])}; label flips "
+            f"self-consistency ({len(cons['runs'])} runs): {agreement}; label flips "
             f"when the position moved {_pct(cons['flip_rate_moved'])}"
             f"{_ci(cons['flip_rate_moved_ci'], _pct)}"
         )
         re, ph = cons.get("rerated"), cons.get("physicians_rerated")
-        if re and ph:
+        if re and ph and not cons.get("not_informative"):
             line += (
                 f"; on the re-rated questions judge {_num(re['kappa'])}{_ci(re['kappa_ci'])} "
                 f"vs physicians {_num(ph['kappa'])}{_ci(ph['kappa_ci'])}"
