@@ -61,3 +61,16 @@ def test_plotted_counts_the_judges_each_figure_draws() -> None:
     }
     assert figs.plotted([without]) == {"caution": 1, "breakdown": 1, "cost": 0}
     assert figs.plotted([]) == {"caution": 0, "breakdown": 0, "cost": 0}
+
+
+def test_the_caution_figure_names_the_questions_per_tier() -> None:
+    """The slope rests on unequal tiers (tier 4 of the core: 11 questions): the axis says so."""
+    record = _record("J1", 0.6, 0.0, 0.5)
+    record["behaviour"]["caution"]["physicians"]["questions_by_tier"] = [90, 67, 32, 11]
+    label = figs.caution_figure([record]).axes[0].get_xlabel()
+    assert label.splitlines() == [
+        "abstention slope (pp per difficulty tier)",
+        "core questions per tier 1-4: 90, 67, 32, 11 (tier 4: fewer than 20, a wide interval)",
+    ]
+    old = figs.caution_figure([_record("J1", 0.6, 0.0, 0.5)]).axes[0].get_xlabel()
+    assert old == "abstention slope (pp per difficulty tier)"  # an older record: no counts

@@ -13,13 +13,16 @@ from medqade.scoring.behaviour_columns import BEHAVIOUR_COLUMNS, behaviour_colum
 
 def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None:
     old = behaviour_columns({"kind": "judge"})
-    assert set(old) == set(BEHAVIOUR_COLUMNS) and all(math.isnan(v) for v in old.values())
+    assert set(old) == set(BEHAVIOUR_COLUMNS) and old["caution_sparsest_tier"] == ""
+    assert all(math.isnan(v) for k, v in old.items() if k != "caution_sparsest_tier")  # type: ignore[arg-type]
     cells = views.behaviour_cells(old)
+    assert cells["caution: sparsest tier"] == ""
     assert cells["caution vs physicians 95% CI"] == "" and math.isnan(cells["self kappa"])
     record = {
         "behaviour": {
             "caution": {
-                "judge": {"slope": 0.004},
+                "tiers": [1, 2, 3, 4],
+                "judge": {"slope": 0.004, "questions_by_tier": [90, 67, 32, 11]},
                 "slope_difference": -0.021,
                 "slope_difference_ci": [-0.04, -0.002],
             },
@@ -40,6 +43,7 @@ def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None
     assert cells["caution slope (pp/tier)"] == 0.4
     assert cells["caution vs physicians (pp/tier)"] == -2.1
     assert cells["caution vs physicians 95% CI"] == "-4.0 – -0.2"
+    assert cells["caution: sparsest tier"] == "tier 4: 11 questions"
     assert cells["self kappa 95% CI"] == "0.880 – 0.930"
     assert cells["tokens / 1,000 answers"] == 1050
     assert cells["EUR / 1,000 answers"] == 0.0123

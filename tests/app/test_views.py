@@ -51,9 +51,12 @@ def test_judges_table_formats_the_library_decisions() -> None:
         "self_bias_high": 0.0008,
         "self_bias_significant": True,  # rounds to 0.000 - 0.001 but is significant
         "verdict": "inconclusive",
-        "d_physicians": -0.05,
-        "d_physicians_low": -0.1,
-        "d_physicians_high": 0.0,
+        "d": -0.05,
+        "d_low": -0.1,
+        "d_high": 0.0,
+        "d_physicians": -0.04,
+        "d_physicians_low": -0.12,
+        "d_physicians_high": 0.03,
         "id": "abc",
     }
     out = views.judges_table(pd.DataFrame([row]), {})
@@ -61,6 +64,7 @@ def test_judges_table_formats_the_library_decisions() -> None:
     assert out.loc[0, "self-bias flag"] == "yes"
     assert out.loc[0, "verdict"] == "inconclusive"
     assert out.loc[0, "vs physicians 95% CI"] == "-0.100 – 0.000"
+    assert out.loc[0, "vs physicians (core) 95% CI"] == "-0.120 – 0.030"
     row["self_bias_significant"] = False
     assert views.judges_table(pd.DataFrame([row]), {}).loc[0, "self-bias flag"] == ""
 
@@ -301,3 +305,38 @@ def test_the_alt_test_shows_rho_beside_omega_and_the_question_variant() -> None:
     # a record scored before answers were the instances shows no alt-test row
     old = read_record({"kind": "judge", "alt_test": {"epsilon": 0.2, "winning_rate": 0.5}})
     assert not any("alt-test" in s for s in result_views.summary_table(old)["scope"])
+
+
+def test_agreement_when_rated_has_its_n_in_the_judges_table() -> None:
+    """A partial row's kappa when rated rests on the answers it labelled, far fewer than the
+    view's n: the table shows that count beside it (from the row's record)."""
+    record = read_record(
+        {"id": "p1", "core": {"n": 983, "rated": {"kappa": 0.8, "n": 165}}, "flags": []}
+    )
+    row = {c: None for c in JUDGE_COLUMNS} | {
+        "name": "P",
+        "status": "partial",
+        "scope": "core",
+        "n": 983,
+        "kappa_rated": 0.8,
+        "id": "p1",
+    }
+    out = views.judges_table(pd.DataFrame([row]), {"p1": record})
+    assert out.loc[0, "n when rated"] == 165 and out.loc[0, "n"] == 983
+    assert "n when rated" in views.JUDGE_GROUPS["when rated"]
+    shown = views.select(out, views.JUDGE_GROUPS, ["when rated"], "")
+    assert list(shown.columns)[-4:] == [
+        "kappa when rated",
+        "PA when rated",
+        "PABAK when rated",
+        "n when rated",
+    ]
+
+
+def test_the_physicians_row_of_a_result_says_their_abstentions_are_dropped() -> None:
+    record = read_record(
+        {"kind": "judge", "physician_reference": {"kappa": 0.742, "pa": 0.9, "n": 96}}
+    )
+    table = result_views.summary_table(record)
+    (scope,) = set(table.loc[table["value"] == 0.742, "scope"])
+    assert scope == "physicians (LOO ceiling, each on the answers rated)"

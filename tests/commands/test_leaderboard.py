@@ -52,3 +52,18 @@ def test_markdown_shows_the_alt_test_with_rho_beside_omega_as_evidence() -> None
     text = markdown(judges, _frame(MODEL_COLUMNS, []), "core", "kappa")
     assert "| pass (omega 0.90, rho 0.81) |" in text
     assert "evidence beside the verdict, not a verdict" in text
+
+
+def test_markdown_shows_the_n_beside_the_agreement_when_rated() -> None:
+    """A partial submission's kappa when rated rests on few answers: the n is beside it."""
+    judges = _frame(
+        JUDGE_COLUMNS,
+        [
+            {"name": "P", "status": "partial", "kappa_rated": 0.81234, "id": "p1"},
+            {"name": "F", "status": "verified", "kappa_rated": 0.7, "id": "f1"},
+        ],
+    )
+    models = _frame(MODEL_COLUMNS, [])
+    text = markdown(judges, models, "core", "kappa", {"p1": 165, "f1": None})
+    assert "| 0.812 (n=165) |" in text
+    assert "| 0.700 |" in text  # no count known: the value alone

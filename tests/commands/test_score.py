@@ -114,7 +114,11 @@ def test_score_judge_summary(
     )
     code, out, _ = run(capsys, "score", str(path), "--data", str(sample_dir), "--resamples", "20")
     assert code == 0
-    assert "core: kappa" in out and "physicians (leave-one-out)" in out and "verdict" in out
+    assert (
+        "core: kappa" in out
+        and "physicians (leave-one-out, each physician" in out
+        and "verdict" in out
+    )
 
 
 def test_score_refuses_a_name_passing_for_another_row(
@@ -255,3 +259,41 @@ def test_the_space_refuses_malformed_decoding_as_the_cli_does(
     assert not outcome.ok and "decoding: not valid JSON" in outcome.message
     code, _, err = run(capsys, "score", str(path), "--data", str(sample_dir), "--decoding", "{x")
     assert code == 2 and "--decoding: not valid JSON" in err
+
+
+JUDGE = "question_id,model,label\n" + "".join(
+    f"{q},{m},{label}\n"
+    for q in ("S-C01", "S-C02")
+    for m, label in zip(
+        ("gemini-2.5-flash", "gpt-5-nano", "gemma3:27b", "gemma3:4b", "qwen3:4b"),
+        ("Richtig", "Falsch", "Richtig", "Falsch", "Falsch"),
+        strict=True,
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("decoding", "reason"),
+    [
+        (["--decoding", "temperature=0"], "not informative: deterministic decoding"),
+        ([], None),
+    ],
+)
+def test_self_consistency_of_a_deterministic_judge_is_withheld(
+    sample_dir: Path,
+    write: Write,
+    capsys: pytest.CaptureFixture[str],
+    decoding: list[str],
+    reason: str | None,
+) -> None:
+    a = write("a.csv", JUDGE)
+    b = write("b.csv", JUDGE.replace("S-C02,qwen3:4b,Falsch", "S-C02,qwen3:4b,Richtig"))
+    argv = ["score", str(a), str(b), "--data", str(sample_dir), "--resamples", "10"]
+    code, out, _ = run(capsys, *argv, *decoding, "--json")
+    assert code == 0
+    cons = json.loads(out)["behaviour"]["consistency"]
+    assert cons["not_informative"] == reason
+    assert (cons["kappa"] is None) is (reason is not None)
+    code, out, _ = run(capsys, *argv, *decoding)
+    (line,) = [x for x in out.splitlines() if x.startswith("self-consistency")]
+    assert line.startswith(f"self-consistency (2 runs): {reason or 'intra-rater kappa'}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,15 @@ from medqade.dataset import hub_eval
 from medqade.dataset.build import build, build_files
 from medqade.dataset.release import Release, load_release
 from medqade.files.atomic import OutputRefused
+from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.schema import HUB_CONFIGS
 from medqade.scoring import reference_records
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 DATASET = "medqade/medqade"
 SPACE = "medqade/leaderboard"
+MARGIN = DEFAULT_MARGIN
+"""The leaderboard's margin, at which every Hub entry is written."""
 LABELS = "question_id,model,label\n" + "".join(
     f"{q},{m},{label}\n"
     for q in ("S-C01", "S-C02")
@@ -146,7 +150,9 @@ def _accuracy(record: dict[str, Any]) -> tuple[float, int]:
 
 def test_eval_results_parse_with_huggingface_hub(records: dict[str, dict[str, Any]]) -> None:
     record = records["judge"]
-    text = hub_eval.eval_results_yaml(record, DATASET, revision="a" * 40, space_id=SPACE)
+    text = hub_eval.eval_results_yaml(
+        record, DATASET, margin=MARGIN, revision="a" * 40, space_id=SPACE
+    )
     assert text.startswith(hub_eval.HEADER)
     (entry,) = _parsed(text)
     accuracy, n = _accuracy(record)
@@ -171,7 +177,7 @@ def test_eval_results_parse_with_huggingface_hub(records: dict[str, dict[str, An
 
 def test_eval_results_of_answers_refused_no_hub_task(records: dict[str, dict[str, Any]]) -> None:
     with pytest.raises(ValueError, match="no Hub task"):
-        hub_eval.eval_results_yaml(records["answers"], DATASET)
+        hub_eval.eval_results_yaml(records["answers"], DATASET, margin=MARGIN)
 
 
 def test_consensus_accuracy_counts_abstentions_and_missing_labels_wrong() -> None:
@@ -187,18 +193,20 @@ def test_consensus_accuracy_counts_abstentions_and_missing_labels_wrong() -> Non
 
 def test_eval_results_tasks_are_the_eval_yaml_tasks(records: dict[str, dict[str, Any]]) -> None:
     tasks = {t["id"] for t in yaml.safe_load(hub_eval.eval_yaml(synthetic=False))["tasks"]}
-    used = {_parsed(hub_eval.eval_results_yaml(records["judge"], DATASET))[0].task_id}
+    used = {
+        _parsed(hub_eval.eval_results_yaml(records["judge"], DATASET, margin=MARGIN))[0].task_id
+    }
     assert used == tasks
 
 
 def test_eval_results_partial_names_flag_and_withholds_verdict(
     records: dict[str, dict[str, Any]],
 ) -> None:
-    full = _parsed(hub_eval.eval_results_yaml(records["judge"], DATASET))[0]
+    full = _parsed(hub_eval.eval_results_yaml(records["judge"], DATASET, margin=MARGIN))[0]
     assert full.notes is not None
     assert f"verdict vs physicians: {records['judge']['verdict']}" in full.notes
     record = {**records["judge"], "flags": ["partial_coverage"]}
-    (entry,) = _parsed(hub_eval.eval_results_yaml(record, DATASET))
+    (entry,) = _parsed(hub_eval.eval_results_yaml(record, DATASET, margin=MARGIN))
     assert entry.notes is not None
     assert "verdict" in entry.notes and "verdict vs physicians" not in entry.notes
     assert entry.notes.endswith("partial coverage, not ranked, no verdict")
@@ -208,7 +216,7 @@ def test_eval_results_partial_names_flag_and_withholds_verdict(
 def test_eval_results_date_is_the_inspect_run_date(records: dict[str, dict[str, Any]]) -> None:
     record = records["judge"]
     meta = {**record["meta"], "inspect": {"run_date": "2026-01-31", "version": "0.3.285"}}
-    (entry,) = _parsed(hub_eval.eval_results_yaml({**record, "meta": meta}, DATASET))
+    (entry,) = _parsed(hub_eval.eval_results_yaml({**record, "meta": meta}, DATASET, margin=MARGIN))
     assert entry.date == "2026-01-31" != record["timestamp"][:10]
 
 
@@ -229,7 +237,7 @@ def test_eval_results_without_resolved_core_labels_refused(
 ) -> None:
     record = {**records["judge"], "confusion": {"core": None, "all": None}}
     with pytest.raises(ValueError, match="labels no resolved core answer"):
-        hub_eval.eval_results_yaml(record, DATASET)
+        hub_eval.eval_results_yaml(record, DATASET, margin=MARGIN)
 
 
 def test_write_eval_results_never_overwrites_a_foreign_file(tmp_path: Path) -> None:
@@ -294,6 +302,43 @@ def test_main_score_eval_results_needs_a_hub_dataset(
     assert not (tmp_path / "r.yaml").exists()
 
 
+def test_main_score_eval_results_refuses_another_margin(
+    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Constant ``Falsch`` labels at ``--margin 1`` would publish a verdict the leaderboard
+    never gives; the Hub entry is refused, before scoring, and nothing is written."""
+    sub = tmp_path / "falsch.csv"
+    sub.write_text(LABELS.replace("Richtig", "Falsch").replace("Keine Angabe", "Falsch"))
+    path, out = tmp_path / "r.yaml", tmp_path / "r.json"
+    argv = ["score", str(sub), "--data", str(built_sample), "--resamples", "20", "--margin", "1"]
+    hub = ["--eval-results", str(path), "--hub-dataset", DATASET, "--out", str(out)]
+    assert main([*argv, *hub]) == 2
+    err = capsys.readouterr().err
+    assert f"at the leaderboard's margin {MARGIN:g}, not at --margin 1" in err
+    assert not path.exists() and not out.exists()
+    assert main([*argv, "--out", str(out)]) == 0  # the user's own margin: scored, not published
+    assert json.loads(out.read_text(encoding="utf-8"))["settings"]["margin"] == 1.0
+
+
+def test_eval_results_refuses_a_record_scored_at_another_margin(
+    records: dict[str, dict[str, Any]],
+) -> None:
+    record = records["judge"]
+    assert record["settings"]["margin"] == MARGIN
+    other = {**record, "settings": {**record["settings"], "margin": 1.0}}
+    with pytest.raises(
+        ValueError, match=re.escape("scored at margin 1, the leaderboard's is 0.05")
+    ):
+        hub_eval.eval_results_yaml(other, DATASET, margin=MARGIN)
+    unknown = {**record, "settings": {k: v for k, v in record["settings"].items() if k != "margin"}}
+    with pytest.raises(ValueError, match="records no non-inferiority margin"):
+        hub_eval.eval_results_yaml(unknown, DATASET, margin=MARGIN)
+    assert eval_results_text(other, DATASET, SPACE) is None  # the Space offers none either
+    # an answers record has no verdict and no margin: only its missing Hub task refuses it
+    with pytest.raises(ValueError, match="no Hub task"):
+        hub_eval.eval_results_yaml(records["answers"], DATASET, margin=1.0)
+
+
 @pytest.mark.parametrize(
     ("data", "given", "expected"),
     [("org/bench", None, "org/bench"), ("org/bench", "me/other", "me/other"), (None, "a/b", "a/b")],
@@ -323,7 +368,7 @@ def test_space_config_reads_space_and_dataset() -> None:
 def test_space_offers_eval_results_for_a_hub_dataset(records: dict[str, dict[str, Any]]) -> None:
     record = records["judge"]
     text = eval_results_text(record, DATASET, SPACE)
-    assert text == hub_eval.eval_results_yaml(record, DATASET, space_id=SPACE)
+    assert text == hub_eval.eval_results_yaml(record, DATASET, margin=MARGIN, space_id=SPACE)
     assert eval_results_text(record, None, SPACE) is None  # a local release names no dataset
     assert eval_results_text({**record, "confusion": None}, DATASET, SPACE) is None
     assert eval_results_text(records["answers"], DATASET, SPACE) is None  # no Hub task

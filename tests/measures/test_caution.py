@@ -58,6 +58,10 @@ def test_caution_matches_the_tables_and_scipy(full: Release) -> None:
     rates = [float((lab[t == k] == vocab.ABSTAIN_CODE).mean()) for k in vocab.TIERS]
     reps = found.judge.slope.replicates
     assert reps is not None and reps[0] == pytest.approx(linregress(vocab.TIERS, rates).slope)
+    # the questions each tier's rate rests on: the core's questions per tier (pandas)
+    counts = full.questions[core].assign(tier=full.tier[core]).groupby("tier").size()
+    assert found.judge.questions == tuple(int(counts.get(t, 0)) for t in vocab.TIERS)
+    assert found.physicians.questions == found.judge.questions
 
 
 def test_no_rows_on_the_core_gives_none(full: Release) -> None:
@@ -74,3 +78,35 @@ def test_no_rows_on_the_core_gives_none(full: Release) -> None:
         )
         is None
     )
+
+
+def _arrays(tiers: list[int], present_rows: list[bool]) -> tuple[np.ndarray, ...]:
+    n = len(tiers)
+    labels = np.full((n, 5), vocab.RICHTIG_CODE, dtype=np.int8)
+    labels[::3, 0] = vocab.ABSTAIN_CODE
+    present = np.repeat(np.array(present_rows)[:, None], 5, axis=1)
+    phys = np.stack([labels, labels])
+    return labels, present, phys, np.array(tiers)
+
+
+def test_questions_per_tier_and_the_sparse_tier_warning() -> None:
+    """Every tier's rate carries its number of questions (counted here by hand: the questions
+    of the tier with a judge row); a tier under 20 questions is named in the warning."""
+    tiers = [1] * 30 + [2] * 25 + [3] * 20 + [4] * 11
+    present_rows = [True] * len(tiers)
+    present_rows[0] = present_rows[40] = False  # no row: not a question the judge rated
+    labels, present, phys, t = _arrays(tiers, present_rows)
+    found = caution(labels, present, phys, ("a", "b"), t, None)
+    assert found is not None
+    assert found.judge.questions == (29, 24, 20, 11)
+    assert found.physicians.questions == (30, 25, 20, 11)
+    assert found.per_physician["a"].questions == (30, 25, 20, 11)
+    assert found.warning is not None
+    assert found.warning.startswith("tier 4: 11 questions (fewer than 20)")
+    assert "tier 3" not in found.warning  # 20 questions is enough
+    out = found.to_json()
+    assert out["judge"]["questions_by_tier"] == [29, 24, 20, 11]
+    assert out["warning"] == found.warning and out["min_tier_questions"] == 20
+    labels, present, phys, t = _arrays([1] * 20 + [2] * 20 + [3] * 20 + [4] * 20, [True] * 80)
+    wide = caution(labels, present, phys, ("a", "b"), t, None)
+    assert wide is not None and wide.warning is None and wide.to_json()["warning"] is None

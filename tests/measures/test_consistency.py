@@ -8,7 +8,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from medqade import vocab
 from medqade.dataset.release import Release
-from medqade.measures.consistency import consistency, physicians_intra
+from medqade.measures.consistency import DETERMINISTIC, IDENTICAL, consistency, physicians_intra
 from medqade.measures.seeds import question_weights
 
 R, F, A = vocab.RICHTIG_CODE, vocab.FALSCH_CODE, vocab.ABSTAIN_CODE
@@ -81,3 +81,33 @@ def test_physicians_intra_equals_sklearn_on_the_rerating_table(full: Release) ->
         ]
         per_physician.append(np.nanmean(slots))
     assert found.kappa.value == pytest.approx(np.mean(per_physician))
+
+
+def test_deterministic_or_identical_runs_withhold_the_agreement() -> None:
+    """A judge decoded at temperature 0, or one file given twice, agrees with itself by
+    construction: the intra-rater values are None with the reason, the flip rates stay."""
+    labels, positions = _runs(50, 6)
+    w = question_weights(50, 20, 1)
+    sampled = consistency(labels, positions, ("1", "2"), w, np.arange(10), w[:, :10])
+    assert sampled is not None and sampled.not_informative is None
+    out = sampled.to_json()
+    assert out["not_informative"] is None and out["kappa"] == sampled.intra.kappa.value
+    greedy = consistency(
+        labels, positions, ("1", "2"), w, np.arange(10), w[:, :10], deterministic=True
+    )
+    assert greedy is not None and greedy.not_informative == DETERMINISTIC
+    out = greedy.to_json()
+    assert out["not_informative"] == "not informative: deterministic decoding"
+    for key in ("kappa", "pa", "pabak"):
+        assert out[key] is None and out[f"{key}_ci"] == [None, None]
+        assert out["rerated"][key] is None
+    assert out["n"] == sampled.intra.n  # what it would rest on stays
+    assert out["flip_rate_moved"] == pytest.approx(sampled.flip_moved.value)  # order effect
+    # one run given twice: identical labels at identical positions
+    twice = consistency([labels[0], labels[0]], [positions[0], positions[0]], ("1", "2"), w)
+    assert twice is not None and twice.intra.kappa.value == pytest.approx(1.0)
+    assert twice.not_informative == IDENTICAL and twice.to_json()["kappa"] is None
+    # the same labels at other positions: perfect consistency under reshuffling is a finding
+    moved = consistency([labels[0], labels[0]], positions, ("1", "2"), w)
+    assert moved is not None and moved.not_informative is None
+    assert moved.to_json()["kappa"] == pytest.approx(1.0)

@@ -4,6 +4,7 @@ force over every joint order of two questions."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from functools import cache
@@ -139,3 +140,31 @@ def test_release_positions_read_the_judgments_table(full: Release) -> None:
     found = P.position_bias(full.evaluator_labels[e], pos[e], full.consensus, w, 200)
     assert found is not None and found.n_items == full.n_items
     assert 0 < found.p_value <= 1
+
+
+def test_each_judge_has_its_own_permutation_stream_and_the_same_input_the_same_test() -> None:
+    """Two judges whose labels differ only in which question carries which labels have the same
+    chi-square; on one shared permutation stream they got the same p-value by construction
+    (the draws depend only on the multisets of labels). Each judge's stream is keyed by its
+    own input, so their permutations and p-values differ; the same input gives the same."""
+    rng = np.random.default_rng(21)
+    n = 400
+    labels = rng.choice([R, F], size=(n, 5), p=[0.45, 0.55]).astype(np.int8)
+    positions = np.stack([rng.permutation(5) + 1 for _ in range(n)]).astype(np.int8)
+    consensus = np.full((n, 5), R, dtype=np.int8)
+    order = rng.permutation(n)
+    a = P.position_bias(labels, positions, consensus, None, 1000, seed=3)
+    b = P.position_bias(labels[order], positions[order], consensus, None, 1000, seed=3)
+    assert a is not None and b is not None
+    assert a.chi2 == pytest.approx(b.chi2, rel=1e-12)
+    assert 0.05 < a.p_value < 0.99  # a null-like judge: the p-value is not at its floor
+    assert a.permutation_key != b.permutation_key
+    assert a.p_value != b.p_value  # different permutations
+    again = P.position_bias(labels, positions, consensus, None, 1000, seed=3)
+    assert again is not None
+    assert (again.p_value, again.permutation_key) == (a.p_value, a.permutation_key)
+    # the key is the first 64 bits of SHA-256 over the test's input (shape, then int8 codes)
+    codes = np.where(P.by_position(labels, positions) == R, 1, 2).astype("<i1")
+    data = np.asarray(codes.shape, dtype="<i8").tobytes() + codes.tobytes()
+    assert a.permutation_key == hashlib.sha256(data).hexdigest()[:16]
+    assert a.to_json()["permutation_key"] == a.permutation_key

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -65,3 +67,18 @@ def test_check_seed_accepts_numpy_integers() -> None:
     assert seeds.check_seed(0) == 0
     with pytest.raises(ValueError):
         seeds.generator(-1, 0)
+
+
+def test_keyed_generator_streams() -> None:
+    def draw(seed: int, key: bytes) -> np.ndarray:
+        return seeds.keyed_generator(seed, seeds.STREAM_POSITION, key).integers(0, 2**32, 4)
+
+    assert (draw(1, b"judge a") == draw(1, b"judge a")).all()
+    assert not (draw(1, b"judge a") == draw(1, b"judge b")).all()
+    assert not (draw(1, b"judge a") == draw(2, b"judge a")).all()
+    plain = np.random.default_rng([1, seeds.STREAM_POSITION]).integers(0, 2**32, 4)
+    assert not (draw(1, b"judge a") == plain).all()  # not the old shared stream
+    key = seeds.stream_key(b"judge a")
+    assert key == int.from_bytes(hashlib.sha256(b"judge a").digest()[:16], "big")
+    expected = np.random.default_rng([1, seeds.STREAM_POSITION, key]).integers(0, 2**32, 4)
+    assert (draw(1, b"judge a") == expected).all()

@@ -34,6 +34,7 @@ def test_every_column_from_a_full_block() -> None:
         "caution_vs_physicians": -0.01,
         "caution_vs_physicians_low": -0.04,
         "caution_vs_physicians_high": 0.02,
+        "caution_sparsest_tier": "",  # the block gives no questions per tier (older record)
         "self_kappa": 0.8,
         "self_kappa_low": 0.7,
         "self_kappa_high": 0.9,
@@ -53,7 +54,20 @@ def test_every_column_from_a_full_block() -> None:
     ],
 )
 def test_nan_where_the_block_says_nothing(record: dict[str, object]) -> None:
-    assert all(math.isnan(v) for v in behaviour_columns(record).values())
+    cols = behaviour_columns(record)
+    assert cols.pop("caution_sparsest_tier") == ""
+    assert all(isinstance(v, float) and math.isnan(v) for v in cols.values())
+
+
+def test_the_sparsest_caution_tier_with_its_questions() -> None:
+    """The caution slope's thinnest tier, named with its count ("tier 4: 11 questions")."""
+    caution = {**BEHAVIOUR["caution"], "tiers": [1, 2, 3, 4]}
+    caution["judge"] = {"slope": 0.03, "questions_by_tier": [90, 67, 32, 11]}
+    cols = behaviour_columns({"behaviour": {**BEHAVIOUR, "caution": caution}})
+    assert cols["caution_sparsest_tier"] == "tier 4: 11 questions"
+    caution["judge"] = {"slope": 0.03, "questions_by_tier": [5, 67, 32, 11]}
+    cols = behaviour_columns({"behaviour": {**BEHAVIOUR, "caution": caution}})
+    assert cols["caution_sparsest_tier"] == "tier 1: 5 questions"
 
 
 def test_a_typed_record_reads_the_same() -> None:

@@ -17,6 +17,8 @@ from medqade.scoring import (
     leaderboard,
     reference_records,
 )
+from medqade.scoring.board_rows import rated_n
+from medqade.scoring.record import read_record
 
 
 def _same(a: object, b: object) -> bool:
@@ -59,3 +61,10 @@ def test_board_margin_refuses_what_the_page_does_not_offer(value: object) -> Non
 
     with pytest.raises(ValueError, match="margin"):
         board_margin(value)
+
+
+def test_rated_n_is_the_count_of_the_rows_scope() -> None:
+    record = read_record({"core": {"n": 983, "rated": {"n": 165}}, "full": {"rated": {"n": 7}}})
+    assert rated_n(record, "core") == 165 and rated_n(record, "full") == 7
+    assert rated_n(read_record({"core": {"n": 3}}), "core") is None
+    assert rated_n(None, "core") is None

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from medqade.scoring.meta import SubmissionForm, clean_meta, merge_meta, parse_decoding
+from medqade.scoring.meta import (
+    SubmissionForm,
+    clean_meta,
+    deterministic_decoding,
+    merge_meta,
+    parse_decoding,
+)
 
 
 @pytest.mark.parametrize(
@@ -83,3 +89,28 @@ def test_merge_meta_prefers_the_form() -> None:
     header = {"name": "Kopf", "usage": {"input_tokens": 5}}
     merged = merge_meta(header, {"name": "Formular", "usage": {"price_in": 1.0}})
     assert merged == {"name": "Formular", "usage": {"input_tokens": 5, "price_in": 1.0}}
+
+
+@pytest.mark.parametrize(
+    ("decoding", "deterministic"),
+    [
+        ({"temperature": 0}, True),
+        ({"temperature": 0.0, "max_tokens": 64}, True),
+        (parse_decoding("temperature=0,top_p=1"), True),
+        ({"Temperature": "0"}, True),
+        ({"top_k": 1}, True),
+        ({"do_sample": False}, True),
+        ({"strategy": "Greedy"}, True),
+        ("greedy decoding", True),
+        ("temp 0.0", True),
+        ({"temperature": 0.7}, False),
+        ({"temperature": True}, False),
+        ({"top_k": 40, "temperature": 1}, False),
+        ("temperature 0.05", False),
+        ("", False),
+        ({}, False),
+        (None, False),
+    ],
+)
+def test_deterministic_decoding(decoding: object, deterministic: bool) -> None:
+    assert deterministic_decoding(decoding) is deterministic

@@ -117,3 +117,40 @@ def test_the_alt_test_sentence_shows_rho_beside_omega_and_says_it_is_evidence() 
     assert "unit" not in old["alt_test"]
     assert "score the submission again" in alt_test_text(old["alt_test"])
     assert alt_test_text(old["alt_test"]) in summary(old).splitlines()
+
+
+def test_the_physicians_line_says_their_abstentions_are_dropped() -> None:
+    """The physicians' leave-one-out kappa is their agreement when rated (each physician on
+    the answers they rated): the label says so, not "abstentions count as disagreements"."""
+    record = _stored("judge")
+    (line,) = [x for x in summary(record).splitlines() if x.startswith("physicians")]
+    kappa = record["physician_reference"]["kappa"]
+    assert line.startswith(
+        "physicians (leave-one-out, each physician on the answers they rated, abstentions "
+        f"dropped): kappa {kappa:.3f}"
+    )
+    assert "count as disagreements" not in line
+
+
+def test_agreement_when_rated_shows_its_n_for_a_partial_submission() -> None:
+    record = _stored("judge")
+    record["flags"] = ["partial_coverage"]
+    record["submission"] = {**record["submission"], "scope": "partial"}
+    rated = {**record["core"]["rated"], "kappa": 0.25, "n": 1234}
+    record["core"] = {**record["core"], "rated": rated, "coverage": 0.2}
+    (line,) = [x for x in summary(record).splitlines() if x.startswith(" core when rated")]
+    assert "kappa 0.250  PA 62.5%  n=1,234  coverage 20.0%" in line
+
+
+def test_the_caution_line_carries_the_questions_per_tier_and_warns() -> None:
+    caution = {
+        "tiers": [1, 2, 3, 4],
+        "judge": {"slope": 0.02, "slope_ci": [0.01, 0.03], "questions_by_tier": [90, 67, 32, 11]},
+        "physicians": {"slope": 0.05, "slope_ci": [0.04, 0.06]},
+        "slope_difference": -0.03,
+        "slope_difference_ci": [-0.05, -0.01],
+        "warning": "tier 4: 11 questions (fewer than 20): the slope leans on few questions",
+    }
+    lines = behaviour_lines({"behaviour": {"split": "core", "caution": caution}})
+    assert lines[0].endswith("[-5.0%, -1.0%]; questions per tier 1-4: 90, 67, 32, 11")
+    assert lines[1] == "caution: " + caution["warning"]

@@ -6,7 +6,7 @@ records without one are skipped. Same style as :mod:`medqade.analyses.figures`:
 
 - :func:`caution_figure`: every judge's abstention slope per difficulty tier with its 95% CI,
   beside the physicians' mean slope (the paper's contrast: physicians abstain more on harder
-  items);
+  items), the core's questions per tier under the axis (:func:`tier_note`);
 - :func:`breakdown_heatmap`: kappa per group of a dimension (specialty by default) x judge;
 - :func:`cost_kappa`: core kappa against the cost (EUR per 1,000 answers, or tokens when no
   price was given), one point per judge.
@@ -23,6 +23,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from medqade.analyses.figures import STYLE, WIDTH, new_figure, watermark
+from medqade.measures.caution import MIN_TIER_QUESTIONS
 
 Record = Mapping[str, Any]
 
@@ -66,6 +67,19 @@ def _empty(ax: Any, message: str) -> None:
     ax.set_axis_off()
 
 
+def tier_note(side: Record) -> str:
+    """The questions each tier's rate rests on (``questions_by_tier`` of a caution side), as a
+    second axis line that names the tiers under 20 questions; empty for older records."""
+    questions = side.get("questions_by_tier")
+    if not isinstance(questions, list) or not questions:
+        return ""
+    note = "\ncore questions per tier 1-4: " + ", ".join(str(n) for n in questions)
+    few = [f"tier {t}" for t, n in enumerate(questions, start=1) if n < MIN_TIER_QUESTIONS]
+    if few:
+        note += f" ({', '.join(few)}: fewer than {MIN_TIER_QUESTIONS}, a wide interval)"
+    return note
+
+
 def caution_figure(records: Iterable[Record]) -> Figure:
     """Abstention slope per tier (percentage points per tier) of every judge, 95% CIs, and
     the physicians' mean slope with its CI as a grey band (core)."""
@@ -96,7 +110,7 @@ def caution_figure(records: Iterable[Record]) -> Figure:
         )
         ax.set_yticks(y, [_name(r) for r in chosen])
         ax.invert_yaxis()
-        ax.set_xlabel("abstention slope (pp per difficulty tier)")
+        ax.set_xlabel("abstention slope (pp per difficulty tier)" + tier_note(phys))
         ax.grid(axis="y", visible=False)
         fig.legend(loc="outside lower center", ncols=2)
         watermark(fig, _synthetic(chosen))

@@ -45,8 +45,9 @@ SHARED: Final[Mapping[str, str]] = {
 JUDGES: Final[Mapping[str, str]] = {
     **SHARED,
     "kappa": (
-        "Cohen's kappa with the physician consensus, mean over the five answer slots; an "
-        "abstention or missing label counts as a disagreement."
+        "Cohen's kappa with the physician consensus, mean over the five answer slots; a "
+        "judge's abstention or missing label counts as a disagreement (the physician ceiling "
+        "row: each physician on the answers they rated, abstentions left out)."
     ),
     "kappa 95% CI": "95% bootstrap interval of kappa (question resamples).",
     "verdict": (
@@ -98,6 +99,9 @@ JUDGES: Final[Mapping[str, str]] = {
     "kappa when rated": "Kappa on the answers the judge rated (abstentions dropped; the paper's).",
     "PA when rated": "PA on the answers the judge rated (abstentions dropped).",
     "PABAK when rated": "PABAK on the answers the judge rated (abstentions dropped).",
+    "n when rated": (
+        "The answers the values when rated are computed on (few for a partial submission)."
+    ),
     "compare": "vs physicians: opens this judge against the physicians on the Compare tab.",
     "self-bias (pp)": (
         "When the judge is also one of the five student models: how much more often it calls "
@@ -110,7 +114,15 @@ JUDGES: Final[Mapping[str, str]] = {
     ),
     "caution vs physicians (pp/tier)": "The caution slope minus the physicians' own.",
     "caution vs physicians 95% CI": "95% interval of the caution difference.",
-    "self kappa": "Kappa of the judge with itself across repeated runs (reshuffled orders).",
+    "caution: sparsest tier": (
+        "The difficulty tier with the fewest core questions behind the caution slope (e.g. "
+        "tier 4: 11 questions); under 20, the slope leans on few questions."
+    ),
+    "self kappa": (
+        "Kappa of the judge with itself across repeated runs (reshuffled orders); empty when "
+        "the runs were decoded deterministically (temperature 0, greedy) or are identical: "
+        "then it is 1 by construction, not a finding."
+    ),
     "self kappa 95% CI": "95% interval of the self kappa.",
     "physicians' self kappa": "The physicians' agreement with their own repeat ratings.",
     "position p": "p-value of a position bias (label depends on the answer's place in the list).",

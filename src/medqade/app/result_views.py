@@ -7,13 +7,17 @@ bias in percentage points), as :mod:`medqade.app.views` does for the leaderboard
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import pandas as pd
 
 from medqade import vocab
 from medqade.app.views import alt_text, ci_text, count, number, pair, points, points_ci
 from medqade.scoring.record import Accuracy, Agreement, Difference, ScoreRecord
+
+PHYSICIANS_SCOPE: Final = "physicians (LOO ceiling, each on the answers rated)"
+"""The physicians' row of the summary: their leave-one-out agreement counts each physician on
+the answers they rated (their abstentions dropped, a judge's count as disagreements)."""
 
 
 def _metric_rows(block: Agreement | Difference | None, scope: str) -> list[dict[str, Any]]:
@@ -104,7 +108,7 @@ def summary_table(record: ScoreRecord) -> pd.DataFrame:
         rows += _metric_rows(record.core, "core")
         rows += _metric_rows(record.full, "all items")
         rows += _metric_rows(record.core and record.core.rated, "core, when rated")
-        rows += _metric_rows(record.physician_reference, "physicians (LOO ceiling)")
+        rows += _metric_rows(record.physician_reference, PHYSICIANS_SCOPE)
         rows += _metric_rows(
             record.physician_difference, "judge - physicians, core (like for like)"
         )

@@ -23,6 +23,7 @@ from medqade.app.context import TabContext, Table, empty, frame
 from medqade.app.state import FAMILY_OTHER, Outcome
 from medqade.dataset import hub_eval
 from medqade.files.problems import Problem
+from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.scoring.meta import FORM_KEYS
 from medqade.scoring.record import ScoreRecord
 
@@ -372,11 +373,16 @@ def eval_results_text(
     revision: str | None = None,
 ) -> str | None:
     """The ``.eval_results`` YAML offered with a result; ``None`` when the Space shows a local
-    release (no Hub dataset to name) or the result has no headline value (no core items)."""
+    release (no Hub dataset to name), the result has no headline value (no core items) or
+    was scored at another margin than the leaderboard's
+    (:data:`~medqade.measures.paired.DEFAULT_MARGIN`: a Space configured with another margin
+    offers no Hub entry, whose verdict must be the leaderboard's)."""
     if dataset_id is None:
         return None
     try:
-        return hub_eval.eval_results_yaml(record, dataset_id, revision=revision, space_id=space_id)
+        return hub_eval.eval_results_yaml(
+            record, dataset_id, margin=DEFAULT_MARGIN, revision=revision, space_id=space_id
+        )
     except ValueError:
         return None
 

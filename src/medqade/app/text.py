@@ -40,7 +40,9 @@ REFERENCES_PENDING: Final = (
 LEADERBOARD_HELP: Final = (
     "**Judges**: agreement with the physician consensus (Cohen's kappa, percent agreement PA, "
     "PABAK; macro mean over the five answer slots, 95% bootstrap CIs). The physician "
-    "leave-one-out row is the ceiling: each physician against the consensus of the other nine. "
+    "leave-one-out row is the ceiling: each physician against the consensus of the other nine, "
+    "on the answers that physician rated (a physician's abstention is left out, a judge's "
+    "counts as a disagreement). "
     "**Models**: accuracy of the answers by physician consensus, with 95% Wilson intervals; "
     "for new answers that match no physician-labelled answer, the anchored bounds (unmatched all "
     "wrong / all right) and, if a judge labelled them, the judged estimate. *Rank* = 1 + the "

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlencode
 import pandas as pd
 
 from medqade import vocab
+from medqade.scoring.board_rows import rated_n
 from medqade.scoring.record import Accuracy, ScoreRecord
 
 DIGITS: Final = 3
@@ -31,6 +32,7 @@ BEHAVIOUR_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
         "caution slope (pp/tier)",
         "caution vs physicians (pp/tier)",
         "caution vs physicians 95% CI",
+        "caution: sparsest tier",
     ),
     "self-consistency": ("self kappa", "self kappa 95% CI", "physicians' self kappa"),
     "position bias": ("position p",),
@@ -53,7 +55,7 @@ JUDGE_GROUPS: Final[Mapping[str, tuple[str, ...]]] = {
         "vs physicians (extension) 95% CI",
     ),
     "alt-test": ("alt-test", "winning rate", "advantage rho"),
-    "when rated": ("kappa when rated", "PA when rated", "PABAK when rated"),
+    "when rated": ("kappa when rated", "PA when rated", "PABAK when rated", "n when rated"),
     "compare": ("compare",),
     "self-bias": ("self-bias (pp)", "self-bias (pp) 95% CI", "self-bias flag"),
     **BEHAVIOUR_GROUPS,
@@ -191,6 +193,7 @@ def judges_table(
                 "kappa when rated": number(r["kappa_rated"]),
                 "PA when rated": number(r["pa_rated"]),
                 "PABAK when rated": number(r["pabak_rated"]),
+                "n when rated": count(rated_n(rec, str(r["scope"]))),
                 "above ceiling": "yes" if ABOVE_CEILING in str(r["flags"]).split(";") else "",
                 "self-bias (pp)": points(r["self_bias"]),
                 "self-bias (pp) 95% CI": points_ci(r["self_bias_low"], r["self_bias_high"]),
@@ -479,6 +482,7 @@ def behaviour_cells(row: Mapping[Any, Any]) -> dict[str, Any]:
             number(row.get("caution_vs_physicians_high"), 6) * 100,
             1,
         ),
+        "caution: sparsest tier": _text(row.get("caution_sparsest_tier")),
         "self kappa": number(row.get("self_kappa")),
         "self kappa 95% CI": ci_text(row.get("self_kappa_low"), row.get("self_kappa_high")),
         "physicians' self kappa": number(row.get("physicians_self_kappa")),

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from medqade.commands._board import add_board_arguments, open_board
 from medqade.scoring import csv_text, leaderboard
+from medqade.scoring.board_rows import rated_n
 from medqade.scoring.leaderboard import rows
 
 NAME = "leaderboard"
@@ -64,7 +66,23 @@ def _alt(row: Any) -> str:
     return f"{'pass' if passed else 'fail'} (omega {omega}, rho {rho or 'n/a'})"
 
 
-def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str) -> str:
+def _rated(row: Any, metric: str, rated: Mapping[str, int | None]) -> str:
+    """The row's agreement when rated with the answers it rests on (``0.712 (n=340)``)."""
+    value = _cell(row[f"{metric}_rated"])
+    n = rated.get(str(row["id"]))
+    return f"{value} (n={n:,})" if value and n is not None else value
+
+
+def markdown(
+    judges: pd.DataFrame,
+    models: pd.DataFrame,
+    view: str,
+    metric: str,
+    rated: Mapping[str, int | None] | None = None,
+) -> str:
+    """The two tables in Markdown; ``rated``: per record id the answers its agreement when
+    rated rests on (:func:`medqade.scoring.board_rows.rated_n`), shown beside it."""
+    rated = rated or {}
     lines = [f"## Judges ({view} view, ranked on {metric})", ""]
     lines.append(
         f"| rank | judge | source | status | {metric} [95% CI] | verdict | kappa d vs "
@@ -78,7 +96,7 @@ def markdown(judges: pd.DataFrame, models: pd.DataFrame, view: str, metric: str)
             f"{_ci(r, metric, f'{metric}_low', f'{metric}_high')} | "
             f"{_cell(r['verdict'])} | {_ci(r, 'd', 'd_low', 'd_high')} | "
             f"{_cell(r['decided_on'])} | {_cell(r['d_physicians'])} | "
-            f"{_cell(r['d_extension'])} | {_cell(r[f'{metric}_rated'])} | "
+            f"{_cell(r['d_extension'])} | {_rated(r, metric, rated)} | "
             f"{_cell(r['abstention'])} | {_alt(r)} |"
         )
     lines += [
@@ -120,5 +138,9 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(csv_text(models), end="")
     else:
-        print(markdown(judges, models, args.view, args.metric), end="")
+        by_id = {str(rec.id): rec for rec in board.records}
+        rated = {
+            str(i): rated_n(by_id.get(str(i)), str(s)) for i, s in judges[["id", "scope"]].values
+        }
+        print(markdown(judges, models, args.view, args.metric, rated), end="")
     return 0

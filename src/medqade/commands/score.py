@@ -15,6 +15,7 @@ from medqade.dataset.publish import REPO_ID
 from medqade.dataset.release import HUB_ID, Release
 from medqade.dataset.sources import open_release
 from medqade.files import atomic
+from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import Limits, policy
 from medqade.scoring.meta import FORM_KEYS, PROMPTS, SubmissionForm
@@ -69,7 +70,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="FILE.yaml",
-        help="also write the result as a Hub .eval_results entry (headline value, CI in notes)",
+        help="also write the result as a Hub .eval_results entry (headline value, CI in notes; "
+        "the verdict at the leaderboard's margin, so not with another --margin)",
     )
     hub.add_argument(
         "--hub-dataset",
@@ -178,6 +180,19 @@ def hub_dataset(args: argparse.Namespace) -> str:
         if value is not None and not REPO_ID.match(value):
             raise ValueError(f"{option} {value!r}: expected ORG/NAME")
     return str(dataset)
+
+
+def check_hub_margin(args: argparse.Namespace) -> None:
+    """Refuse ``--eval-results`` with a ``--margin`` other than the leaderboard's
+    (:data:`~medqade.measures.paired.DEFAULT_MARGIN`), before anything is scored: the Hub
+    entry publishes the verdict, and a verdict at the user's margin is not the one the
+    leaderboard shows (:func:`medqade.dataset.hub_eval.check_record_margin`)."""
+    if abs(args.margin - DEFAULT_MARGIN) > 1e-12:
+        raise ValueError(
+            f"--eval-results publishes the verdict at the leaderboard's margin "
+            f"{DEFAULT_MARGIN:g}, not at --margin {args.margin:g}: drop --margin for the Hub "
+            "entry (score again with --margin and without --eval-results to see your own)"
+        )
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -292,6 +307,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.validate_only:
         _check_outputs(args)
     if args.eval_results is not None and not args.validate_only:
+        check_hub_margin(args)
         dataset_id = hub_dataset(args)
     release = open_release(args.data)
     limits = Limits()
@@ -319,7 +335,7 @@ def run(args: argparse.Namespace) -> int:
     if dataset_id is not None:
         revision = args.hub_revision or release.hub_revision
         hub_text = hub_eval.eval_results_yaml(
-            obj, dataset_id, revision=revision, space_id=args.space_id
+            obj, dataset_id, margin=DEFAULT_MARGIN, revision=revision, space_id=args.space_id
         )
     planned = []
     if args.out is not None:

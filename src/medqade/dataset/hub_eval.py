@@ -34,7 +34,10 @@ label is the consensus; a judge's *Keine Angabe* or an unusable reply is wrong, 
 when an Inspect log gives it (else the scoring time), ``source.url`` the record's own address
 in the Space and ``notes`` a short note (the number of answers, the core kappa with its 95% CI
 and the verdict, which live in the Space; everything else is in the record behind
-``source.url``). A model's answers record has no Hub task and no entry. ``huggingface_hub.
+``source.url``). The verdict in the note is the leaderboard's: a judge record scored at
+another non-inferiority margin than the leaderboard's is refused (:func:`check_record_margin`),
+never published with a verdict the leaderboard would not give. A model's answers record has no
+Hub task and no entry. ``huggingface_hub.
 parse_eval_result_entries`` reads it back (tested). The file starts with :data:`HEADER`, by
 which :func:`write_eval_results` recognises a file it wrote and may replace; any other file is
 left alone.
@@ -216,14 +219,39 @@ def headline(record: Mapping[str, Any]) -> tuple[float, tuple[float, float] | No
     return value, None, f"{task.metric} vs physician consensus on {n} resolved core answers"
 
 
+def check_record_margin(record: Mapping[str, Any], margin: float) -> None:
+    """Refuse (``ValueError``) a judge record not scored at ``margin``, the leaderboard's.
+
+    The entry's note carries the record's verdict, which depends on the margin it was scored
+    at; a Hub entry is the benchmark's public claim, so it must say what the leaderboard says
+    (a verdict at ``--margin 1`` would call constant labels non-inferior)."""
+    if record.get("kind") != "judge":
+        return
+    scored = (record.get("settings") or {}).get("margin")
+    if isinstance(scored, bool) or not isinstance(scored, (int, float)):
+        raise ValueError(
+            "the result records no non-inferiority margin: score it again for the Hub entry"
+        )
+    if abs(float(scored) - float(margin)) > 1e-12:
+        raise ValueError(
+            f"the result was scored at margin {scored:g}, the leaderboard's is {margin:g}: the "
+            "Hub entry carries the leaderboard's verdict, so score it without --margin (or "
+            f"--margin {margin:g}) for the Hub entry"
+        )
+
+
 def eval_results_entry(
     record: Mapping[str, Any],
     dataset_id: str,
     *,
+    margin: float,
     revision: str | None = None,
     space_id: str | None = None,
 ) -> dict[str, Any]:
-    """The one ``.eval_results`` entry for ``record`` as a YAML-ready dict."""
+    """The one ``.eval_results`` entry for ``record`` as a YAML-ready dict; ``margin`` is the
+    leaderboard's non-inferiority margin (:data:`medqade.measures.paired.DEFAULT_MARGIN`): a
+    judge record scored at another is refused (:func:`check_record_margin`)."""
+    check_record_margin(record, margin)
     task = _task(str(record.get("kind")))
     value, _, what = headline(record)
     r = VALUE_DIGITS
@@ -260,11 +288,15 @@ def eval_results_yaml(
     record: Mapping[str, Any],
     dataset_id: str,
     *,
+    margin: float,
     revision: str | None = None,
     space_id: str | None = None,
 ) -> str:
-    """The ``.eval_results/*.yaml`` text for ``record`` (starts with :data:`HEADER`)."""
-    entry = eval_results_entry(record, dataset_id, revision=revision, space_id=space_id)
+    """The ``.eval_results/*.yaml`` text for ``record`` (starts with :data:`HEADER`), at the
+    leaderboard's ``margin`` (:func:`eval_results_entry`)."""
+    entry = eval_results_entry(
+        record, dataset_id, margin=margin, revision=revision, space_id=space_id
+    )
     head = (
         f"{HEADER} (medqade score): copy it into your model repo as "
         f".eval_results/{eval_results_name(record)}\n"
@@ -320,6 +352,7 @@ __all__ = [
     "TASK_KEYS",
     "Task",
     "check_eval_results_target",
+    "check_record_margin",
     "consensus_accuracy",
     "eval_results_entry",
     "eval_results_name",

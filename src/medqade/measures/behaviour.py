@@ -112,6 +112,7 @@ def behaviour(
     positions: Codes | None = None,
     runs: Sequence[Run] = (),
     usage: Mapping[str, Any] | None = None,
+    deterministic: bool = False,
     w_core: FloatWeights | None = None,
     w_all: FloatWeights | None = None,
     resamples: int = 1000,
@@ -119,7 +120,9 @@ def behaviour(
 ) -> Behaviour:
     """The judge's behaviour (module docstring) for ``labels`` / ``present`` (items, 5) of
     the release; ``w_core`` / ``w_all`` the record's core and all-items weights (``w_all``
-    ``None`` when the judge covers no extension item)."""
+    ``None`` when the judge covers no extension item); ``deterministic``: the runs were decoded
+    deterministically, so their self-consistency is not informative
+    (:data:`medqade.measures.consistency.DETERMINISTIC`)."""
     core = np.asarray(release.is_core, dtype=bool)
     has_ext = bool(present[~core].any())
     items = np.ones(release.n_items, dtype=bool) if has_ext else core
@@ -160,6 +163,7 @@ def behaviour(
             rerated,
             w_re,
             phys,
+            deterministic=deterministic,
         )
     answers = sum(int(r.present.sum()) for r in runs) if runs else int(present.sum())
     return Behaviour(

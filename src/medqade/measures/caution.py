@@ -11,6 +11,13 @@ slope (negative: less cautious on hard items than the physicians). Every figure 
 percentile interval from the core question resamples, paired (the same resamples for the judge
 and every physician).
 
+Each rate rests on the questions of its tier, and the core's tiers are unequal (on the default
+release 90, 67, 32 and 11 questions): a tier's rate from a handful of questions moves the slope
+by a lot. So every :class:`TierCaution` carries its **questions per tier** (the questions of the
+tier the rater rated at least one answer of), and :attr:`Caution.warning` says so in words when
+the judge's sparsest tier has fewer than :data:`MIN_TIER_QUESTIONS` questions
+("tier 4: 11 questions").
+
 Caution is reported beside agreement and never enters it: an abstention still counts as a
 disagreement in the headline kappa, PA, verdict and rank (docs/statistics.md).
 """
@@ -29,21 +36,42 @@ from medqade.measures.estimate import Estimate, FloatArray, ratio
 _CENTRED = np.array(vocab.TIERS, dtype=np.float64) - np.mean(vocab.TIERS)
 TIER_SLOPE: Final = _CENTRED / float(np.sum(_CENTRED**2))
 """Contrast weights: ``TIER_SLOPE @ rates`` is the least-squares slope on the tier number."""
+MIN_TIER_QUESTIONS: Final = 20
+"""Below this many questions in a tier, :attr:`Caution.warning` says the slope rests on few."""
 
 
 @dataclass(frozen=True, eq=False)
 class TierCaution:
-    """One rater's (or the physicians' mean) abstention by tier and its slope."""
+    """One rater's (or the physicians' mean) abstention by tier, its slope, and the number of
+    questions each tier's rate rests on."""
 
     by_tier: tuple[Estimate, ...]
     slope: Estimate
+    questions: tuple[int, ...]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "by_tier": [e.value for e in self.by_tier],
             "by_tier_ci": [list(e.ci) for e in self.by_tier],
             **self.slope.to_dict("slope"),
+            "questions_by_tier": list(self.questions),
         }
+
+
+def sparse_tiers(questions: tuple[int, ...], minimum: int = MIN_TIER_QUESTIONS) -> str | None:
+    """A warning naming every tier with fewer than ``minimum`` questions
+    (``"tier 4: 11 questions (fewer than 20): ..."``), ``None`` when there is none."""
+    few = [
+        f"tier {t}: {n} questions"
+        for t, n in zip(vocab.TIERS, questions, strict=True)
+        if n < minimum
+    ]
+    if not few:
+        return None
+    return (
+        f"{'; '.join(few)} (fewer than {minimum}): the slope leans on the rates of few "
+        "questions; read its interval, not its value"
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,6 +84,11 @@ class Caution:
     difference: Estimate
     n_items: int
 
+    @property
+    def warning(self) -> str | None:
+        """:func:`sparse_tiers` of the judge's questions per tier."""
+        return sparse_tiers(self.judge.questions)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "split": "core",
@@ -65,7 +98,16 @@ class Caution:
             "per_physician": {p: c.to_json() for p, c in self.per_physician.items()},
             **self.difference.to_dict("slope_difference"),
             "n_items": self.n_items,
+            "min_tier_questions": MIN_TIER_QUESTIONS,
+            "warning": self.warning,
         }
+
+
+def tier_questions(rated: npt.ArrayLike, tiers: npt.ArrayLike) -> tuple[int, ...]:
+    """Per tier, the questions (rows of ``rated`` (items, 5)) with at least one rated answer."""
+    any_rated = np.asarray(rated, dtype=bool).any(axis=-1)
+    t = np.asarray(tiers)
+    return tuple(int((any_rated & (t == tier)).sum()) for tier in vocab.TIERS)
 
 
 def tier_counts(
@@ -94,7 +136,7 @@ def tier_caution(
     return value, ratio(w @ a, w @ n)
 
 
-def _summary(value: FloatArray, reps: FloatArray | None) -> TierCaution:
+def _summary(value: FloatArray, reps: FloatArray | None, questions: tuple[int, ...]) -> TierCaution:
     by_tier = tuple(
         Estimate.from_replicates(float(value[t]), None if reps is None else reps[:, t])
         for t in range(len(vocab.TIERS))
@@ -102,7 +144,7 @@ def _summary(value: FloatArray, reps: FloatArray | None) -> TierCaution:
     slope = Estimate.from_replicates(
         float(TIER_SLOPE @ value), None if reps is None else reps @ TIER_SLOPE
     )
-    return TierCaution(by_tier, slope)
+    return TierCaution(by_tier, slope, questions)
 
 
 def caution(
@@ -124,17 +166,19 @@ def caution(
     j_val, j_reps = tier_caution(present & (lab == vocab.ABSTAIN_CODE), present, tiers, weights)
     values, replicates = [], []
     per = {}
+    panel_rated = np.zeros(phys.shape[1:], dtype=bool)
     for p, name in enumerate(physicians):
         v, r = tier_caution(phys[p] == vocab.ABSTAIN_CODE, phys[p] >= 0, tiers, weights)
         values.append(v)
         replicates.append(r)
-        per[name] = _summary(v, r)
+        per[name] = _summary(v, r, tier_questions(phys[p] >= 0, tiers))
+        panel_rated |= phys[p] >= 0
     p_val = np.mean(values, axis=0)
     p_reps = None
     if j_reps is not None:
         p_reps = np.mean([r for r in replicates if r is not None], axis=0)
-    judge = _summary(j_val, j_reps)
-    panel = _summary(p_val, p_reps)
+    judge = _summary(j_val, j_reps, tier_questions(present, tiers))
+    panel = _summary(p_val, p_reps, tier_questions(panel_rated, tiers))
     diff_reps = None
     if j_reps is not None and p_reps is not None:
         diff_reps = (j_reps - p_reps) @ TIER_SLOPE

@@ -14,13 +14,23 @@ Per pair of runs ``(a, b)``, on the answers both runs labelled substantively:
 - **flip rate when the position changed**: the share of those answers whose label differs
   between the runs among the answers shown at a different position in the two runs (and, for
   contrast, among the answers shown at the same position), with question-bootstrap intervals.
+
+**Not informative.** Agreement of a judge with itself measures its sampling noise only when
+the runs could differ: runs decoded deterministically (temperature 0, greedy; the caller reads
+the submission's decoding settings, :func:`medqade.scoring.meta.deterministic_decoding`) repeat
+themselves by construction wherever the prompt is the same, and identical runs (the same labels
+at the same positions, e.g. one file given twice) agree by construction. Then the intra-rater
+kappa, PA and PABAK (and their re-rated counterparts) are ``None`` and
+:attr:`Consistency.not_informative` says why (:data:`DETERMINISTIC`, :data:`IDENTICAL`); the
+flip rates stay, since under deterministic decoding a label that flips when the position moved
+is the judge's sensitivity to the order, not noise.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -30,10 +40,24 @@ from medqade.measures.agreement import AnyWeights, substantive
 from medqade.measures.estimate import Estimate, proportion
 from medqade.measures.raters import IntraRater, intra_rater
 
+DETERMINISTIC: Final = "not informative: deterministic decoding"
+"""Why the intra-rater agreement of runs decoded deterministically is not reported."""
+IDENTICAL: Final = "not informative: the runs are identical (same labels at the same positions)"
+"""Why the intra-rater agreement of identical runs is not reported."""
+
+
+def _withheld(intra: IntraRater) -> dict[str, Any]:
+    """``intra.to_dict()`` with every value and interval ``None`` (the counts kept)."""
+    return {
+        k: ([None, None] if k.endswith("_ci") else None) if k not in ("n", "n_items") else v
+        for k, v in intra.to_dict().items()
+    }
+
 
 @dataclass(frozen=True, eq=False)
 class Consistency:
-    """A judge's agreement with itself across runs (module docstring)."""
+    """A judge's agreement with itself across runs (module docstring); with
+    ``not_informative`` set, the intra-rater values are withheld (``None`` in :meth:`to_json`)."""
 
     runs: tuple[str, ...]
     intra: IntraRater
@@ -43,21 +67,33 @@ class Consistency:
     n_same: int
     intra_rerated: IntraRater | None
     physicians_rerated: IntraRater | None
+    not_informative: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        shown = _withheld if self.not_informative else IntraRater.to_dict
         return {
             "runs": list(self.runs),
             "pairs": len(list(combinations(self.runs, 2))),
-            **self.intra.to_dict(),
+            **shown(self.intra),
+            "not_informative": self.not_informative,
             **self.flip_moved.to_dict("flip_rate_moved"),
             **self.flip_same.to_dict("flip_rate_same_position"),
             "n_moved": self.n_moved,
             "n_same_position": self.n_same,
-            "rerated": None if self.intra_rerated is None else self.intra_rerated.to_dict(),
+            "rerated": None if self.intra_rerated is None else shown(self.intra_rerated),
             "physicians_rerated": (
                 None if self.physicians_rerated is None else self.physicians_rerated.to_dict()
             ),
         }
+
+
+def identical(labels: list[npt.NDArray[np.int8]], positions: list[npt.NDArray[np.int8]]) -> bool:
+    """Whether every run has the same labels at the same positions as the first (a file given
+    twice, or a replay): their agreement is 1 by construction."""
+    return all(
+        np.array_equal(labels[0], la) and np.array_equal(positions[0], po)
+        for la, po in zip(labels[1:], positions[1:], strict=True)
+    )
 
 
 def mean_intra(found: list[IntraRater]) -> IntraRater:
@@ -99,15 +135,19 @@ def consistency(
     rerated: npt.NDArray[np.int64] | None = None,
     rerated_weights: AnyWeights | None = None,
     physicians: IntraRater | None = None,
+    deterministic: bool = False,
 ) -> Consistency | None:
     """Self-consistency of two or more runs (labels and positions, each (items, 5), the
     view's items; missing labels as ``MISSING_CODE``, unknown positions 0); ``weights`` (R,
     items) the view's resamples; ``rerated`` the indices of the questions the physicians
     re-rated, in the order of their re-rating resamples ``rerated_weights`` (R,
-    len(rerated)); ``physicians`` their mean intra-rater result there. ``None`` for fewer
-    than two runs."""
+    len(rerated)); ``physicians`` their mean intra-rater result there; ``deterministic``:
+    the runs were decoded deterministically (their agreement is then withheld as
+    :data:`DETERMINISTIC`; identical runs as :data:`IDENTICAL`). ``None`` for fewer than two
+    runs."""
     if len(labels) < 2:
         return None
+    reason = DETERMINISTIC if deterministic else IDENTICAL if identical(labels, positions) else None
     everything = np.arange(labels[0].shape[0])
     pairs = list(combinations(range(len(labels)), 2))
     intra = mean_intra([_pair(labels[a], labels[b], everything, weights) for a, b in pairs])
@@ -140,6 +180,7 @@ def consistency(
         n_same=int(same_n.sum()),
         intra_rerated=intra_re,
         physicians_rerated=physicians,
+        not_informative=reason,
     )
 
 
@@ -182,4 +223,13 @@ def physicians_intra(
     return mean_intra(found) if found else None
 
 
-__all__ = ["Consistency", "consistency", "mean_intra", "physicians_intra", "rerating_pairs"]
+__all__ = [
+    "DETERMINISTIC",
+    "IDENTICAL",
+    "Consistency",
+    "consistency",
+    "identical",
+    "mean_intra",
+    "physicians_intra",
+    "rerating_pairs",
+]

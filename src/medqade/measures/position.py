@@ -23,7 +23,14 @@ same labels, so each replicate shuffles the five positions of every question ind
 question and their labels, so differences in quality between the students (slot effects) are
 not mistaken for position effects. The draws come from
 :data:`~medqade.measures.seeds.STREAM_POSITION` (:func:`permuted_counts` draws them per
-multiset of labels, the same distribution at a fraction of the cost).
+multiset of labels, the same distribution at a fraction of the cost), in a stream of the
+judge's own: :func:`~medqade.measures.seeds.keyed_generator` of the seed, that stream and the
+**test's input** (:func:`permutation_key`: the position-ordered label codes of the complete
+questions, with their shape), so two judges' p-values are not computed on the same
+permutations, and the same labels at the same positions give the same p-value. The key is the
+labels rather than a record id or a name: it exists before any record does, names can be
+chosen, and a judge whose input is identical gets the identical test. Its first 16 hex digits
+are stored as ``permutation_key``.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ import numpy.typing as npt
 
 from medqade import stats, vocab
 from medqade.measures.estimate import Estimate, ratio
-from medqade.measures.seeds import BOOTSTRAP_SEED, STREAM_POSITION, generator
+from medqade.measures.seeds import BOOTSTRAP_SEED, STREAM_POSITION, keyed_generator, stream_key
 
 Codes = npt.NDArray[np.int8]
 
@@ -99,6 +106,7 @@ class PositionBias:
     p_value: float
     permutations: int
     n_items: int
+    permutation_key: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,8 +123,16 @@ class PositionBias:
             "p_value": self.p_value,
             "test": "permutation of the five positions within each question",
             "permutations": self.permutations,
+            "permutation_key": self.permutation_key,
             "n_items": self.n_items,
         }
+
+
+def permutation_key(codes: npt.NDArray[np.int64]) -> bytes:
+    """The key of a judge's permutation stream: its position-ordered codes (questions, 5; 0
+    other, 1 Richtig, 2 Falsch) as little-endian int8 bytes after their shape."""
+    arr = np.ascontiguousarray(codes, dtype="<i1")
+    return np.asarray(arr.shape, dtype="<i8").tobytes() + arr.tobytes()
 
 
 def permuted_counts(
@@ -192,8 +208,8 @@ def position_bias(
     """Position bias of ``labels`` (items, 5) shown at ``positions`` (items, 5; 1-5, 0 when
     unknown) against ``consensus`` (items, 5); ``weights`` (R, items) question bootstrap
     weights; ``permutations`` of the test (0: no test) from ``seed``'s
-    :data:`~medqade.measures.seeds.STREAM_POSITION`. ``None`` when no question has all five
-    positions."""
+    :data:`~medqade.measures.seeds.STREAM_POSITION`, keyed by the judge's input
+    (:func:`permutation_key`). ``None`` when no question has all five positions."""
     lab = np.asarray(labels)
     pos = np.asarray(positions)
     cons = np.asarray(consensus)
@@ -220,10 +236,14 @@ def position_bias(
     v = math.sqrt(chi2 / n_lab) if n_lab and not math.isnan(chi2) else math.nan
     p_value = math.nan
     n_perm = 0
+    key = None
     if permutations and not math.isnan(chi2):
         codes = (richtig.astype(np.int64) + 2 * falsch.astype(np.int64))[full]
-        perm = chi_square(*permuted_counts(codes, permutations, generator(seed, STREAM_POSITION)))
+        data = permutation_key(codes)
+        rng = keyed_generator(seed, STREAM_POSITION, data)
+        perm = chi_square(*permuted_counts(codes, permutations, rng))
         n_perm = int(permutations)
+        key = f"{stream_key(data):032x}"[:16]
         # a tolerance so that a permutation equal to the data up to rounding counts as ">="
         hits = int(np.sum(perm >= chi2 - 1e-9 * max(1.0, chi2)))
         p_value = (1 + hits) / (1 + n_perm)
@@ -237,6 +257,7 @@ def position_bias(
         p_value=p_value,
         permutations=n_perm,
         n_items=int(full.sum()),
+        permutation_key=key,
     )
 
 

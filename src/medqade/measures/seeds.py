@@ -11,6 +11,7 @@ decides the simulated data, this one decides the resamples.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Final
 
 import numpy as np
@@ -37,7 +38,8 @@ STREAM_RERATING: Final = 17
 STREAM_OUTLIER: Final = 18
 """Resamples of the core questions for the outlier rule's far tails (many more than the CIs)."""
 STREAM_POSITION: Final = 19
-"""Permutations of the presentation positions within questions (the position-effect test)."""
+"""Permutations of the presentation positions within questions (the position-effect test),
+one stream per judge (:func:`keyed_generator`, keyed by the test's input)."""
 STREAM_PHYSICIANS: Final = 20
 """Resamples of the physician panel (the two-way bootstrap behind every verdict,
 :mod:`medqade.measures.in_place`), paired with the question resamples by index."""
@@ -53,6 +55,19 @@ def check_seed(seed: int) -> int:
 def generator(seed: int, stream: int) -> np.random.Generator:
     """The generator of ``stream``: ``numpy.random.default_rng([seed, stream])``."""
     return np.random.default_rng([check_seed(seed), int(stream)])
+
+
+def stream_key(data: bytes) -> int:
+    """A stable 128-bit key of ``data`` (the first 16 bytes of its SHA-256, big-endian)."""
+    return int.from_bytes(hashlib.sha256(data).digest()[:16], "big")
+
+
+def keyed_generator(seed: int, stream: int, key: bytes) -> np.random.Generator:
+    """The generator of ``stream`` for one rater: ``default_rng([seed, stream, k])`` with
+    ``k`` = :func:`stream_key` of ``key``. Raters with different keys draw from different
+    streams (their tests are not computed on the same draws); the same seed and key give the
+    same draws."""
+    return np.random.default_rng([check_seed(seed), int(stream), stream_key(key)])
 
 
 def weights_from(rng: np.random.Generator, n_items: int, n_resamples: int) -> Weights:

@@ -22,7 +22,8 @@ board's ranking, never the verdict):
    difference is subtracted inside each ``d``): then the flag :data:`CORE_ABOVE_EXTENSION` is
    raised, the judge is not ranked, and ``d`` is the extension's alone, so public core ids
    cannot buy a verdict the extension does not support;
-3. labels on only one design: that design's ``d``.
+3. labels on only one design (or ``d`` defined on one only, e.g. a tiny release): that
+   design's ``d``.
 
 The word then follows the interval of that ``d`` and the margin
 (:func:`medqade.measures.paired.verdict_of_bounds`). The per-design differences and the
@@ -252,12 +253,15 @@ def headline(
 ) -> Headline:
     """The one verdict of a judge from its designs (module docstring)."""
     margin = paired.check_margin(margin)
-    if core is None and extension is None:
-        return Headline(None, None, margin, None, None)
-    if core is None or extension is None:
-        only = core if core is not None else extension
+    has_core = core is not None and core.kappa.defined
+    has_ext = extension is not None and extension.kappa.defined
+    if not (has_core or has_ext):
+        return Headline(core, extension, margin, None, None)
+    if not (has_core and has_ext):  # one design labelled (or defined: a tiny release)
+        only = core if has_core else extension
         assert only is not None
-        return Headline(core, extension, margin, only.kappa, CORE if core else EXTENSION)
+        return Headline(core, extension, margin, only.kappa, CORE if has_core else EXTENSION)
+    assert core is not None and extension is not None
     consistency = _minus(core.kappa, extension.kappa)
     if consistency.has_interval and consistency.low > 0:
         return Headline(

@@ -5,6 +5,8 @@ caution_slope                       the judge's abstention slope per difficulty 
 caution_vs_physicians, _low, _high  that slope minus the physicians' mean slope, paired 95% CI
                                     (negative: less cautious on hard items than the physicians);
                                     never part of kappa, the verdict or the rank
+caution_sparsest_tier               the tier with the fewest questions behind the judge's slope,
+                                    as text (``tier 4: 11 questions``); empty when unknown
 self_kappa, self_kappa_low, _high   intra-rater kappa of the judge across its runs (two or more
                                     runs with reshuffled orders)
 physicians_self_kappa               the physicians' intra-rater kappa from their re-ratings
@@ -13,7 +15,7 @@ tokens_per_1000                     input + output tokens per 1,000 judged answe
 eur_per_1000                        cost per 1,000 answers at the prices given to ``score``
 =================================== ============================================================
 
-A record without ``behaviour`` (older) gets NaN in every column.
+A record without ``behaviour`` (older) gets NaN in every number column.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ BEHAVIOUR_COLUMNS: Final = (
     "caution_vs_physicians",
     "caution_vs_physicians_low",
     "caution_vs_physicians_high",
+    "caution_sparsest_tier",
     "self_kappa",
     "self_kappa_low",
     "self_kappa_high",
@@ -53,7 +56,20 @@ def _get(block: Any, key: str) -> Any:
     return block.get(key) if isinstance(block, Mapping) else None
 
 
-def behaviour_columns(record: Any) -> dict[str, float]:
+def sparsest_tier(caution: Any) -> str:
+    """``"tier 4: 11 questions"``: the tier of the judge's caution slope with the fewest
+    questions (the first such), empty without per-tier counts (older records)."""
+    questions = _get(_get(caution, "judge"), "questions_by_tier")
+    tiers = _get(caution, "tiers")
+    if not isinstance(questions, list) or not questions:
+        return ""
+    if not isinstance(tiers, list) or len(tiers) != len(questions):
+        tiers = list(range(1, len(questions) + 1))
+    k = min(range(len(questions)), key=lambda i: questions[i])
+    return f"tier {tiers[k]}: {questions[k]} questions"
+
+
+def behaviour_columns(record: Any) -> dict[str, float | str]:
     """The :data:`BEHAVIOUR_COLUMNS` of one judge record (its JSON object or a typed
     :class:`~medqade.scoring.record.ScoreRecord`)."""
     b = record.get("behaviour") if isinstance(record, Mapping) else record.behaviour
@@ -69,6 +85,7 @@ def behaviour_columns(record: Any) -> dict[str, float]:
         "caution_vs_physicians": _num(_get(caution, "slope_difference")),
         "caution_vs_physicians_low": c_low,
         "caution_vs_physicians_high": c_high,
+        "caution_sparsest_tier": sparsest_tier(caution),
         "self_kappa": _num(_get(cons, "kappa")),
         "self_kappa_low": s_low,
         "self_kappa_high": s_high,

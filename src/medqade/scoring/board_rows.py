@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Any, Final, Self
+from typing import TYPE_CHECKING, Any, Final, Self
+
+if TYPE_CHECKING:
+    from medqade.scoring.record import ScoreRecord
 
 NAN: Final = math.nan
 
@@ -59,6 +62,7 @@ class JudgeRow(Row):
     kappa_rated: float
     pa_rated: float
     pabak_rated: float
+    n_rated: int | None
     d: float
     d_low: float
     d_high: float
@@ -82,6 +86,7 @@ class JudgeRow(Row):
     caution_vs_physicians: float = NAN
     caution_vs_physicians_low: float = NAN
     caution_vs_physicians_high: float = NAN
+    caution_sparsest_tier: str = ""
     self_kappa: float = NAN
     self_kappa_low: float = NAN
     self_kappa_high: float = NAN
@@ -113,6 +118,19 @@ class ModelRow(Row):
     verdict: str | None = None
     flags: str
     id: str | None
+
+
+def rated_n(record: ScoreRecord | None, scope: str) -> int | None:
+    """The answers a judge row's agreement when rated (``kappa_rated``, ...) rests on, from
+    its record's ``scope`` block (``core`` or ``full``; ``None`` without one). ``n`` of the row
+    counts every resolved answer of the view (an unlabelled one as a disagreement), so for a
+    partial submission the values when rated rest on far fewer answers than ``n`` says: every
+    view that shows them shows this count beside them."""
+    if record is None:
+        return None
+    block = record.core if scope == "core" else record.full
+    rated = None if block is None else block.rated
+    return None if rated is None else rated.n
 
 
 JUDGE_COLUMNS: Final = tuple(f.name for f in fields(JudgeRow))

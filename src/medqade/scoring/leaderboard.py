@@ -37,8 +37,9 @@ kappa, kappa_low, kappa_high, pa, pa_low, pa_high, pabak, pabak_low, pabak_high
 n           answer slots with a resolved consensus
 coverage    share of the view's answer slots the judge has a row for
 abstention  share of the view's answer slots the judge abstained on
-kappa_rated, pa_rated, pabak_rated
-            the paper's agreement when rated (abstentions dropped pairwise), secondary
+kappa_rated, pa_rated, pabak_rated, n_rated
+            the paper's agreement when rated (abstentions dropped pairwise), secondary, and
+            the answers it rests on
 d, d_low, d_high
             the kappa difference judge minus physicians the one verdict is decided on
             (:mod:`medqade.measures.verdicts`), interval over questions and physicians
@@ -262,6 +263,7 @@ def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _R
             "kappa_rated": _num(rated.kappa),
             "pa_rated": _num(rated.pa),
             "pabak_rated": _num(rated.pabak),
+            "n_rated": rated.n,
             "d": _num(None if head is None else head.kappa),
             "d_low": d_low,
             "d_high": d_high,

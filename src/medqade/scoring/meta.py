@@ -322,6 +322,44 @@ def merge_meta(header: Mapping[str, Any], explicit: Mapping[str, Any]) -> dict[s
     return dict(sorted(out.items()))
 
 
+_GREEDY_TEXT: Final = re.compile(
+    r"\bgreedy\b|\btemp(?:erature)?\s*[=:]?\s*0(?:\.0*)?(?![\d.])", re.IGNORECASE
+)
+
+
+def _zero(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return False
+    return isinstance(value, (int, float)) and value == 0
+
+
+def deterministic_decoding(decoding: Any) -> bool:
+    """Whether the decoding settings a submission recorded (``meta.decoding``, as
+    :func:`parse_decoding` or an Inspect log gives them) make a run deterministic: temperature
+    0, ``top_k`` 1, ``do_sample`` false, a ``greedy`` setting or strategy, or a text that says
+    greedy or temperature 0. Repeated runs of such a judge agree with themselves by
+    construction wherever the prompt is the same (:mod:`medqade.measures.consistency`)."""
+    if isinstance(decoding, str):
+        return bool(_GREEDY_TEXT.search(decoding))
+    if not isinstance(decoding, Mapping):
+        return False
+    keys = {str(k).casefold(): v for k, v in decoding.items()}
+    top_k = keys.get("top_k")
+    strategy = keys.get("strategy", keys.get("decoding"))
+    return (
+        _zero(keys.get("temperature"))
+        or (not isinstance(top_k, bool) and isinstance(top_k, (int, float)) and top_k == 1)
+        or keys.get("do_sample") is False
+        or keys.get("greedy") is True
+        or (isinstance(strategy, str) and strategy.strip().casefold() == "greedy")
+    )
+
+
 def parse_decoding(text: str) -> dict[str, Any] | str:
     """Decoding settings as a submitter types them, the same for ``medqade score --decoding``
     and the Space's form: a JSON object (``{"temperature": 0}``), ``key=value`` pairs separated

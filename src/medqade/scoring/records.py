@@ -65,7 +65,7 @@ from medqade.scoring.answers import answer_metrics
 from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.duplicates import reference_match
 from medqade.scoring.judge import PARTIAL, RANKED_METRICS, judge_metrics, rated_block
-from medqade.scoring.meta import clean_meta, merge_meta
+from medqade.scoring.meta import clean_meta, deterministic_decoding, merge_meta
 from medqade.scoring.record import ScoreRecord
 from medqade.scoring.submission import (
     ANSWERS,
@@ -283,6 +283,7 @@ def score(
                 "positions": submission.positions,
                 "runs": submission.runs,
                 "usage": merged.get("usage"),
+                "deterministic": deterministic_decoding(merged.get("decoding")),
             },
         )
     if submission.answers is None:

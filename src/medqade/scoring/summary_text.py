@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from medqade.scoring.record import Agreement, RecordMeta, ScoreRecord, SubmissionInfo, read_record
+
+PHYSICIANS_RATED: Final = "each physician on the answers they rated, abstentions dropped"
+"""What the physicians' leave-one-out agreement counts: a physician's abstention is left out
+(not a disagreement, unlike a judge's in ``core``/``full``), so it is their agreement when
+rated (:func:`medqade.measures.agreement.physicians_in_place`)."""
+
+
+def _count(x: Any) -> str:
+    return "n/a" if isinstance(x, bool) or not isinstance(x, int) else f"{x:,}"
 
 
 def _num(x: Any, digits: int = 3) -> str:
@@ -93,22 +102,34 @@ def behaviour_lines(record: Mapping[str, Any]) -> list[str]:
     caution = b.get("caution")
     if caution:
         j, ph = caution["judge"], caution["physicians"]
+        questions = j.get("questions_by_tier")  # older records have none
+        per_tier = (
+            f"; questions per tier 1-4: {', '.join(str(n) for n in questions)}" if questions else ""
+        )
         lines.append(
             "caution (core, abstention slope per tier): judge "
             f"{_pct(j['slope'])}{_ci(j['slope_ci'], _pct)}, physicians "
             f"{_pct(ph['slope'])}{_ci(ph['slope_ci'], _pct)}; judge - physicians "
             f"{_pct(caution['slope_difference'])}{_ci(caution['slope_difference_ci'], _pct)}"
+            f"{per_tier}"
         )
+        if caution.get("warning"):
+            lines.append(f"caution: {caution['warning']}")
     cons = b.get("consistency")
     if cons:
+        agreement = (
+            str(cons["not_informative"])
+            if cons.get("not_informative")
+            else f"intra-rater kappa {_num(cons['kappa'])}{_ci(cons['kappa_ci'])}, PA "
+            f"{_pct(cons['pa'])}"
+        )
         line = (
-            f"self-consistency ({len(cons['runs'])} runs): intra-rater kappa "
-            f"{_num(cons['kappa'])}{_ci(cons['kappa_ci'])}, PA {_pct(cons['pa'])}; label flips "
+            f"self-consistency ({len(cons['runs'])} runs): {agreement}; label flips "
             f"when the position moved {_pct(cons['flip_rate_moved'])}"
             f"{_ci(cons['flip_rate_moved_ci'], _pct)}"
         )
         re, ph = cons.get("rerated"), cons.get("physicians_rerated")
-        if re and ph:
+        if re and ph and not cons.get("not_informative"):
             line += (
                 f"; on the re-rated questions judge {_num(re['kappa'])}{_ci(re['kappa_ci'])} "
                 f"vs physicians {_num(ph['kappa'])}{_ci(ph['kappa_ci'])}"
@@ -194,13 +215,13 @@ def _judge_lines(rec: ScoreRecord) -> list[str]:
             r = b.rated
             lines.append(
                 f"{split:>5} when rated (abstentions dropped, the paper's): kappa "
-                f"{_num(r.kappa)}  PA {_pct(r.pa)}  coverage {_pct(b.coverage)}  "
-                f"abstention {_pct(b.abstention)}"
+                f"{_num(r.kappa)}  PA {_pct(r.pa)}  n={_count(r.n)}  coverage "
+                f"{_pct(b.coverage)}  abstention {_pct(b.abstention)}"
             )
     ref = rec.physician_reference or Agreement()
     lines.append(
-        f"physicians (leave-one-out): kappa {_num(ref.kappa)}{_ci(ref.kappa_ci)} "
-        "(abstentions count as disagreements)"
+        f"physicians (leave-one-out, {PHYSICIANS_RATED}): kappa "
+        f"{_num(ref.kappa)}{_ci(ref.kappa_ci)}"
     )
     head = rec.headline
     if head is not None and head.json_keys:
