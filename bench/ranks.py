@@ -53,7 +53,7 @@ import numpy as np
 
 from medqade import vocab
 from medqade.measures import Ranker, macro_agreement, question_weights
-from medqade.measures.ranking import rank_intervals
+from medqade.measures.ranking import rank_board, rank_intervals
 
 ITEMS, SLOTS = 200, 5
 PREVALENCE, ACCURACY = 0.6, 0.85
@@ -161,13 +161,23 @@ def identical(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray] | None:
     return first_100
 
 
-def changed(before: tuple, after: tuple, k: int) -> int:
-    """Rows among the first ``k`` whose rank interval differs (worst compared as rows worse
-    than it: a new row can only add one below)."""
-    b0, w0 = before[0][:k], before[1][:k]
-    b1, w1 = after[0][:k], after[1][:k]
-    n0, n1 = len(before[0]), len(after[0])
-    return int(((b0 != b1) | ((n0 - w0) != (n1 - w1))).sum())
+def separations(rule: str, est: np.ndarray, reps: np.ndarray) -> tuple[np.ndarray, float]:
+    """(K, K): whether row j is significantly better than row i, and the critical value."""
+    if rule == "former":
+        crit = former(est, reps)[2]
+        return est[None, :] - est[:, None] > crit, crit
+    board = rank_board(range(len(est)), est, reps)
+    with np.errstate(invalid="ignore"):
+        z = (est[None, :] - est[:, None]) / board.standard_errors
+    return np.nan_to_num(z, nan=0.0) > board.critical, board.critical
+
+
+def changed(before: np.ndarray, after: np.ndarray) -> int:
+    """Rows whose comparisons with the original rows changed (so whose rank interval would
+    differ but for the new row itself)."""
+    k = before.shape[0]
+    a = after[:k, :k]
+    return int(((a != before).any(axis=1) | (a != before).any(axis=0)).sum())
 
 
 def noisy_row(args: argparse.Namespace) -> None:
@@ -181,13 +191,12 @@ def noisy_row(args: argparse.Namespace) -> None:
         acc = np.append(np.linspace(0.78, 0.92, k), 0.5)
         est, reps = scored(acc, args.resamples, 500 + k, abstain=0.6)
         base, base_reps = est[:k], reps[:k]
-        for name, rule in (("studentized max-T", rank_intervals), ("former max-T", former)):
-            before = rule(base, base_reps)
-            after = rule(est, reps)
-            separated = int((before[0] - 1).sum())
+        for name, rule in (("studentized max-T", "studentized"), ("former max-T", "former")):
+            before, c0 = separations(rule, base, base_reps)
+            after, c1 = separations(rule, est, reps)
             print(
-                f"| {k} | {name} | {changed(before, after, k)} of {k} | "
-                f"{before[2]:.3f} -> {after[2]:.3f} | {separated} |"
+                f"| {k} | {name} | {changed(before, after)} of {k} | "
+                f"{c0:.3f} -> {c1:.3f} | {int(before.sum())} |"
             )
 
 

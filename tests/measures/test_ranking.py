@@ -76,10 +76,16 @@ def _board(seed: int, n: int = 12, r: int = 300, spread: float = 0.15) -> tuple:
     return est, reps
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
 def test_critical_value_and_ranks_equal_a_loop_over_pairs(seed: int) -> None:
+    """Also where float32 cannot be trusted (seed 5: a pair of nearly identical rows, whose
+    tiny standard error magnifies rounding): computed in float64 then."""
     est, reps = _board(seed)
-    if seed >= 3:
+    if seed == 5:
+        rng = np.random.default_rng(5)
+        reps[9] = reps[8] + 1e-7 * rng.normal(size=reps.shape[1])
+        est[9] = est[8] + float(np.mean(reps[9] - reps[8]))
+    if seed in (3, 4):
         reps[2, :7] = np.nan  # undefined replicates: pairs with row 2 drop those resamples
         reps[5, 3] = np.nan
         reps[7] = reps[6]  # an exact copy: its pair has se 0 and is left out of the family
