@@ -183,8 +183,8 @@ def changed(before: np.ndarray, after: np.ndarray) -> int:
 def noisy_row(args: argparse.Namespace) -> None:
     print("\nOne noisy row (random labels, 60% abstentions) added to judges of different quality\n")
     print(
-        "| K | rule | rows whose interval changed | critical value before -> after | "
-        "separated pairs before |"
+        "| K | rule | rows whose comparisons with the others changed | "
+        "critical value before -> after | separated pairs before |"
     )
     print("|---:|---|---:|---|---:|")
     for k in (10, 100):
