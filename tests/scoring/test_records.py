@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -152,8 +153,9 @@ def test_leaderboard_tables(full: Release, references: list[dict[str, Any]]) -> 
     assert (judges["kappa"].diff().dropna() <= 0).all()  # best first
     physicians = judges[judges["source"] == "physicians"].iloc[0]
     assert physicians["status"] == "reference" and pd.isna(physicians["rank"])
-    ranked = judges[judges["status"] == "verified"]
+    ranked = judges[(judges["status"] == "verified") & (judges["source"] != "baseline")]
     assert ranked["rank"].iloc[0] == 1 and ranked["rank"].notna().all()
+    assert judges[judges["source"] == "baseline"]["rank"].isna().all()  # shown, not ranked
     full_judges, full_models = leaderboard(references, view="full")
     ceiling = full_judges[full_judges["source"] == "physicians"]
     assert list(ceiling["scope"]) == ["core"] and len(full_models) == 5
@@ -178,14 +180,22 @@ def test_leaderboard_never_ranks_unverified_or_flagged(
     assert pd.isna(top["rank"])
 
 
+def _pair_se(reps: dict[str, np.ndarray], a: str, b: str) -> float:
+    both = ~np.isnan(reps[a]) & ~np.isnan(reps[b])
+    return float(np.std(reps[a][both] - reps[b][both], ddof=1)) if both.sum() > 1 else math.nan
+
+
 def _simultaneous_critical(est: dict[str, float], reps: dict[str, np.ndarray]) -> float:
-    """Max-T written out over pairs: the 95% quantile over resamples of the largest
-    |(rep_a - rep_b) - (est_a - est_b)| over every pair of ranked rows."""
+    """Studentized max-T written out over pairs: the 95% quantile over resamples of the
+    largest |(rep_a - rep_b) - (est_a - est_b)| / se_ab over every pair of ranked rows."""
     ids = list(est)
     stat = np.full(len(reps[ids[0]]), -np.inf)
     for i, a in enumerate(ids):
         for b in ids[i + 1 :]:
-            centred = np.abs(reps[a] - reps[b] - (est[a] - est[b]))
+            se = _pair_se(reps, a, b)
+            if not se > 1e-12:
+                continue
+            centred = np.abs(reps[a] - reps[b] - (est[a] - est[b])) / se
             stat = np.maximum(stat, np.where(np.isnan(centred), -np.inf, centred))
     return float(np.quantile(stat[np.isfinite(stat)], 0.95))
 
@@ -195,7 +205,8 @@ def test_leaderboard_rank_interval_from_simultaneous_intervals(
     references: list[dict[str, Any]], metric: str
 ) -> None:
     """Done when: rank = 1 + the ranked rows significantly better, rank_worst = K - the rows
-    significantly worse, each pair judged by its simultaneous (max-T) 95% interval."""
+    significantly worse, each pair judged by its simultaneous (studentized max-T) 95% interval;
+    the string baselines are shown without a rank."""
     judges, models = leaderboard(references, metric=metric)
     by_id = {r["id"]: r for r in references}
     for frame, view_metric in ((judges, metric), (models, "accuracy")):
@@ -208,9 +219,11 @@ def test_leaderboard_rank_interval_from_simultaneous_intervals(
         for rid, best, worst in zip(
             ranked["id"], ranked["rank"], ranked["rank_worst"], strict=True
         ):
-            better = sum(1 for o in est if o != rid and est[o] - est[rid] - crit > 0)
-            lower = sum(1 for o in est if o != rid and est[rid] - est[o] - crit > 0)
+            se = {o: _pair_se(reps, rid, o) for o in est if o != rid}
+            better = sum(1 for o in se if (est[o] - est[rid]) / se[o] > crit)
+            lower = sum(1 for o in se if (est[rid] - est[o]) / se[o] > crit)
             assert (best, worst) == (1 + better, k - lower)
+    assert judges[judges["source"] == "baseline"]["rank"].isna().all()
     # the paper judges do not all share rank 1 (they did with overlap tiers)
     paper = judges[judges["source"] == "paper"]
     assert paper["rank"].nunique() > 1

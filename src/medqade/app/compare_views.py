@@ -41,9 +41,34 @@ def _row(label: str, d: Difference, metric: str) -> dict[str, Any]:
     }
 
 
+IN_PLACE: Final = "in each physician's place"
+AGAINST_CONSENSUS: Final = "against the consensus (as on the leaderboard)"
+
+
 def overall_table(c: Comparison) -> pd.DataFrame:
-    """Macro kappa, PA and PABAK of A and B and their paired difference."""
-    return pd.DataFrame([_row(METRIC_NAMES[m], c.overall, m) for m in METRIC_NAMES])
+    """Macro kappa, PA and PABAK of A and B and their paired difference. A judge against
+    the physicians: those rows are labelled as the judge *in each physician's place*, and
+    rows of the judge's agreement with the consensus of all ten (what every other view
+    shows) follow, the judge's column only."""
+    judge = c.judge_side
+    if judge is None:
+        return pd.DataFrame([_row(METRIC_NAMES[m], c.overall, m) for m in METRIC_NAMES])
+    rows = [_row(f"{METRIC_NAMES[m]}, {IN_PLACE}", c.overall, m) for m in METRIC_NAMES]
+    cons = c.against_consensus
+    if cons is not None:
+        for m, name in METRIC_NAMES.items():
+            value = number(cons.metric(m).value)
+            rows.append(
+                {
+                    "": f"{name}, {AGAINST_CONSENSUS}",
+                    "A": value if judge == "a" else None,
+                    "B": value if judge == "b" else None,
+                    "A - B": "",
+                    "A - B 95% paired CI": "",
+                    "significant": "",
+                }
+            )
+    return pd.DataFrame(rows, columns=list(DIFF_COLUMNS))
 
 
 def slots_table(c: Comparison, names: Mapping[str, str]) -> pd.DataFrame:
@@ -124,11 +149,26 @@ def headline(c: Comparison) -> str:
             f"(kappa d {_signed(head['kappa'])}, decided on {plain(head['decided_on'])}). "
             f"{plain(alt[0].upper() + alt[1:])}."
         )
+        vs += _in_place_text(c)
+    if c.board is not None:
+        vs += " " + plain(c.board.text())
     return (
         f"**A** = {a} ({plain(c.a.source)}), **B** = {b} ({plain(c.b.source)}); {c.view} view, "
         f"{c.n_items:,} questions, {c.resamples:,} paired question resamples. Kappa A - B = "
         f"{_signed(k.value)} [{ci_text(k.low, k.high)}]: {answer}. They label "
         f"{c.n_disagreements:,} of {c.n_both:,} answers differently.{vs}"
+    )
+
+
+def _in_place_text(c: Comparison) -> str:
+    """The judge's two kappas, each labelled (escaped Markdown; empty for two judges)."""
+    judge, cons = c.judge_side, c.against_consensus
+    if judge is None or cons is None:
+        return ""
+    place = c.overall.a if judge == "a" else c.overall.b
+    return (
+        f" Its kappa {IN_PLACE} is {_signed(place.kappa.value).lstrip('+')}; its kappa "
+        f"{AGAINST_CONSENSUS} is {_signed(cons.kappa.value).lstrip('+')}."
     )
 
 

@@ -17,7 +17,8 @@ from medqade import vocab
 SHARED: Final[Mapping[str, str]] = {
     "rank": (
         "1 + the number of ranked rows significantly better (simultaneous paired 95% "
-        "intervals); only verified rows are ranked."
+        "intervals, each pair in its own standard error); only verified rows are ranked, the "
+        "string-matching baselines are not."
     ),
     "rank range": (
         "The ranks the row could hold: from its rank to the number of ranked rows minus those "

@@ -79,6 +79,10 @@ class Boards:
     models: pd.DataFrame
     judges_display: pd.DataFrame
     models_display: pd.DataFrame
+    judges_board: measures.RankedBoard | None = None
+    """The judges' ranking (pair tests for Compare)."""
+    judges_resolution: measures.Resolution | None = None
+    """What the judges' board can resolve, in the ranking metric's unit."""
 
 
 def form_meta(fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -291,15 +295,18 @@ class SpaceState:
             if self.ready.is_set():  # judges another writer stored: their labels in Browse
                 self._load_submitted_judges()  # (at start-up, the warm-up's own step)
             records = self.records()
-            judges, models = scoring.leaderboard(
+            tables = scoring.leaderboard_tables(
                 records, view=view, metric=metric, margin=margin, ranker=self._ranker
             )
+            judges, models = tables.judges, tables.models
             by_id = {str(r.id): r for r in records}
             boards = Boards(
                 judges,
                 models,
                 views.judges_table(judges, by_id, view),
                 views.models_table(models, by_id, view),
+                tables.judges_board,
+                tables.judges_resolution,
             )
             for old in [k for k in self._boards if k[3:] != key[3:]]:
                 del self._boards[old]  # the records changed since: never asked for again
@@ -358,8 +365,16 @@ class SpaceState:
         side_a, side_b = (
             compare_mod.resolve(self.release, t, records, uploads, self.limits) for t in (a, b)
         )
+        ranked = self.boards(view if view in VIEWS else "core").judges_board  # kappa
         return compare_mod.compare(
-            self.release, side_a, side_b, view, self.config.resamples, self.config.seed
+            self.release,
+            side_a,
+            side_b,
+            view,
+            self.config.resamples,
+            self.config.seed,
+            ranked=ranked,
+            records=records,
         )
 
     def board_judge_ids(self) -> set[str]:

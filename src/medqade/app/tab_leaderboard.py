@@ -27,6 +27,7 @@ from medqade.app.panel_view import PhysicianPanel
 from medqade.app.pool_view import add_pool_panel, pool_view
 from medqade.app.tab_compare import CompareTab
 from medqade.scoring.leaderboard import MARGIN_STEP, board_margin, rows
+from medqade.scoring.simultaneous import resolution_note
 
 log = logging.getLogger(__name__)
 
@@ -238,7 +239,11 @@ class LeaderboardHandlers:
             )
             needle = ""
         boards = st.boards(view, metric, margin)
-        note = problem + ("" if st.references_ready else text.REFERENCES_PENDING)
+        note = problem + (
+            resolution_note(boards.judges_resolution, metric)
+            if st.references_ready
+            else text.REFERENCES_PENDING
+        )
         tag = f"{view}-{metric}-{margin:g}-{st.store.version}-{int(st.references_ready)}"
         chosen = sorted(set(columns or ()) & set(views.COLUMN_GROUPS))
         keys = {

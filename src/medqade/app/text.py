@@ -48,8 +48,9 @@ LEADERBOARD_HELP: Final = (
     "wrong / all right) and, if a judge labelled them, the judged estimate. *Rank* = 1 + the "
     "number of rows significantly better (simultaneous paired intervals over all ranked pairs, "
     "same questions, same resamples), followed by its range down to the worst rank; "
-    "only verified rows are ranked. *Verdict*: the judge minus the physicians' own agreement "
-    "against a non-inferiority margin (see *Rank and verdict*). "
+    "only verified rows are ranked, the string-matching baselines are not. *Verdict*: the "
+    "judge minus the physicians' own agreement against a non-inferiority margin (see *Rank "
+    "and verdict*). "
     "*core* = the 200 items every physician rated; *full* = all items (unresolved answers "
     "excluded). The button *Per-physician agreement* below the judges table (or a click on "
     "the physician ceiling row) opens the table of each physician against the consensus of "
@@ -196,8 +197,12 @@ RANK_HELP: Final = f"""\
 **Rank** = 1 + the number of ranked rows that are *significantly better*; the **rank range**
 runs from it to K minus the number of rows significantly worse (K ranked rows). Differences
 are computed on the same 1,000 question resamples (paired) with *simultaneous* 95% intervals
-over all pairs of ranked rows (max-T), so equally good rows keep sharing rank 1 however many
-rows the board has. Only verified rows are ranked.
+over all pairs of ranked rows, each pair measured in its own bootstrap standard error
+(studentized max-T), so equally good rows keep sharing rank 1 however many rows the board has,
+and a row with a wide spread widens only its own pairs. The note above the tables gives the
+smallest difference the board can resolve (the critical value times the smallest, and the
+median, pair standard error). Only verified rows are ranked; the string-matching baselines are
+shown for reference, without a rank.
 **Verdict** puts the judge in each physician's place in turn, against the same majority of the
 other nine (core): d = mean of [judge - that physician], with its paired 95% interval and the
 margin m (declared on kappa; PA and PABAK margins derived from it). Each physician's term

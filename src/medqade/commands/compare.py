@@ -17,6 +17,7 @@ from medqade.scoring.compare import (
     resolve,
     submission_side,
 )
+from medqade.scoring.leaderboard import leaderboard_tables
 from medqade.scoring.submission import JUDGE, parse_submission
 from medqade.scoring.summary_text import alt_test_text
 from medqade.scoring.upload import jsonable
@@ -31,7 +32,8 @@ reference, core view only), a baseline id or name, a record id (or a prefix of 8
 from the results folder, or a judge submission file. A row id is looked up first; an argument
 that names no row and is an existing file is read here, on your machine, as a judge submission
 (the Space takes row ids only). Differences are A minus B with paired 95% percentile intervals
-over the same question resamples.
+over the same question resamples. For two judges ranked on the leaderboard it also says
+whether the board's simultaneous intervals (all ranked pairs at once) separate them.
 """
 
 
@@ -71,12 +73,17 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
             f"{m:12} {_f(c.overall.a.metric(m).value, False):>8} "
             f"{_f(c.overall.b.metric(m).value, False):>8}   {_diff(c.overall, m)}"
         )
+    judge = c.judge_side
+    if judge is not None:
+        lines += in_place_lines(c, judge)
     better = {
         "a": f"A ({a}) is better",
         "b": f"B ({b}) is better",
         None: "no significant kappa difference",
     }
     lines += ["", f"verdict: {better[c.better]} (paired 95% CI of the kappa difference)"]
+    if c.board is not None:
+        lines.append(c.board.text())
     vs = c.versus_physicians
     if vs is not None:
         lines.append(
@@ -113,6 +120,26 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
     return "\n".join(lines) + "\n"
 
 
+def in_place_lines(c: Comparison, judge: str) -> list[str]:
+    """Against the physicians: which quantity the judge's column holds, and the judge's
+    agreement with the consensus of all ten as the leaderboard shows it, both labelled."""
+    place = c.overall.a if judge == "a" else c.overall.b
+    side = judge.upper()
+    out = [
+        f"{side}'s column: its agreement in each physician's place (against the majority of "
+        "the other nine each physician faced, averaged over the ten): kappa "
+        f"{_f(place.kappa.value, False)} in each physician's place"
+    ]
+    cons = c.against_consensus
+    if cons is not None:
+        out.append(
+            f"{side} against the consensus of all ten (as on the leaderboard and in score): "
+            f"kappa {_f(cons.kappa.value, False)}, PA {_f(cons.pa.value, False)}, PABAK "
+            f"{_f(cons.pabak.value, False)}"
+        )
+    return out
+
+
 def _local_file(arg: str) -> Path | None:
     """``arg`` as an existing file of this machine, else ``None`` (also for a name the file
     system refuses, e.g. one too long)."""
@@ -139,8 +166,17 @@ def side(board: Board, arg: str) -> Side:
 def run(args: argparse.Namespace) -> int:
     board = open_board(args)
     side_a, side_b = side(board, args.a), side(board, args.b)
+    tables = leaderboard_tables(board.records, view=args.view, margin=args.margin)
     result = compare(
-        board.release, side_a, side_b, args.view, args.resamples, args.seed, args.limit
+        board.release,
+        side_a,
+        side_b,
+        args.view,
+        args.resamples,
+        args.seed,
+        args.limit,
+        ranked=tables.judges_board,
+        records=board.records,
     )
     if args.json:
         out: dict[str, Any] = jsonable(result.to_dict())

@@ -6,14 +6,17 @@ import argparse
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 import pandas as pd
 
 from medqade.commands._board import add_board_arguments, open_board
-from medqade.scoring import csv_text, leaderboard
+from medqade.measures.ranking import Resolution
+from medqade.scoring import csv_text, leaderboard_tables
 from medqade.scoring.board_rows import rated_n
 from medqade.scoring.leaderboard import rows
+from medqade.scoring.simultaneous import resolution_note
 
 NAME = "leaderboard"
 HELP = (
@@ -23,8 +26,10 @@ HELP = (
 EPILOG = """\
 Rank "best-worst": best = 1 + the number of ranked rows significantly better, worst = K - the
 number significantly worse (K ranked rows), from simultaneous 95% intervals over all ranked
-pairs (max-T bootstrap on the shared resamples); verdict = the paired difference judge -
-physicians against the non-inferiority margin. See docs/statistics.md.
+pairs, each pair in its own bootstrap standard error (studentized max-T on the shared
+resamples); the note under each table gives the smallest difference the board can resolve.
+The string-matching baselines are shown but not ranked. Verdict = the paired difference
+judge - physicians against the non-inferiority margin. See docs/statistics.md.
 """
 
 
@@ -79,9 +84,11 @@ def markdown(
     view: str,
     metric: str,
     rated: Mapping[str, int | None] | None = None,
+    notes: tuple[str, str] = ("", ""),
 ) -> str:
-    """The two tables in Markdown; ``rated``: per record id the answers its agreement when
-    rated rests on (:func:`medqade.scoring.board_rows.rated_n`), shown beside it."""
+    """Both tables as Markdown, each followed by its note (``notes``: judges, models; an
+    empty note is left out); ``rated``: per record id the answers its agreement when rated
+    rests on (:func:`medqade.scoring.board_rows.rated_n`), shown beside it."""
     rated = rated or {}
     lines = [f"## Judges ({view} view, ranked on {metric})", ""]
     lines.append(
@@ -105,6 +112,8 @@ def markdown(
         "0.2), omega = winning rate, rho = average advantage probability; evidence beside the "
         "verdict, not a verdict.",
     ]
+    if notes[0]:
+        lines += ["", notes[0]]
     lines += ["", f"## Models ({view} view, anchored accuracy)", ""]
     lines.append("| rank | model | source | status | accuracy [95% CI] | bounds |")
     lines.append("|---|---|---|---|---:|---:|")
@@ -114,25 +123,51 @@ def markdown(
             f"{_ci(r, 'accuracy', 'accuracy_low', 'accuracy_high')} | "
             f"{_cell(r['lower'])}-{_cell(r['upper'])} |"
         )
+    if notes[1]:
+        lines += ["", notes[1]]
     return "\n".join(lines) + "\n"
 
 
-def payload(judges: pd.DataFrame, models: pd.DataFrame, view: str) -> dict[str, Any]:
-    """The JSON object: ``{"view", "judges": [row...], "models": [row...]}`` (NaN as null)."""
+def _resolution(resolution: Resolution | None) -> dict[str, Any] | None:
+    if resolution is None:
+        return None
+    return {
+        k: None if isinstance(v, float) and math.isnan(v) else v
+        for k, v in asdict(resolution).items()
+    }
+
+
+def payload(
+    judges: pd.DataFrame,
+    models: pd.DataFrame,
+    view: str,
+    resolutions: tuple[Resolution | None, Resolution | None] = (None, None),
+) -> dict[str, Any]:
+    """The JSON object: ``{"view", "judges": [row...], "models": [row...], "resolution":
+    {"judges", "models"}}`` (NaN as null; resolution: what each ranked board can tell apart,
+    :class:`~medqade.measures.ranking.Resolution`)."""
     return {
         "view": view,
         "judges": rows(judges),
         "models": rows(models),
+        "resolution": {
+            "judges": _resolution(resolutions[0]),
+            "models": _resolution(resolutions[1]),
+        },
     }
 
 
 def run(args: argparse.Namespace) -> int:
     board = open_board(args)
-    judges, models = leaderboard(
+    tables = leaderboard_tables(
         board.records, view=args.view, metric=args.metric, margin=args.margin
     )
+    judges, models = tables.judges, tables.models
     if args.fmt == "json":
-        print(json.dumps(payload(judges, models, args.view), ensure_ascii=False, indent=1))
+        out = payload(
+            judges, models, args.view, (tables.judges_resolution, tables.models_resolution)
+        )
+        print(json.dumps(out, ensure_ascii=False, indent=1))
     elif args.fmt == "csv":
         print(csv_text(judges), end="")
         print()
@@ -142,5 +177,9 @@ def run(args: argparse.Namespace) -> int:
         rated = {
             str(i): rated_n(by_id.get(str(i)), str(s)) for i, s in judges[["id", "scope"]].values
         }
-        print(markdown(judges, models, args.view, args.metric, rated), end="")
+        notes = (
+            resolution_note(tables.judges_resolution, args.metric, "judges"),
+            resolution_note(tables.models_resolution, "accuracy", "models"),
+        )
+        print(markdown(judges, models, args.view, args.metric, rated, notes), end="")
     return 0

@@ -13,7 +13,8 @@ compute their numbers here and never import each other:
   margins);
 - :mod:`~.verdicts`: the verdict against the physicians of one judge, core and extension
   (differences, margins and verdict words; shared by ``score`` and ``reproduce``);
-- :mod:`~.ranking`: rank intervals from simultaneous paired intervals (max-T bootstrap);
+- :mod:`~.ranking`: rank intervals from simultaneous paired intervals (studentized max-T
+  bootstrap) and what a board can resolve;
 - :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
 - :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel.
 
@@ -48,7 +49,7 @@ from medqade.measures.paired import (
     verdict,
     verdict_of_bounds,
 )
-from medqade.measures.ranking import Ranker, RankInterval, ranks
+from medqade.measures.ranking import RankedBoard, Ranker, RankInterval, Resolution, ranks
 from medqade.measures.seeds import BOOTSTRAP_SEED, generator, question_weights
 
 __all__ = [
@@ -66,7 +67,9 @@ __all__ = [
     "Agreement",
     "Estimate",
     "RankInterval",
+    "RankedBoard",
     "Ranker",
+    "Resolution",
     "SlotAgreement",
     "difference",
     "ensemble_vote",

@@ -18,7 +18,7 @@ Modules: :mod:`~medqade.scoring.submission` (formats, checks; helped by :mod:`~.
 from medqade.scoring.baselines import BASELINES, Baseline, baseline_labels
 from medqade.scoring.board_rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
 from medqade.scoring.context import prepare
-from medqade.scoring.leaderboard import leaderboard
+from medqade.scoring.leaderboard import LeaderboardTables, leaderboard, leaderboard_tables
 from medqade.scoring.meta import META_KEYS
 from medqade.scoring.normalize import normalise
 from medqade.scoring.records import (
@@ -49,6 +49,7 @@ __all__ = [
     "SCORER_VERSION",
     "Baseline",
     "JudgeRow",
+    "LeaderboardTables",
     "Limits",
     "ModelRow",
     "Submission",
@@ -57,6 +58,7 @@ __all__ = [
     "csv_cell",
     "csv_text",
     "leaderboard",
+    "leaderboard_tables",
     "normalise",
     "parse_submission",
     "prepare",

@@ -40,13 +40,15 @@ from medqade.measures import breakdown as measured_breakdown
 from medqade.measures import paired
 from medqade.measures.estimate import Estimate
 from medqade.measures.in_place import InPlace, judge_in_place
+from medqade.measures.ranking import RankedBoard
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.schema import answer_id
 from medqade.scoring import context
 from medqade.scoring import judge as judge_scoring
 from medqade.scoring.baselines import BASELINES, baseline_labels
-from medqade.scoring.leaderboard import VIEWS
+from medqade.scoring.leaderboard import VIEWS, board_key
 from medqade.scoring.record import RecordMeta, ScoreRecord
+from medqade.scoring.simultaneous import BoardPair, board_pair
 from medqade.scoring.submission import (
     DEFAULT_LIMITS,
     JUDGE,
@@ -254,6 +256,20 @@ class Comparison:
     breakdowns: Mapping[str, Mapping[str, Difference | None]] | None = None
     """Two judges: the paired differences per group of every breakdown dimension but the tier
     (specialty, lexical; :mod:`medqade.measures.breakdown`)."""
+    board: BoardPair | None = None
+    """Two judges ranked on the same board (kappa, this view): the board's simultaneous test
+    of the pair beside the paired one (:mod:`medqade.scoring.simultaneous`)."""
+    against_consensus: measured.Agreement | None = None
+    """A judge against the physicians: the judge's agreement with the consensus of all ten,
+    as ``score`` and the leaderboard show it (the ``overall`` numbers of the judge are its
+    agreement *in each physician's place*, a different quantity)."""
+
+    @property
+    def judge_side(self) -> str | None:
+        """``a`` or ``b``: the judge compared with the physicians (``None``: two judges)."""
+        if self.a.is_physicians == self.b.is_physicians:
+            return None
+        return "b" if self.a.is_physicians else "a"
 
     @property
     def better(self) -> str | None:
@@ -289,6 +305,11 @@ class Comparison:
                 dim: {g: None if d is None else d.to_dict() for g, d in found.items()}
                 for dim, found in self.breakdowns.items()
             },
+            "board": None if self.board is None else self.board.to_dict(),
+            "judge_against_consensus": None
+            if self.against_consensus is None
+            else {m: self.against_consensus.metric(m).value for m in METRICS}
+            | {"n": self.against_consensus.n, "side": self.judge_side},
         }
 
 
@@ -331,10 +352,15 @@ def compare(
     resamples: int = 1000,
     seed: int = BOOTSTRAP_SEED,
     limit: int = 500,
+    ranked: RankedBoard | None = None,
+    records: Sequence[ScoreRecord] = (),
 ) -> Comparison:
     """Compare two sides on ``view`` (``core`` or ``full``); see the module docstring.
 
-    ``limit`` caps the listed disagreements (their number is always complete).
+    ``limit`` caps the listed disagreements (their number is always complete). ``ranked``:
+    the board's ranking on kappa in this view and ``records`` its rows; when both sides are
+    ranked there, the comparison says whether the board separates them too
+    (:attr:`Comparison.board`).
     """
     if view not in VIEWS:
         raise CompareError(f"view must be one of {', '.join(VIEWS)}, got {view[:20]!r}")
@@ -398,6 +424,7 @@ def compare(
             t: ordered(in_place(groups[f"tier{t}"])) if groups[f"tier{t}"].any() else None
             for t in vocab.TIERS
         }
+        consensus_agreement = measured.agreement(lab, consensus, slots, w, abstain_disagrees=True)
         found = judge_scoring.against_physicians(
             release,
             judge_side.labels,
@@ -422,6 +449,7 @@ def compare(
             ta, tb = tiers_a[f"tier{t}"], tiers_b[f"tier{t}"]
             by_tier[t] = None if ta is None or tb is None else Difference.of(ta, tb)
         versus = None
+        consensus_agreement = None
     parts = None
     if a.labels is not None and b.labels is not None:
         dims = measured_breakdown.dimensions(
@@ -469,7 +497,33 @@ def compare(
         n_both=int(both.sum()),
         versus_physicians=versus,
         breakdowns=parts,
+        board=board_pair(
+            ranked,
+            _board_row(a, records, view),
+            _board_row(b, records, view),
+            overall.kappa,
+        ),
+        against_consensus=consensus_agreement,
     )
+
+
+def _board_row(side: Side, records: Sequence[ScoreRecord], view: str) -> Any:
+    """The board key (kappa, ``view``) of the record ``side`` names, ``None`` when none
+    does (the physicians, a local file)."""
+    if side.is_physicians:
+        return None
+    judges = [r for r in records if r.kind == JUDGE]
+    if len(side.token) >= MIN_PREFIX:
+        found = {str(r.id) for r in judges if str(r.id or "").startswith(side.token)}
+        if len(found) == 1:
+            return board_key(found.pop(), view, "kappa")
+    for r in judges:
+        meta = r.meta or RecordMeta()
+        if meta.source != side.source or side.source not in ("paper", "baseline"):
+            continue
+        if meta.model_id == side.token or r.name == side.name:
+            return board_key(str(r.id), view, "kappa")
+    return None
 
 
 __all__ = [

@@ -3,12 +3,16 @@
 :func:`leaderboard` returns two frames, judges and models, sorted best first on the view's
 metric. Every row was scored on the same question resamples (the record keeps the replicates
 of its ranking metrics, :mod:`medqade.scoring.replicates`), so rows are compared pairwise with
-simultaneous 95% intervals over all ranked pairs (:mod:`medqade.measures.ranking`): a row's
-**rank** is 1 + the number of ranked rows significantly better than it (the best rank it can
-claim), **rank_worst** is K - the number of ranked rows significantly worse than it (K ranked
-rows). Rows that cannot be told apart share a rank. Only *verified* rows scored with the
-board's resamples and seed are ranked; unverified, partial and flagged rows and the physician
-reference are shown without a rank.
+simultaneous 95% intervals over all ranked pairs, each pair scaled by its own bootstrap
+standard error (studentized max-T, :mod:`medqade.measures.ranking`): a row's **rank** is 1 +
+the number of ranked rows significantly better than it (the best rank it can claim),
+**rank_worst** is K - the number of ranked rows significantly worse than it (K ranked rows).
+Rows that cannot be told apart share a rank. Only *verified* rows scored with the board's
+resamples and seed are ranked; the string-matching baselines (source ``baseline``), unverified,
+partial and flagged rows and the physician reference are shown without a rank, so they cannot
+change a ranked row's interval. :func:`leaderboard_tables` also returns each ranked board and
+its :class:`~medqade.measures.ranking.Resolution` (the smallest difference it can resolve, in
+the ranking metric's own unit).
 
 The **verdict** of a judge is the record's one verdict (:mod:`medqade.measures.verdicts`):
 the interval of its headline kappa ``d`` (judge minus physicians, like for like, core and
@@ -322,19 +326,43 @@ def _model_row(record: ScoreRecord, view: str) -> _Ranked | None:
     return _Ranked(ModelRow(**row), row["accuracy"], reps, settings_of(record))
 
 
+UNRANKED_SOURCES: Final = ("baseline",)
+"""Sources shown on the board but never in its ranked family (string matching, not judges)."""
+
+
+@dataclass(frozen=True, eq=False)
+class LeaderboardTables:
+    """What :func:`leaderboard_tables` returns: the two frames, each board's ranking
+    (``None`` when nothing is ranked) and its resolution in the ranking metric's unit (PABAK,
+    ranked through PA, in PABAK's: twice PA's)."""
+
+    judges: pd.DataFrame
+    models: pd.DataFrame
+    judges_board: ranking.RankedBoard | None
+    models_board: ranking.RankedBoard | None
+    judges_resolution: ranking.Resolution | None
+    models_resolution: ranking.Resolution | None
+
+
+def board_key(record_id: Any, view: str, metric: str) -> tuple[Any, str, str]:
+    """The key of a record's row on a ranked board (:attr:`LeaderboardTables.judges_board`)."""
+    return (record_id, view, metric)
+
+
 def _frame(
     rows: list[_Ranked],
     columns: tuple[str, ...],
     ranker: ranking.Ranker,
     tag: tuple[str, str],
     settings: tuple[int, int] | None,
-) -> pd.DataFrame:
+) -> tuple[pd.DataFrame, ranking.RankedBoard | None]:
     if not rows:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns}), None
     ranked = [
         i
         for i, r in enumerate(rows)
         if r.row.status == "verified"
+        and r.row.source not in UNRANKED_SOURCES
         and not math.isnan(r.key)
         and r.reps is not None
         and settings is not None
@@ -343,14 +371,14 @@ def _frame(
     ]
     # the point estimate on the replicates' scale (PABAK is ranked through PA = (PABAK + 1) / 2)
     scale = "pa" if tag[1] == "pabak" else tag[1]
-    ranks = ranker.rank(
+    board = ranker.rank_board(
         [
-            ((r.row.id, *tag), getattr(r.row, scale), r.reps)
+            (board_key(r.row.id, *tag), getattr(r.row, scale), r.reps)
             for r in (rows[i] for i in ranked)
             if r.reps is not None
         ]
     )
-    rank_of = dict(zip(ranked, ranks, strict=True))
+    rank_of = dict(zip(ranked, board.intervals, strict=True))
     plain = []
     for i, r in enumerate(rows):
         interval = rank_of.get(i)
@@ -366,7 +394,7 @@ def _frame(
     ).reset_index(drop=True)
     for column in ("rank", "rank_worst"):
         frame[column] = pd.array(frame[column].tolist(), dtype="Int64")
-    return frame.loc[:, list(columns)]
+    return frame.loc[:, list(columns)], (board if board.keys else None)
 
 
 def board_settings(records: Iterable[ScoreRecord]) -> tuple[int, int] | None:
@@ -391,6 +419,18 @@ def leaderboard(
     ranked and sorted on ``metric`` (``kappa``, ``pa`` or ``pabak``), verdicts with ``margin``;
     columns in the module docstring. Records with the same id appear once. Pass one
     ``ranker`` to successive calls to reuse the ranks of an unchanged board."""
+    tables = leaderboard_tables(records, view, metric, margin, ranker)
+    return tables.judges, tables.models
+
+
+def leaderboard_tables(
+    records: Iterable[Record],
+    view: str = "core",
+    metric: str = "kappa",
+    margin: float = paired.DEFAULT_MARGIN,
+    ranker: ranking.Ranker | None = None,
+) -> LeaderboardTables:
+    """:func:`leaderboard` with each board's ranking and resolution."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
     if metric not in JUDGE_METRICS:
@@ -418,9 +458,16 @@ def leaderboard(
             target = models
         if row is not None:
             target.append(row)
-    return (
-        _frame(judges, JUDGE_COLUMNS, ranker, (view, metric), settings),
-        _frame(models, MODEL_COLUMNS, ranker, (view, "accuracy"), settings),
+    judge_frame, judge_board = _frame(judges, JUDGE_COLUMNS, ranker, (view, metric), settings)
+    model_frame, model_board = _frame(models, MODEL_COLUMNS, ranker, (view, "accuracy"), settings)
+    unit = 2.0 if metric == "pabak" else 1.0  # PABAK = 2 PA - 1, ranked on PA's replicates
+    return LeaderboardTables(
+        judge_frame,
+        model_frame,
+        judge_board,
+        model_board,
+        None if judge_board is None else judge_board.resolution.scaled(unit),
+        None if model_board is None else model_board.resolution,
     )
 
 
