@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from medqade import vocab
-from medqade.files import atomic
+from medqade.files import atomic, file_output
 from medqade.files.problems import InputError, Problem
 from medqade.files.tables import LINE
 
@@ -153,7 +153,7 @@ def table_output(
 ) -> Path:
     """Check that an importer may write the raw table ``table`` at ``path``; return it.
 
-    The output policy of :func:`medqade.files.atomic.check_file`: never a link, a folder, an input,
+    The output policy of :func:`medqade.files.file_output.check_file`: never a link, a folder, an input,
     a build file or another table of a raw release. An existing file needs ``append`` (its
     rows are kept) or ``replace``; both change only a table of this kind (one whose header has
     every column in ``columns``), never any other file.
@@ -163,7 +163,7 @@ def table_output(
     path = Path(path)
     if path.suffix != ".csv":
         raise ValueError(f"{path}: the importer writes CSV; name the output file *.csv")
-    output = atomic.FileOutput(
+    output = file_output.FileOutput(
         kind=f"{table} table",
         option=option,
         inputs=tuple(inputs),
@@ -171,7 +171,7 @@ def table_output(
         change=append or replace,
         fix=TABLE_FIX,
     )
-    checked = atomic.check_file(path, output)
+    checked = file_output.check_file(path, output)
     if (append or replace) and checked.exists():
         first = checked.read_bytes().split(b"\n", 1)[0].decode("utf-8", "replace")
         header = {c.strip().lstrip("\ufeff") for c in first.split(",")}
