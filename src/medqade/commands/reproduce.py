@@ -56,9 +56,9 @@ REPRODUCE_KIND = "MedQADE reproduce output"
 
 
 def output(data: str | None) -> folder_output.Output:
-    """The output folder's policy (:func:`medqade.files.folder_output.check_target`): an empty or new
-    folder, or an earlier ``reproduce --out`` (its marker lists every file); never the release
-    it reads, a build or a raw release."""
+    """The output folder's policy (:func:`medqade.files.folder_output.check_target`): an
+    empty or new folder, or an earlier ``reproduce --out`` (its marker lists every file); never
+    the release it reads, a build or a raw release."""
     from medqade.dataset.sources import resolve_data
 
     inputs = [(resolve_data(data), "the release it reads (--data)")]

@@ -8,8 +8,8 @@ tiers, and writes exactly the folder that is uploaded to the Hub::
     OUT/eval.yaml                          the Hub's benchmark (medqade.dataset.hub_eval)
     OUT/data/<config>/<split>-00000-of-00001.parquet
 
-Nothing is written unless the whole build succeeds (the folder is assembled beside ``OUT``
-and swapped in at the end, see :func:`medqade.files.folder_output.directory`). ``OUT`` is replaced only
+Nothing is written unless the whole build succeeds (the folder is assembled beside ``OUT`` and
+swapped in at the end, see :func:`medqade.files.folder_output.directory`). ``OUT`` is replaced only
 when it is empty or an earlier build (``release.json`` lists every other file in it); the build
 never writes into, over or around the raw release. The same raw release gives byte-identical files.
 """

@@ -153,8 +153,8 @@ def table_output(
 ) -> Path:
     """Check that an importer may write the raw table ``table`` at ``path``; return it.
 
-    The output policy of :func:`medqade.files.file_output.check_file`: never a link, a folder, an input,
-    a build file or another table of a raw release. An existing file needs ``append`` (its
+    The output policy of :func:`medqade.files.file_output.check_file`: never a link, a folder,
+    an input, a build file or another table of a raw release. An existing file needs ``append`` (its
     rows are kept) or ``replace``; both change only a table of this kind (one whose header has
     every column in ``columns``), never any other file.
     """

@@ -241,8 +241,8 @@ def _recorded(manifest: Path) -> dict[str, str] | None:
 
 def check_queue_target(paths: dict[str, Path], inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Refuse (:class:`OutputRefused`) what the output policy forbids
-    (:func:`medqade.files.file_output.check_file`): a file this command did not write or that changed
-    since (its marker records each file's hash), a marker that is not ours, a link, an input
+    (:func:`medqade.files.file_output.check_file`): a file this command did not write or that
+    changed since (its marker records each file's hash), a marker that is not ours, a link, an input
     (``inputs``: path and description), a build or a raw release."""
     recorded = _recorded(paths["manifest"]) or {}
 
