@@ -17,8 +17,8 @@ from medqade.scoring.compare import (
     resolve,
     submission_side,
 )
+from medqade.scoring.outputs import jsonable
 from medqade.scoring.submission import JUDGE, parse_submission
-from medqade.scoring.upload import jsonable
 
 NAME = "compare"
 LOCAL_FILE = "a judge submission file that exists"

@@ -106,7 +106,7 @@ def judgment_rows(
 ) -> list[dict[str, Any]]:
     """The output lines (see the module docstring), in item order: an item's row from the
     earlier output (``earlier``, kept by a resumed run) or from this run's log (``asked``,
-    rows of :func:`medqade.scoring.inspect_log.rows_of_log`); an item in neither was not
+    rows of :func:`medqade.scoring.log_rows.rows_of_log`); an item in neither was not
     answered (an interrupted run) and gets null labels with the error saying so."""
     rows: list[dict[str, Any]] = []
     for item in items:
@@ -179,8 +179,8 @@ JUDGE_OUTPUT: Final = "judge output"
 
 def check_judgment_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` and the output policy
-    (:func:`medqade.files.file_output.check_file`) lets the command write it and its sidecar marker: new,
-    or an earlier output of ``medqade judge``; never an input (``inputs``), a link, a build or
+    (:func:`medqade.files.file_output.check_file`) lets the command write it and its sidecar marker:
+    new, or an earlier output of ``medqade judge``; never an input (``inputs``), a link, a build or
     a raw release."""
     if Path(path).suffix.lower() != ".jsonl":
         raise ValueError(f"--out {path}: judgments are written as JSON lines; use a .jsonl name")

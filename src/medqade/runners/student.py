@@ -45,7 +45,7 @@ def submission_rows(
 ) -> list[dict[str, Any]]:
     """Rows ``{"question_id", "answer"}`` in question order, from the earlier output
     (``earlier``, kept by a resumed run) or this run's log (``asked``, rows of
-    :func:`medqade.scoring.inspect_log.rows_of_log`); failures get ``answer: None``,
+    :func:`medqade.scoring.log_rows.rows_of_log`); failures get ``answer: None``,
     ``error``, ``raw``."""
     rows: list[dict[str, Any]] = []
     for qid in question_ids:
@@ -152,8 +152,8 @@ ANSWER_OUTPUT: Final = "answer submission"
 
 def check_submission_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` or ``.csv`` and the output policy
-    (:func:`medqade.files.file_output.check_file`) lets the command write it and its sidecar marker: new,
-    or an earlier output of ``medqade answer``; never an input (``inputs``), a link, a build or
+    (:func:`medqade.files.file_output.check_file`) lets the command write it and its sidecar marker:
+    new, or an earlier output of ``medqade answer``; never an input (``inputs``), a link, a build or
     a raw release."""
     if Path(path).suffix.lower() not in SUBMISSION_SUFFIXES:
         raise ValueError(f"--out {path}: use a .jsonl or .csv file name (the format follows it)")
