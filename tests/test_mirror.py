@@ -21,19 +21,13 @@ SRC = ROOT / "src" / "medqade"
 TESTS = ROOT / "tests"
 
 TESTED_ELSEWHERE: dict[str, str] = {
-    "app/accounts.py": "tests/app/test_hygiene.py: the keyed account hash, with the stored "
-    "record it goes into",
     "app/config.py": "tests/app/test_cli.py, tests/app/test_security.py: the Space's settings "
     "from flags and the environment, read by every app test",
-    "app/exports.py": "tests/app/test_hygiene.py: the download folder, with the files the tabs "
-    "offer",
     "app/phone.py": "tests/app/test_views.py: the phone view, with the other formatted views",
     "app/result_views.py": "tests/app/test_views.py: the tables of a scored record, with the "
     "other formatted views",
     "app/serve.py": "tests/app/test_cli.py, tests/app/test_deploy.py: starting the Space, "
     "through `medqade space` and its deploy",
-    "app/text.py": "tests/app/test_glossary.py: the Space's words, with the glossary drawn "
-    "from them",
     "app/tab_analysis.py": "tests/app/test_analysis.py, tests/app/test_figure_cache.py: the typed "
     "judge list the tab draws, and its encoded figures (Plots) read from and written to the "
     "disk cache",
@@ -43,10 +37,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
     "scoring/leaderboard.py": "tests/scoring/test_board_rows.py, tests/scoring/test_records.py: "
     "the tables, with the records they rank",
-    "scoring/rows.py": "tests/scoring/test_answer_rows.py: the walker, with the answer rows "
-    "it reads cell by cell",
-    "scoring/upload.py": "tests/scoring/test_inspect_log.py: the upload reader, with the "
-    "parsers that read its cells",
 }
 
 ONLY_REACHED_THROUGH: dict[str, str] = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -15,6 +15,8 @@ import httpx
 import pandas as pd
 from gradio_client import handle_file
 
+from medqade.app.config import SpaceConfig
+from medqade.app.state import SpaceState
 from medqade.dataset.release import Release
 
 EVALUATOR = "gpt-5.4-mini"
@@ -129,3 +131,15 @@ class Running:
             download_files=False,
             httpx_kwargs={"timeout": HTTP_TIMEOUT_S},
         )
+
+
+def make_state(release: Release, results: Path, **overrides: Any) -> SpaceState:
+    """A Space state over ``results`` without background work (no rate limit, 10 resamples)."""
+    config = replace(SpaceConfig(results_dir=results, rate_limit=0, resamples=10), **overrides)
+    return SpaceState(release, results, config, background=False, analyses=False)
+
+
+def write_variant(release: Release, path: Path, k: int) -> Path:
+    """The ``k``-th judge variant (:func:`judge_variant`) written as CSV at ``path``."""
+    judge_variant(release, k).to_csv(path, index=False)
+    return path

@@ -19,7 +19,7 @@ from medqade.app.config import SpaceConfig
 from medqade.app.figure_cache import FigureCache
 from medqade.app.state import SpaceState
 from medqade.app.tab_analysis import Plots, judge_records
-from medqade.files import atomic
+from medqade.files import folder_output
 
 RESAMPLES = 20
 SECRET = b"the Space's own key, not in the cache folder"
@@ -77,7 +77,7 @@ def test_second_start_reads_the_cache_and_serves_the_same_bytes(
     assert drawn >= len(analysis.FIGURES) + 1
     folders = list((tmp_path / "cache" / figure_cache.FOLDER).iterdir())
     assert len(folders) == 1 and sorted(p.name for p in folders[0].iterdir()) == sorted(
-        (atomic.MARKER, *figure_cache.FILES)
+        (folder_output.MARKER, *figure_cache.FILES)
     )
 
     second, _, again = start(sample_release, tmp_path)
@@ -160,7 +160,7 @@ def test_a_corrupted_file_is_recomputed(
 def rewrite(cache: FigureCache, name: str, content: bytes) -> None:
     """Replace one file and its hash in the marker, as a foreign writer could."""
     (cache.folder / name).write_bytes(content)
-    marker_path = cache.folder / atomic.MARKER
+    marker_path = cache.folder / folder_output.MARKER
     marker = json.loads(marker_path.read_text(encoding="utf-8"))
     marker["sha256"][name] = hashlib.sha256(content).hexdigest()
     marker_path.write_text(json.dumps(marker), encoding="utf-8")
@@ -237,7 +237,7 @@ def test_an_oversized_file_is_never_read(
     start(sample_release, tmp_path)
     cache = FigureCache.of(sample_release, RESAMPLES, SpaceConfig().seed, secret=SECRET)
     assert cache.load() is not None
-    with (cache.folder / atomic.MARKER).open("ab") as fh:  # a folder-writer grows the marker
+    with (cache.folder / folder_output.MARKER).open("ab") as fh:  # a folder-writer grows the marker
         fh.truncate(figure_cache.MAX_FILE_BYTES + 1)  # sparse: no disk used
     read: list[str] = []
     original = Path.read_bytes
@@ -248,7 +248,7 @@ def test_an_oversized_file_is_never_read(
 
     monkeypatch.setattr(Path, "read_bytes", counting)
     assert cache.load() is None
-    assert atomic.MARKER not in read
+    assert folder_output.MARKER not in read
 
 
 def test_the_seal_key_is_derived_from_the_account_key(tmp_path: Path) -> None:

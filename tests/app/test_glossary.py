@@ -32,14 +32,3 @@ def test_board_headers_carry_their_entry_as_title_escaped() -> None:
     assert f'title="{html.escape(glossary.JUDGES["coverage"], quote=True)}"' in page
     assert 'title="a &quot;quoted&quot; &lt;tip&gt;"' in page
     assert "title=" not in board_html(table, "Judges")
-
-
-def test_submit_intro_and_about_name_the_inspect_log() -> None:
-    """Issue 39, item 5: Inspect logs were accepted but mentioned nowhere a submitter reads."""
-    from medqade.app import text
-
-    about = text.about(False, 20, 0, 1.0)
-    how = about[about.index("## How to submit") : about.index("## Accuracy on the whole pool")]
-    for words in (text.SUBMIT_HELP, how):
-        assert "Inspect log" in words and "inspect eval medqade/judge" in words
-        assert "`.eval`" in words

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from medqade.cli import main
-from medqade.labelstudio.ratings import load_export
+from medqade.labelstudio.export import load_export
 
 Row = tuple[str, ...]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "labelstudio"

@@ -22,7 +22,7 @@ import pytest
 
 from medqade.cli import main
 from medqade.dataset.build import BUILD_KIND, build, build_files
-from medqade.files import atomic
+from medqade.files import folder_output
 from medqade.files.atomic import OutputRefused
 from medqade.files.problems import InputError
 from medqade.raw.reader import load_raw_release, reserved_question_columns
@@ -163,7 +163,7 @@ def test_build_and_synthesize_refuse_each_others_output(tmp_path: Path) -> None:
     raw = tmp_path / "synthetic"
     raw.mkdir()
     (raw / "questions.csv").write_text("x\n", encoding="utf-8")
-    (raw / atomic.MARKER).write_text(
+    (raw / folder_output.MARKER).write_text(
         json.dumps({"kind": SYNTHETIC_KIND, "files": ["questions.csv"]}), encoding="utf-8"
     )
     before = _tree(raw)
@@ -223,7 +223,7 @@ def test_arrow_replaces_its_own_export(tmp_path: Path, monkeypatch: pytest.Monke
 
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "cache")
     build(SAMPLE, tmp_path / "out", tmp_path / "arrow")
-    assert (tmp_path / "arrow" / atomic.MARKER).is_file()
+    assert (tmp_path / "arrow" / folder_output.MARKER).is_file()
     build(SAMPLE, tmp_path / "out", tmp_path / "arrow")
     assert datasets.load_from_disk(str(tmp_path / "arrow" / "ratings"))["core"].num_rows == 100
     (tmp_path / "arrow" / "mine.txt").write_text("x", encoding="utf-8")
@@ -274,7 +274,7 @@ def _exchange_supported(tmp_path: Path) -> bool:
     a.mkdir()
     b.mkdir()
     try:
-        return atomic._exchange(a, b)
+        return folder_output._exchange(a, b)
     finally:
         a.rmdir()
         b.rmdir()
@@ -305,7 +305,7 @@ def test_crash_between_the_renames_is_finished_by_the_next_run(
     is renamed in. The next run restores a build at OUT and removes the leftovers."""
     out = tmp_path / "out"
     build(SAMPLE, out)
-    monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(folder_output, "_exchange", lambda a, b: False)
     real_replace = os.replace
     calls: list[tuple[str, str]] = []
 
@@ -328,7 +328,7 @@ def test_crash_between_the_renames_is_finished_by_the_next_run(
     assert "out" not in names
     assert any(n.startswith(".out.old-") for n in names)
     assert any(n.startswith(".out.") and n.endswith(".tmp") for n in names)
-    atomic.recover(out, atomic.Output(BUILD_KIND, manifest=build_files))
+    folder_output.recover(out, folder_output.Output(BUILD_KIND, manifest=build_files))
     assert build_files(out) is not None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
@@ -338,7 +338,7 @@ def test_old_build_renamed_aside_is_restored_when_no_new_one_is_complete(tmp_pat
     before = _tree(tmp_path / "out")
     os.replace(tmp_path / "out", tmp_path / f".out.old-{os.getpid() + 1}")
     build(SAMPLE, tmp_path / "other")  # any command that writes OUT recovers first
-    atomic.recover(tmp_path / "out", atomic.Output(BUILD_KIND, manifest=build_files))
+    folder_output.recover(tmp_path / "out", folder_output.Output(BUILD_KIND, manifest=build_files))
     assert _tree(tmp_path / "out") == before
 
 
@@ -348,7 +348,9 @@ def test_killed_build_leftovers_are_removed_by_the_next_run(tmp_path: Path) -> N
     (half / "data").mkdir(parents=True)
     (half / "data" / "x.parquet").write_bytes(b"half")
     dead = 2**22 + 12345  # above the usual pid_max: no such process
-    (half / atomic.PARTIAL).write_text(json.dumps({"kind": BUILD_KIND, "pid": dead}), "utf-8")
+    (half / folder_output.PARTIAL).write_text(
+        json.dumps({"kind": BUILD_KIND, "pid": dead}), "utf-8"
+    )
     done = tmp_path / ".out.efgh5678.tmp"  # a complete build swapped out, never deleted
     build(SAMPLE, done)
     foreign = tmp_path / ".out.user.tmp"  # not ours: left alone

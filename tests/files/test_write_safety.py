@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from medqade.cli import main
-from medqade.files import atomic
+from medqade.files import atomic, file_output, folder_output
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "labelstudio"
 PRIMARY = FIXTURES / "primary_export.json"
@@ -477,7 +477,7 @@ def test_reproduce_replaces_its_own_output(
 ) -> None:
     out = tmp_path / "repro"
     assert _reproduce(built_sample, out, "--format", "csv") == 0
-    assert (out / atomic.MARKER).exists()
+    assert (out / folder_output.MARKER).exists()
     assert _reproduce(built_sample, out) == 0
     assert (out / "report.md").exists()
     assert not any(p.suffix == ".csv" for p in out.iterdir())  # replaced as a whole
@@ -611,15 +611,15 @@ def test_judge_and_answer_never_replace_a_look_alike_they_did_not_write(
         for command, name in (("answer", "a.csv"), ("judge", "j.jsonl")):
             out = tmp_path / name
             assert main([command, *run, "--out", str(out)]) == 0
-            assert atomic.sidecar(out).is_file()
+            assert file_output.sidecar(out).is_file()
             assert main([command, *run, "--out", str(out)]) == 0  # its own output again
             out.write_text(out.read_text(encoding="utf-8") + "\n", encoding="utf-8")
             assert main([command, *run, "--out", str(out)]) == 2  # edited since: not replaced
             assert capsys.readouterr().err.count("\n") == 1
         other = tmp_path / "other.jsonl"
-        atomic.sidecar(other).write_text('{"mine": 1}\n', encoding="utf-8")
+        file_output.sidecar(other).write_text('{"mine": 1}\n', encoding="utf-8")
         assert main(["judge", *run, "--out", str(other)]) == 2  # a foreign sidecar name
-        _one_line_error(capsys.readouterr().err, "judge", atomic.sidecar(other))
+        _one_line_error(capsys.readouterr().err, "judge", file_output.sidecar(other))
     assert not other.exists()
 
 
@@ -943,14 +943,6 @@ def test_write_files_leaves_no_new_folder_when_a_later_file_is_refused(tmp_path:
     assert first.read_bytes() == b"r\n"
 
 
-def test_directory_leaves_no_new_parent_folder_when_the_command_fails(tmp_path: Path) -> None:
-    """build / reproduce / synthesize --out new/a/out that fail while writing left new/a/."""
-    with pytest.raises(RuntimeError), atomic.directory(tmp_path / "new" / "a" / "out") as tmp:
-        (tmp / "report.md").write_text("half\n", encoding="utf-8")
-        raise RuntimeError("the command failed")
-    assert list(tmp_path.iterdir()) == []
-
-
 def test_leaderboard_results_in_a_build_or_raw_release_writes_nothing_there(
     build_copy: Path,
     copy_sample: Callable[[], Path],
@@ -998,41 +990,6 @@ def test_build_with_arrow_writes_both_folders_or_neither(
     with pytest.raises(OSError):
         build_mod.build(SAMPLE, out, tmp_path / "arrow")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
-
-
-def test_a_file_where_a_folder_belongs_is_refused_before_any_work(
-    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """score --out notes.txt/score.json (and other writers) failed only at the write."""
-    blocker = tmp_path / "notes.txt"
-    blocker.write_text("mine\n", encoding="utf-8")
-    sub = tmp_path / "sub.csv"
-    sub.write_text(ANSWERS, encoding="utf-8")
-    target = blocker / "score.json"
-    with pytest.raises(atomic.OutputRefused, match="is a file, not a folder"):
-        atomic.check_file(target, atomic.FileOutput(kind="score record"))
-    assert main(["score", str(sub), "--data", str(built_sample), "--out", str(target)]) == 2
-    _one_line_error(capsys.readouterr().err, "score", blocker)
-    assert blocker.read_text(encoding="utf-8") == "mine\n"
-
-
-def test_a_lone_answers_csv_is_a_submission_not_a_raw_release(
-    tmp_path: Path, built_sample: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A folder holding the user's answers.csv (the natural name of a model's answers) was
-    taken for a raw release: score --out score.json beside it, and a Space whose results
-    folder lies beside it, were refused."""
-    from medqade.app.config import SpaceConfig
-
-    sub = tmp_path / "answers.csv"
-    sub.write_text(ANSWERS, encoding="utf-8")
-    assert atomic.guarded(tmp_path) is None
-    out = tmp_path / "score.json"
-    assert main(["score", str(sub), "--data", str(built_sample), "--out", str(out)]) == 0
-    assert out.is_file() and sub.read_text(encoding="utf-8") == ANSWERS
-    SpaceConfig(results_dir=tmp_path / "results")
-    (tmp_path / "ratings.csv").write_text("question_id\n", encoding="utf-8")
-    assert atomic.guarded(tmp_path) == "a raw release"  # answers beside another raw table
 
 
 def test_write_files_refuses_one_file_named_twice_through_a_link(tmp_path: Path) -> None:
@@ -1089,11 +1046,11 @@ def test_a_fifo_socket_or_device_as_out_is_named_as_such(
     sub.write_text(ANSWERS, encoding="utf-8")
     for path, what in _special_files(tmp_path):
         with pytest.raises(atomic.OutputRefused, match=r"not a regular file") as refused:
-            atomic.check_file(path, atomic.FileOutput(kind="score record"))
+            file_output.check_file(path, file_output.FileOutput(kind="score record"))
         assert f"--out {path} is {what}, not a regular file" in str(refused.value)
         assert "choose a regular file path" in str(refused.value)
         with pytest.raises(atomic.OutputRefused, match=r"not a folder") as refused:
-            atomic.check_target(path, atomic.Output(kind="report"))
+            folder_output.check_target(path, folder_output.Output(kind="report"))
         assert f"--out {path} is {what}, not a folder" in str(refused.value)
         capsys.readouterr()
         assert main(["score", str(sub), "--data", str(built_sample), "--out", str(path)]) == 2

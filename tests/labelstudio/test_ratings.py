@@ -23,7 +23,9 @@ from medqade.cli import main
 from medqade.dataset.build import build
 from medqade.files.problems import InputError
 from medqade.labelstudio import ratings as labelstudio
-from medqade.labelstudio.ratings import convert, import_export, load_export, load_rater_map
+from medqade.labelstudio.export import EXPORT_AS_JSON, load_export
+from medqade.labelstudio.ratings import convert, import_export
+from medqade.labelstudio.users import WHERE_USER_IDS, load_rater_map
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "labelstudio"
 PRIMARY = FIXTURES / "primary_export.json"
@@ -78,19 +80,6 @@ def _result(task: dict[str, Any], annotation: int, from_name: str) -> dict[str, 
 
 
 # --- the documented export shape ---------------------------------------------------------------
-
-
-def test_load_export_fixture_has_the_documented_fields() -> None:
-    tasks = load_export(PRIMARY)
-    assert len(tasks) == 2
-    for task in tasks:
-        assert {"id", "data", "annotations", "predictions", "meta", "project"} <= set(task)
-        for ann in task["annotations"]:
-            assert {"id", "completed_by", "result", "was_cancelled", "lead_time", "task"} <= set(
-                ann
-            )
-            for item in ann["result"]:
-                assert {"id", "from_name", "to_name", "type", "origin", "value"} <= set(item)
 
 
 def test_convert_primary_export_equals_the_sample_rows(
@@ -365,28 +354,6 @@ def test_convert_several_problems_in_one_message(
     assert "annotation 1005: unknown from_name (value 'answer_1')" in text
 
 
-def test_load_export_malformed_json(tmp_path: Path) -> None:
-    path = tmp_path / "export.json"
-    path.write_text('[\n  {"id": 1,\n   "data": }\n]\n', encoding="utf-8")
-    with pytest.raises(InputError, match=r"export.json, line 3: malformed JSON"):
-        load_export(path)
-
-
-def test_load_export_not_a_list(tmp_path: Path) -> None:
-    path = tmp_path / "export.json"
-    path.write_text('{"id": 1}', encoding="utf-8")
-    with pytest.raises(InputError, match="expected a JSON list of task objects"):
-        load_export(path)
-
-
-def test_load_rater_map_unknown_physician(tmp_path: Path) -> None:
-    path = tmp_path / "raters.json"
-    path.write_text('{"3": "P01", "4": "Dr. Weber"}', encoding="utf-8")
-    with pytest.raises(InputError) as info:
-        load_rater_map(path)
-    assert "raters.json: user 4 maps to an unknown physician (value 'Dr. Weber')" in str(info.value)
-
-
 # --- writing the raw tables ---------------------------------------------------------------------
 
 
@@ -619,31 +586,12 @@ def test_convert_real_adjudicator_without_split_needs_a_round() -> None:
     ) in str(info.value)
 
 
-def test_load_export_real_json_min_refused() -> None:
-    with pytest.raises(InputError) as info:
-        load_export(REAL / "p1_legacy_JSON_MIN.json")
-    assert str(info.value) == (
-        "p1_legacy_JSON_MIN.json: 1 problem found\n  - p1_legacy_JSON_MIN.json: this is a "
-        "JSON-MIN export (29 flat rows with 'annotator', no 'data' or 'annotations'); "
-        f"{labelstudio.EXPORT_AS_JSON}"
-    )
-
-
-def test_load_export_real_csv_says_it_is_a_csv_export() -> None:
-    with pytest.raises(InputError) as info:
-        load_export(REAL / "p1_legacy_CSV.csv")
-    problem = info.value.problems[0]
-    assert problem.message.startswith("this is a CSV export")
-    assert "malformed" not in str(info.value)
-    assert problem.fix == labelstudio.EXPORT_AS_JSON
-
-
 def test_convert_real_task_without_data_gets_the_hint() -> None:
     tasks = load_export(LEGACY)
     del tasks[0]["data"]
     text = _real_error_tasks(tasks)
     assert "task 1, column 'data': task has no data object" in text
-    assert labelstudio.EXPORT_AS_JSON in text
+    assert EXPORT_AS_JSON in text
 
 
 def _real_error_tasks(tasks: list[dict[str, Any]], **kwargs: Any) -> str:
@@ -715,41 +663,6 @@ def _raw_from_tasks(folder: Path, tasks: list[dict[str, Any]]) -> Path:
             d = task["data"]
             writer.writerow([d["question_id"], d["split"], d["question"], d["reference_answer"]])
     return folder
-
-
-def test_convert_real_answers_match_the_raw_release(tmp_path: Path) -> None:
-    tasks = load_export(LEGACY)
-    raw = labelstudio.load_raw_texts(_raw_from_tasks(tmp_path / "raw", tasks))
-    assert len(raw.answers) == 50
-    result = convert(tasks, REAL_IDS, exclude=[ADMIN_ID], raw=raw)
-    assert _frame_rows(result.ratings) == _real_ratings(
-        _intended("intended.json")["ratings"], "primary"
-    )
-
-
-def test_convert_real_wrong_order_is_caught(tmp_path: Path) -> None:
-    tasks = load_export(LEGACY)
-    raw = labelstudio.load_raw_texts(_raw_from_tasks(tmp_path / "raw", tasks))
-    order = tasks[1]["data"]["order"]
-    order[0], order[1] = order[1], order[0]  # the ratings would land on the wrong models
-    text = _real_error_tasks(tasks, raw=raw)
-    d = tasks[1]["data"]
-    assert text.startswith("Label Studio export p1_legacy_JSON.json: 2 problems found")
-    assert (
-        f"task 2, column 'data.resp_1': data.resp_1 is not the raw release's answer of "
-        f"order[1] = {order[0]} (the raw release has {d['resp_2']!r}) (value {d['resp_1']!r}); "
-        "data.order of this task does not match its answers"
-    ) in text
-    assert "column 'data.resp_2': data.resp_2 is not the raw release's answer of order[2]" in text
-
-
-def test_convert_real_question_missing_from_raw_release(tmp_path: Path) -> None:
-    tasks = load_export(LEGACY)
-    raw = labelstudio.load_raw_texts(_raw_from_tasks(tmp_path / "raw", tasks[1:]))
-    text = _real_error_tasks(tasks, raw=raw)
-    assert "task 1, column 'data.resp_1': the raw release raw has no answer of gemma3:4b to " in (
-        text
-    )
 
 
 def test_main_import_labelstudio_real_summary(
@@ -835,28 +748,6 @@ def test_real_fixtures_are_the_shared_exports() -> None:
 # --- hostile variants of the real exports (issue 23) ----------------------------------------
 
 
-def test_load_rater_map_keys_equal_after_normalising(tmp_path: Path) -> None:
-    path = tmp_path / "raters.json"
-    path.write_text('{"3": "P01", " 3": "P02", "5": "P03"}', encoding="utf-8")
-    with pytest.raises(InputError) as info:
-        load_rater_map(path)
-    text = str(info.value)
-    assert text.startswith("raters.json: 1 problem found\n")
-    assert 'the keys "3" and " 3" name the same user but map to P01 and P02' in text
-    path.write_text('{"A@b.example": "P01", "a@b.example ": "P01"}', encoding="utf-8")
-    assert load_rater_map(path) == {"a@b.example": "P01"}
-
-
-def test_import_labelstudio_review_export_refused() -> None:
-    review_export = FIXTURES / "ls-1.23-t3" / "review_p1_JSON.json"
-    text = _real_error(review_export, REAL_IDS)
-    assert text == (
-        "review_p1_JSON.json: 1 problem found\n  - review_p1_JSON.json: this is a review export "
-        "(its tasks carry data.model and data.answer), not a ratings export; use "
-        "`medqade import-reviews` for it"
-    )
-
-
 def test_convert_completed_by_list() -> None:
     tasks = load_export(LEGACY)
     tasks[0]["annotations"][0]["completed_by"] = [5]
@@ -880,7 +771,7 @@ def test_user_ids_docs_name_the_token_exchange_not_the_members_page() -> None:
     from medqade.commands.import_labelstudio import EPILOG
 
     doc = (DOCS / "labelstudio.md").read_text(encoding="utf-8")
-    for text in (doc, EPILOG, labelstudio.WHERE_USER_IDS):
+    for text in (doc, EPILOG, WHERE_USER_IDS):
         assert "/api/token/refresh" in text
         assert "are on the organisation" not in text and "listed on the\norganisation" not in text
     assert 'curl -s -X POST "$LS/api/token/refresh"' in doc

@@ -9,7 +9,8 @@ import pytest
 
 from medqade import vocab
 from medqade.files.problems import InputError
-from medqade.labelstudio.ratings import import_export, load_rater_map
+from medqade.labelstudio.ratings import import_export
+from medqade.labelstudio.users import load_rater_map
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "labelstudio"
 PRIMARY = FIXTURES / "primary_export.json"

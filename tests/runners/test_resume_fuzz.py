@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from medqade.files import atomic
+from medqade.files import atomic, file_output
 from medqade.files.problems import InputError
 from medqade.runners.judge import JUDGE_OUTPUT, JudgeItem, earlier_judgments
 from medqade.runners.student import ANSWER_OUTPUT, earlier_answers
@@ -51,7 +51,7 @@ content = st.one_of(
 
 
 def _forged(path: Path, kind: str, data: bytes) -> None:
-    atomic.write_files(atomic.sidecar_planned(path, kind, data, settings=SETTINGS))
+    atomic.write_files(file_output.sidecar_planned(path, kind, data, settings=SETTINGS))
 
 
 def _clean(exc: InputError, path: Path) -> None:

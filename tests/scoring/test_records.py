@@ -22,8 +22,6 @@ from medqade.scoring import (
     SCHEMA_VERSION,
     baseline_labels,
     context,
-    csv_cell,
-    csv_text,
     leaderboard,
     normalise,
     parse_submission,
@@ -251,15 +249,6 @@ def test_leaderboard_margin_changes_only_the_verdict(references: list[dict[str, 
     assert paired.NON_INFERIOR in set(judged["verdict"])
     with pytest.raises(ValueError, match="margin"):
         leaderboard(references, margin=-0.1)
-
-
-def test_csv_export_neutralises_formulas() -> None:
-    frame = pd.DataFrame({"name": ['=HYPERLINK("x")', "+1", "@SUM(A1)", "ok", "-x"], "k": range(5)})
-    text = csv_text(frame)
-    rows = text.splitlines()[1:]
-    assert rows[0].startswith("\"'=HYPERLINK") and rows[1].startswith("'+1")
-    assert rows[2].startswith("'@SUM") and rows[3].startswith("ok") and rows[4].startswith("'-x")
-    assert csv_cell(3) == 3 and csv_cell("Femur") == "Femur"
 
 
 def test_leaderboard_models_use_bounds_for_rank(

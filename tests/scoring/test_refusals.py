@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import bz2
 import gzip
-import io
-import lzma
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -86,45 +82,6 @@ def test_cli_refuses_an_all_empty_judge_file(
 
 
 # --- compressed, archived, binary ------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("pack", "fmt"),
-    [
-        (gzip.compress, "gzip"),
-        (bz2.compress, "bzip2"),
-        (lzma.compress, "xz"),
-        (lambda b: b"\x28\xb5\x2f\xfd" + b"\x00" * 16, "Zstandard"),
-    ],
-)
-@pytest.mark.parametrize("name", ["judge.csv.gz", "judge.csv", "judge.parquet", "judge.bin"])
-def test_compressed_file_says_compressed_and_what_to_do(
-    sample: Release, pack: Callable[[bytes], bytes], fmt: str, name: str
-) -> None:
-    text = refusal(pack(rows(sample, "Richtig").encode()), name, sample)
-    assert f"{name}: the file is {fmt}-compressed data" in text
-    assert "decompress it first" in text and ".csv, .jsonl or .parquet" in text
-    assert "UTF-8" not in text
-
-
-def test_zip_archive_is_not_called_a_spreadsheet(sample: Release) -> None:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("judge.csv", rows(sample, "Richtig"))
-    text = refusal(buf.getvalue(), "judge.zip", sample)
-    assert "ZIP archive" in text and "unzip it" in text
-
-
-def test_binary_file_names_the_byte_in_hex_not_a_bytes_repr(sample: Release) -> None:
-    data = b"question_id,model,label\n" + bytes(range(256)) * 8
-    text = refusal(data, "data.csv", sample)
-    assert "binary file" in text and "byte 0x80" in text
-    assert "b'" not in text and "\\x" not in text
-
-
-def test_latin1_text_names_the_byte_in_hex(sample: Release) -> None:
-    text = refusal("question_id,answer\nS-C01,Röhre\n".encode("latin-1"), "a.csv", sample)
-    assert "a.csv, line 2: not UTF-8: byte 0xF6 at offset" in text and "b'" not in text
 
 
 def test_validate_only_reports_compression(sample: Release) -> None:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from medqade.cli import main
 from medqade.dataset.release import Release
-from medqade.files import atomic
+from medqade.files import guards
 from medqade.scoring import policy, record_id
 from medqade.scoring.record import ScoreRecord, SpaceEntry
 from medqade.scoring.store import RateLimit, ResultsStore, SubmissionRefused
@@ -198,7 +198,7 @@ def test_every_results_writer_changes_nothing_outside_its_folder(
     assert "Traceback" not in err
     after = _hashes(root)
     real = Path(os.path.abspath(root / target)).resolve()
-    guarded = atomic.guarded_within(real) is not None
+    guarded = guards.guarded_within(real) is not None
     inside = real.relative_to(root.resolve()).as_posix() + "/"
     changed = sorted(k for k in {*before, *after} if before.get(k) != after.get(k))
     if guarded or not ok:  # refused: nothing changed, anywhere

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from medqade.files import atomic
+from medqade.files import folder_output
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def sweep_stale(parent: Path, keep: Path | None = None, now: float | None = None
         for folder in sorted(parent.glob(f"{PREFIX}*"))
         if (keep is None or folder != keep) and _stale(folder, now)
     ]
-    removed = atomic.remove_trees(stale)
+    removed = folder_output.remove_trees(stale)
     if removed:
         log.info("removed %d export folder(s) left by finished Space processes", len(removed))
     return removed

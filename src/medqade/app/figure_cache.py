@@ -9,7 +9,7 @@ libraries that encode the images), the resamples and the seed. The folder's name
 SHA-256 of the key, so no input (a Hub release's ``release.json`` included) becomes a path.
 Saving an entry removes the older ones beyond the newest :data:`KEEP` (:meth:`FigureCache.prune`).
 
-Written with :func:`medqade.files.atomic.directory` (all files at once, only over its own
+Written with :func:`medqade.files.folder_output.directory` (all files at once, only over its own
 earlier output, each file's sha256 in the marker). Nothing read back is trusted: a folder
 whose marker, key or hashes do not match, or that holds anything else, is ignored (the
 analyses are computed and the cache written again); the report is unpickled with an
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import medqade
 from medqade import __version__
-from medqade.files import atomic
+from medqade.files import atomic, folder_output
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -196,10 +196,10 @@ class FigureCache:
         if folder.is_symlink():
             raise ValueError("a link")
         present = {p.name for p in folder.iterdir()}
-        if present != {atomic.MARKER, *FILES}:
+        if present != {folder_output.MARKER, *FILES}:
             raise ValueError("unexpected files")
         data = {}
-        for name in (atomic.MARKER, *FILES):
+        for name in (folder_output.MARKER, *FILES):
             path = folder / name
             if path.is_symlink() or not path.is_file():
                 raise ValueError(f"{name} is not a plain file")
@@ -209,7 +209,7 @@ class FigureCache:
         seal = data[SEAL_FILE].decode("ascii", errors="replace").strip()
         if not hmac.compare_digest(seal, self.seal(data)):  # before anything is parsed
             raise ValueError("the seal does not match (edited, or sealed under another key)")
-        marker = json.loads(data[atomic.MARKER])
+        marker = json.loads(data[folder_output.MARKER])
         hashes = marker.get("sha256") if isinstance(marker, dict) else None
         if marker.get("kind") != KIND or not isinstance(hashes, dict) or set(hashes) != set(FILES):
             raise ValueError("not a figure cache")
@@ -246,7 +246,9 @@ class FigureCache:
         }
         contents[SEAL_FILE] = (self.seal(contents) + "\n").encode()
         try:
-            with atomic.directory(self.folder, atomic.Output(KIND, "MEDQADE_CACHE")) as tmp:
+            with folder_output.directory(
+                self.folder, folder_output.Output(KIND, "MEDQADE_CACHE")
+            ) as tmp:
                 for name in FILES:
                     atomic.write_bytes(tmp / name, contents[name])
         except (OSError, atomic.OutputRefused) as exc:
@@ -262,18 +264,18 @@ class FigureCache:
         """Remove the entries beyond the newest ``keep`` (by time written; this key's entry
         counts and is never removed). Only a folder that is exactly what :meth:`save` writes
         (its marker names this cache and its files, and it holds nothing else) is removed."""
-        ours = {atomic.MARKER, *FILES}
+        ours = {folder_output.MARKER, *FILES}
         entries = []
         for folder in self.root.iterdir():
             if folder == self.folder or folder.is_symlink() or not folder.is_dir():
                 continue
-            if atomic.marker_files(folder, KIND) != ours:
+            if folder_output.marker_files(folder, KIND) != ours:
                 continue
             if {p.name for p in folder.iterdir()} != ours:
                 continue
             entries.append((folder.stat().st_mtime, folder.name, folder))
         older = sorted(entries, reverse=True)[max(keep - 1, 0) :]
-        removed = atomic.remove_trees(folder for _, _, folder in older)
+        removed = folder_output.remove_trees(folder for _, _, folder in older)
         if removed:
             log.info("removed %d older figure cache(s)", len(removed))
         return removed

@@ -16,7 +16,7 @@ from medqade.app.tab_browse import BrowseTab
 from medqade.app.views import plain
 from medqade.files.problems import InputError
 from medqade.scoring.compare import MAX_TOKEN
-from medqade.scoring.upload import jsonable
+from medqade.scoring.outputs import jsonable
 
 HELP = """\
 Pick two judges. Both are scored against the physician consensus on the **same** questions and

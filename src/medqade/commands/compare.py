@@ -18,9 +18,9 @@ from medqade.scoring.compare import (
     submission_side,
 )
 from medqade.scoring.leaderboard import leaderboard_tables
+from medqade.scoring.outputs import jsonable
 from medqade.scoring.submission import JUDGE, parse_submission
 from medqade.scoring.summary_text import alt_test_text
-from medqade.scoring.upload import jsonable
 
 NAME = "compare"
 LOCAL_FILE = "a judge submission file that exists"

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from medqade import vocab
 from medqade.files.tables import find_table
-from medqade.labelstudio.ratings import import_export, load_rater_map
+from medqade.labelstudio.ratings import import_export
+from medqade.labelstudio.users import load_rater_map
 
 NAME = "import-labelstudio"
 HELP = "Convert a Label Studio JSON export into the raw release's ratings (and difficulty) table."

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from medqade.files.problems import Problem
-from medqade.labelstudio.ratings import check_user_map, read_user_map
 from medqade.labelstudio.reviews import import_reviews
+from medqade.labelstudio.users import check_user_map, read_user_map
 from medqade.raw.codebook import load_codebook
 
 NAME = "import-reviews"

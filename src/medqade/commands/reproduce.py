@@ -9,7 +9,7 @@ from pathlib import Path
 from medqade.analyses.report import reproduce
 from medqade.commands._args import add_data_argument, non_negative_int, positive_int
 from medqade.dataset.sources import open_release
-from medqade.files import atomic
+from medqade.files import atomic, folder_output
 from medqade.measures.seeds import BOOTSTRAP_SEED
 
 NAME = "reproduce"
@@ -55,22 +55,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 REPRODUCE_KIND = "MedQADE reproduce output"
 
 
-def output(data: str | None) -> atomic.Output:
-    """The output folder's policy (:func:`medqade.files.atomic.check_target`): an empty or new
-    folder, or an earlier ``reproduce --out`` (its marker lists every file); never the release
-    it reads, a build or a raw release."""
+def output(data: str | None) -> folder_output.Output:
+    """The output folder's policy (:func:`medqade.files.folder_output.check_target`): an
+    empty or new folder, or an earlier ``reproduce --out`` (its marker lists every file); never
+    the release it reads, a build or a raw release."""
     from medqade.dataset.sources import resolve_data
 
     inputs = [(resolve_data(data), "the release it reads (--data)")]
     if data is not None and Path(data).exists():
         inputs.append((Path(data), "the release it reads (--data)"))
-    return atomic.Output(REPRODUCE_KIND, "--out", None, tuple(inputs))
+    return folder_output.Output(REPRODUCE_KIND, "--out", None, tuple(inputs))
 
 
 def run(args: argparse.Namespace) -> int:
     policy = output(args.data)
-    atomic.recover(args.out, policy)
-    atomic.check_target(args.out, policy)  # refuse before the minutes of resampling
+    folder_output.recover(args.out, policy)
+    folder_output.check_target(args.out, policy)  # refuse before the minutes of resampling
     release = open_release(args.data)
     report = reproduce(
         release,
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from medqade.analyses.figures import write_figures
 
     out: Path = args.out
-    with atomic.directory(out, policy) as tmp:  # every file, or none
+    with folder_output.directory(out, policy) as tmp:  # every file, or none
         written = write_figures(report, tmp)
         if args.format == "md":
             atomic.write_text(tmp / "report.md", markdown)

@@ -14,7 +14,7 @@ from medqade.dataset import hub_eval
 from medqade.dataset.publish import REPO_ID
 from medqade.dataset.release import HUB_ID, Release
 from medqade.dataset.sources import open_release
-from medqade.files import atomic
+from medqade.files import atomic, file_output
 from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import Limits, policy
@@ -197,20 +197,20 @@ def check_hub_margin(args: argparse.Namespace) -> None:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse ``--out`` / ``--eval-results`` targets the output policy forbids, before
-    scoring (:func:`medqade.files.atomic.check_file`)."""
+    scoring (:func:`medqade.files.file_output.check_file`)."""
     inputs: list[tuple[Path, str]] = [(f, "the submission") for f in args.file]
     if args.labels is not None:
         inputs.append((args.labels, "the labels file (--labels)"))
     if args.data is not None and Path(args.data).exists():
         inputs.append((Path(args.data), "the release it scores against (--data)"))
     if args.out is not None:
-        output = atomic.FileOutput(
+        output = file_output.FileOutput(
             kind="score record",
             inputs=tuple(inputs),
             owned=is_record_file,
             fix="choose a new file name (e.g. score.json), or move the file away",
         )
-        atomic.check_file(args.out, output)
+        file_output.check_file(args.out, output)
     if args.eval_results is not None:
         if args.out is not None and Path(args.out).resolve() == Path(args.eval_results).resolve():
             raise atomic.OutputRefused(

@@ -8,8 +8,8 @@ tiers, and writes exactly the folder that is uploaded to the Hub::
     OUT/eval.yaml                          the Hub's benchmark (medqade.dataset.hub_eval)
     OUT/data/<config>/<split>-00000-of-00001.parquet
 
-Nothing is written unless the whole build succeeds (the folder is assembled beside ``OUT``
-and swapped in at the end, see :func:`medqade.files.atomic.directory`). ``OUT`` is replaced only
+Nothing is written unless the whole build succeeds (the folder is assembled beside ``OUT`` and
+swapped in at the end, see :func:`medqade.files.folder_output.directory`). ``OUT`` is replaced only
 when it is empty or an earlier build (``release.json`` lists every other file in it); the build
 never writes into, over or around the raw release. The same raw release gives byte-identical files.
 """
@@ -33,8 +33,8 @@ from medqade.dataset.hub_config import judge_hub_frame
 from medqade.dataset.hub_eval import EVAL_YAML, eval_yaml
 from medqade.dataset.meta import RELEASE_JSON as RELEASE_JSON
 from medqade.dataset.meta import ReleaseMeta
-from medqade.files import atomic
-from medqade.files.atomic import Output
+from medqade.files import atomic, folder_output
+from medqade.files.folder_output import Output
 from medqade.files.problems import InputError, Problem
 from medqade.raw.reader import RawRelease, load_raw_release
 from medqade.schema import answer_id, config_splits, features
@@ -387,8 +387,8 @@ def build(
     build_out, arrow_out = _outputs(raw_dir, out, arrow_dir)
     for path, output in ((out, build_out), (arrow_dir, arrow_out)):
         if path is not None and output is not None:
-            atomic.recover(path, output)
-            atomic.check_target(path, output)
+            folder_output.recover(path, output)
+            folder_output.check_target(path, output)
     raw = load_raw_release(raw_dir)
     tables = derive_tables(raw)
     frames = tables.frames()
@@ -412,7 +412,7 @@ def build(
         codebook=None if raw.reviews is None else raw.reviews.codebook.to_dict(),
         pool=pool,
     )
-    with atomic.directory(out, build_out) as tmp:
+    with folder_output.directory(out, build_out) as tmp:
         files: dict[str, list[str]] = {}
         for config in frames:
             extras = raw.extra_columns if config in ("questions", "answers", "pool") else ()
@@ -449,7 +449,7 @@ def export_arrow(dataset_dir: Path, arrow_dir: Path, output: Output | None = Non
 
     if output is None:
         output = Output(ARROW_KIND, "--arrow", None, ((Path(dataset_dir), "the build"),))
-    with atomic.directory(Path(arrow_dir), output) as tmp:
+    with folder_output.directory(Path(arrow_dir), output) as tmp:
         path = Path(dataset_dir) / RELEASE_JSON
         for config in ReleaseMeta.from_json(path.read_bytes(), str(path)).configs:
             load_dataset(str(dataset_dir), config).save_to_disk(str(tmp / config))

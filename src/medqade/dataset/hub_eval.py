@@ -62,7 +62,7 @@ import yaml
 
 from medqade import vocab
 from medqade.dataset import hub_config
-from medqade.files import atomic
+from medqade.files import atomic, file_output
 
 EVAL_YAML: Final = "eval.yaml"
 EVALUATION_FRAMEWORK: Final = "inspect-ai"
@@ -319,10 +319,10 @@ def is_eval_results(path: Path) -> bool:
         return False
 
 
-def eval_results_output(inputs: Sequence[tuple[Path, str]] = ()) -> atomic.FileOutput:
+def eval_results_output(inputs: Sequence[tuple[Path, str]] = ()) -> file_output.FileOutput:
     """The output policy of ``--eval-results``: new, or a file of ours (see
     :func:`is_eval_results`); never an input (``inputs``), a build or a raw release."""
-    return atomic.FileOutput(
+    return file_output.FileOutput(
         kind=".eval_results entry",
         option="--eval-results",
         inputs=tuple(inputs),
@@ -334,7 +334,7 @@ def eval_results_output(inputs: Sequence[tuple[Path, str]] = ()) -> atomic.FileO
 def check_eval_results_target(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> Path:
     """``path`` if :func:`write_eval_results` may write it (:func:`eval_results_output`);
     anything else raises ``OutputRefused``."""
-    atomic.check_file(path, eval_results_output(inputs))
+    file_output.check_file(path, eval_results_output(inputs))
     return Path(path)
 
 

@@ -32,7 +32,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from medqade import consensus, vocab
-from medqade.files import atomic
+from medqade.files import atomic, file_output
 from medqade.measures.agreement import substantive
 from medqade.raw.codebook import Codebook
 from medqade.schema import answer_id
@@ -241,8 +241,8 @@ def _recorded(manifest: Path) -> dict[str, str] | None:
 
 def check_queue_target(paths: dict[str, Path], inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Refuse (:class:`OutputRefused`) what the output policy forbids
-    (:func:`medqade.files.atomic.check_file`): a file this command did not write or that changed
-    since (its marker records each file's hash), a marker that is not ours, a link, an input
+    (:func:`medqade.files.file_output.check_file`): a file this command did not write or that
+    changed since (its marker records each file's hash), a marker that is not ours, a link, an input
     (``inputs``: path and description), a build or a raw release."""
     recorded = _recorded(paths["manifest"]) or {}
 
@@ -250,13 +250,13 @@ def check_queue_target(paths: dict[str, Path], inputs: Sequence[tuple[Path, str]
         return path.is_file() and recorded.get(path.name) == _sha(path)
 
     for key, path in paths.items():
-        output = atomic.FileOutput(
+        output = file_output.FileOutput(
             kind="review queue marker" if key == "manifest" else "review queue file",
             inputs=tuple(inputs),
             owned=(lambda p: _recorded(p) is not None) if key == "manifest" else ours,
             fix="choose another --out or move the file away",
         )
-        atomic.check_file(path, output)
+        file_output.check_file(path, output)
 
 
 def write_queue(

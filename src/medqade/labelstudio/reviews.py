@@ -32,21 +32,16 @@ from medqade import vocab
 from medqade.files import atomic
 from medqade.files.problems import Problem, ProblemLog
 from medqade.files.tables import read_table
-from medqade.labelstudio.ratings import (
-    BAD_USER,
+from medqade.labelstudio.export import (
     EXPORT_AS_JSON,
     REVIEWS_EXPORT,
-    WHERE_USER_IDS,
     Where,
     check_export_kind,
-    is_user,
     load_export,
-    merge,
-    table_output,
-    to_csv,
-    user_keys,
 )
+from medqade.labelstudio.raw_tables import merge, table_output, to_csv
 from medqade.labelstudio.review_queue import NOTE_CONTROL
+from medqade.labelstudio.users import BAD_USER, WHERE_USER_IDS, is_user, user_keys
 from medqade.raw.codebook import Codebook
 
 REVIEW_COLUMNS = ("question_id", "model", "reviewer", "codes", "note")

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from medqade.files import atomic
+from medqade.files import atomic, file_output
 from medqade.files.problems import InputError, Problem
 from medqade.runners.prompts import judge_schema, response_keys
 from medqade.runners.student import earlier_objects, earlier_problem
@@ -106,7 +106,7 @@ def judgment_rows(
 ) -> list[dict[str, Any]]:
     """The output lines (see the module docstring), in item order: an item's row from the
     earlier output (``earlier``, kept by a resumed run) or from this run's log (``asked``,
-    rows of :func:`medqade.scoring.inspect_log.rows_of_log`); an item in neither was not
+    rows of :func:`medqade.scoring.log_rows.rows_of_log`); an item in neither was not
     answered (an interrupted run) and gets null labels with the error saying so."""
     rows: list[dict[str, Any]] = []
     for item in items:
@@ -136,7 +136,7 @@ def earlier_judgments(
     ``settings`` (its sidecar marker), by question id: every label set, the item's order. A
     line ``medqade judge`` never writes raises :class:`InputError`
     (:func:`~medqade.runners.student.earlier_problem`)."""
-    if atomic.sidecar_settings(Path(path), JUDGE_OUTPUT) != dict(settings):
+    if file_output.sidecar_settings(Path(path), JUDGE_OUTPUT) != dict(settings):
         return {}
     orders = {item.question_id: list(item.order) for item in items}
     kept: dict[str, dict[str, Any]] = {}
@@ -173,18 +173,18 @@ def _not_a_judgment(row: Mapping[str, Any]) -> str | None:
 
 
 JUDGE_OUTPUT: Final = "judge output"
-"""The kind in the sidecar marker (:func:`medqade.files.atomic.sidecar`) of ``medqade judge
+"""The kind in the sidecar marker (:func:`medqade.files.file_output.sidecar`) of ``medqade judge
 --out``."""
 
 
 def check_judgment_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` and the output policy
-    (:func:`medqade.files.atomic.check_file`) lets the command write it and its sidecar marker: new,
-    or an earlier output of ``medqade judge``; never an input (``inputs``), a link, a build or
+    (:func:`medqade.files.file_output.check_file`) lets the command write it and its sidecar marker:
+    new, or an earlier output of ``medqade judge``; never an input (``inputs``), a link, a build or
     a raw release."""
     if Path(path).suffix.lower() != ".jsonl":
         raise ValueError(f"--out {path}: judgments are written as JSON lines; use a .jsonl name")
-    atomic.check_sidecar_file(path, JUDGE_OUTPUT, inputs)
+    file_output.check_sidecar_file(path, JUDGE_OUTPUT, inputs)
 
 
 def write_judgments(
@@ -198,5 +198,7 @@ def write_judgments(
     check_judgment_path(path, inputs)
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     atomic.write_files(
-        atomic.sidecar_planned(Path(path), JUDGE_OUTPUT, text.encode("utf-8"), settings=settings)
+        file_output.sidecar_planned(
+            Path(path), JUDGE_OUTPUT, text.encode("utf-8"), settings=settings
+        )
     )

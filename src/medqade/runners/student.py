@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from medqade.files import atomic
+from medqade.files import atomic, file_output
 from medqade.files.problems import InputError, Problem
 from medqade.files.tables import read_jsonl_text
 from medqade.vocab import CORE, EXTENSION
@@ -45,7 +45,7 @@ def submission_rows(
 ) -> list[dict[str, Any]]:
     """Rows ``{"question_id", "answer"}`` in question order, from the earlier output
     (``earlier``, kept by a resumed run) or this run's log (``asked``, rows of
-    :func:`medqade.scoring.inspect_log.rows_of_log`); failures get ``answer: None``,
+    :func:`medqade.scoring.log_rows.rows_of_log`); failures get ``answer: None``,
     ``error``, ``raw``."""
     rows: list[dict[str, Any]] = []
     for qid in question_ids:
@@ -66,7 +66,7 @@ def earlier_problem(
 ) -> Problem:
     """A line of an earlier output that its sidecar marker vouches for but that ``medqade
     COMMAND`` never writes (the file or its marker was edited by hand): what to do instead."""
-    marker = atomic.sidecar(Path(path)).name
+    marker = file_output.sidecar(Path(path)).name
     shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return Problem(
         str(path),
@@ -111,7 +111,7 @@ def earlier_answers(path: Path, settings: Mapping[str, Any]) -> dict[str, dict[s
     same ``settings`` (its sidecar marker), by question id; a line ``medqade answer`` never
     writes raises :class:`InputError` (:func:`earlier_problem`)."""
     path = Path(path)
-    if atomic.sidecar_settings(path, ANSWER_OUTPUT) != dict(settings):
+    if file_output.sidecar_settings(path, ANSWER_OUTPUT) != dict(settings):
         return {}
     if path.suffix.lower() == ".jsonl":
         rows = earlier_objects(path, "answer")
@@ -146,18 +146,18 @@ def _earlier_csv(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 
 ANSWER_OUTPUT: Final = "answer submission"
-"""The kind in the sidecar marker (:func:`medqade.files.atomic.sidecar`) of ``medqade answer
+"""The kind in the sidecar marker (:func:`medqade.files.file_output.sidecar`) of ``medqade answer
 --out``."""
 
 
 def check_submission_path(path: Path, inputs: Sequence[tuple[Path, str]] = ()) -> None:
     """Raise ``ValueError`` unless ``path`` ends in ``.jsonl`` or ``.csv`` and the output policy
-    (:func:`medqade.files.atomic.check_file`) lets the command write it and its sidecar marker: new,
-    or an earlier output of ``medqade answer``; never an input (``inputs``), a link, a build or
+    (:func:`medqade.files.file_output.check_file`) lets the command write it and its sidecar marker:
+    new, or an earlier output of ``medqade answer``; never an input (``inputs``), a link, a build or
     a raw release."""
     if Path(path).suffix.lower() not in SUBMISSION_SUFFIXES:
         raise ValueError(f"--out {path}: use a .jsonl or .csv file name (the format follows it)")
-    atomic.check_sidecar_file(path, ANSWER_OUTPUT, inputs)
+    file_output.check_sidecar_file(path, ANSWER_OUTPUT, inputs)
 
 
 def write_submission(
@@ -180,5 +180,5 @@ def write_submission(
             writer.writerow([r["question_id"], r["answer"] if r["answer"] is not None else ""])
         text = buf.getvalue()
     atomic.write_files(
-        atomic.sidecar_planned(path, ANSWER_OUTPUT, text.encode("utf-8"), settings=settings)
+        file_output.sidecar_planned(path, ANSWER_OUTPUT, text.encode("utf-8"), settings=settings)
     )

@@ -21,6 +21,7 @@ from medqade.scoring.context import prepare
 from medqade.scoring.leaderboard import LeaderboardTables, leaderboard, leaderboard_tables
 from medqade.scoring.meta import META_KEYS
 from medqade.scoring.normalize import normalise
+from medqade.scoring.outputs import csv_cell, csv_text
 from medqade.scoring.records import (
     SCHEMA_VERSION,
     SCORER_VERSION,
@@ -37,7 +38,6 @@ from medqade.scoring.submission import (
     parse_submission,
     validate_only,
 )
-from medqade.scoring.upload import csv_cell, csv_text
 
 __all__ = [
     "BASELINES",

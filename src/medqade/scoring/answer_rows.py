@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from medqade.files.problems import ProblemLog
 from medqade.scoring.rows import Walker, ignored, require, summarise
-from medqade.scoring.upload import LINE, NOT_TEXT, cell_text, looks_like_formula
+from medqade.scoring.upload_cells import LINE, NOT_TEXT, cell_text, looks_like_formula
 
 if TYPE_CHECKING:
     from medqade.scoring.limits import Limits

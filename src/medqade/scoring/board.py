@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from medqade.files import atomic
+from medqade.files import atomic, guards
 from medqade.scoring.record import ScoreRecord
 from medqade.scoring.records import SCORER_VERSION, reference_records
 
@@ -68,7 +68,7 @@ def cached_reference_records(
             else:
                 log.warning("recomputing reference records: %s is not a list of records", path.name)
     refs = reference_records(release, resamples=resamples, seed=seed, margin=margin)
-    inside = None if path is None else atomic.guarded_within(path.parent)
+    inside = None if path is None else guards.guarded_within(path.parent)
     if inside is not None:  # never write into a build or a raw release (--results BUILD)
         log.warning("reference rows not cached: the results folder lies inside %s", inside[1])
     elif path is not None:

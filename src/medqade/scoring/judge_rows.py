@@ -20,7 +20,7 @@ import numpy.typing as npt
 from medqade import vocab
 from medqade.files.problems import ProblemLog
 from medqade.scoring.rows import Walker, cells, evaluators, ignored, require, summarise
-from medqade.scoring.upload import LINE, NOT_TEXT, cell_text
+from medqade.scoring.upload_cells import LINE, NOT_TEXT, cell_text
 
 Walked = tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_], npt.NDArray[np.int8]]
 

@@ -66,6 +66,7 @@ from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.duplicates import reference_match
 from medqade.scoring.judge import PARTIAL, RANKED_METRICS, judge_metrics, rated_block
 from medqade.scoring.meta import clean_meta, deterministic_decoding, merge_meta
+from medqade.scoring.outputs import dumps, jsonable
 from medqade.scoring.record import ScoreRecord
 from medqade.scoring.submission import (
     ANSWERS,
@@ -78,7 +79,6 @@ from medqade.scoring.submission import (
     judge_content_hash,
     parse_submission,
 )
-from medqade.scoring.upload import dumps, jsonable
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release

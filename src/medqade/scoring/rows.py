@@ -16,7 +16,7 @@ import numpy as np
 
 from medqade import vocab
 from medqade.files.problems import Problem, ProblemLog
-from medqade.scoring.upload import NOT_TEXT, RawTable, cell_text, looks_like_formula
+from medqade.scoring.upload_cells import NOT_TEXT, RawTable, cell_text, looks_like_formula
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release

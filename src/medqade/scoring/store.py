@@ -49,7 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from medqade.files import atomic, folder_lock
+from medqade.files import atomic, folder_lock, guards
 from medqade.scoring.record import ScoreRecord, SpaceEntry
 
 log = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
 def check_results_folder(folder: Path, who: str) -> None:
     """Raise ``ValueError`` when ``folder`` is or lies inside a build or a raw release (also
     through a link): ``who`` (the Space, ``medqade score``) never stores submissions there."""
-    inside = atomic.guarded_within(Path(os.path.abspath(folder)))
+    inside = guards.guarded_within(Path(os.path.abspath(folder)))
     if inside is not None:
         raise ValueError(
             f"the results folder {folder} is or lies inside {inside[1]} ({inside[0]}); {who} "

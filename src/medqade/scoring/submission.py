@@ -81,15 +81,17 @@ from medqade.scoring.coverage import (
     judge_content_hash,
     scope_of,
 )
-from medqade.scoring.inspect_log import grader_labels_text, is_eval_log
+from medqade.scoring.inspect_log import grader_labels_text
 from medqade.scoring.judge_rows import judge_per_question, judge_rows
 from medqade.scoring.kinds import ANSWERS, JUDGE, KINDS, PER_QUESTION, RESP, ROWS, detect_kind
 from medqade.scoring.limits import Limits
+from medqade.scoring.log_reader import is_eval_log
 from medqade.scoring.meta import clean_meta
 from medqade.scoring.normalize import normalise
+from medqade.scoring.outputs import jsonable
 from medqade.scoring.rows import IGNORED_COLUMNS, Walker, ignored, require
-from medqade.scoring.upload import LINE, NOT_TEXT, RawTable, cell_text, jsonable
 from medqade.scoring.upload import read_upload as _read_upload
+from medqade.scoring.upload_cells import LINE, NOT_TEXT, RawTable, cell_text
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from medqade import vocab
-from medqade.files import atomic
+from medqade.files import atomic, folder_output
 from medqade.synthetic.facts import default_facts_path, load_facts
 from medqade.synthetic.pool import write_pool
 from medqade.synthetic.rerating import with_rerating
@@ -39,16 +39,18 @@ def synthesize(
     """Write a synthetic raw release to ``out`` (atomically: all tables or nothing).
 
     ``out`` is replaced only when it is empty or an earlier synthetic release written here
-    (its :data:`medqade.files.atomic.MARKER` lists every file); anything else is refused with
+    (its :data:`medqade.files.folder_output.MARKER` lists every file); anything else is refused with
     :class:`~medqade.files.atomic.OutputRefused`, as is a path that is or contains the facts file.
     """
     facts = Path(facts_path) if facts_path is not None else default_facts_path()
-    output = atomic.Output(SYNTHETIC_KIND, "--out", None, ((facts, "the facts file (--facts)"),))
-    atomic.recover(Path(out), output)
-    atomic.check_target(Path(out), output)
+    output = folder_output.Output(
+        SYNTHETIC_KIND, "--out", None, ((facts, "the facts file (--facts)"),)
+    )
+    folder_output.recover(Path(out), output)
+    folder_output.check_target(Path(out), output)
     tables = simulate(load_facts(facts_path), seed)
     roster = vocab.DEFAULT_ROSTER.to_dict() | {"synthetic": True}
-    with atomic.directory(Path(out), output) as tmp:
+    with folder_output.directory(Path(out), output) as tmp:
         written = {**tables, "ratings": with_rerating(tables, seed)}  # 40 core items re-rated
         for name in ("questions", "answers", "ratings", "difficulty"):
             atomic.write_text(
