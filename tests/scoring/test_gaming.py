@@ -1,9 +1,12 @@
-"""Done when: abstaining cannot buy a better verdict or rank (issue 24).
+"""Done when: abstaining cannot buy a better verdict or rank (issue 24), nor can the public
+core (issue 33).
 
 A paper judge abstains where the other paper judges disagree (the answers where abstaining
-would pay most if abstentions were dropped pairwise), at growing rates. Its verdicts (core and
-extension, every metric) never improve and its ranked metrics never rise, on the point value
-and on every resample.
+would pay most if abstentions were dropped pairwise), at growing rates. Its one verdict and its
+core and extension differences never improve and its ranked metrics never rise, on the point
+value and on every resample. A file with a strong judge's labels on the 200 public core
+questions and a weak judge's on the extension gets neither the strong judge's verdict nor a
+rank, and a flag that says why.
 """
 
 from __future__ import annotations
@@ -11,11 +14,16 @@ from __future__ import annotations
 from itertools import pairwise
 
 import numpy as np
+import pandas as pd
 
 from medqade import vocab
 from medqade.dataset.release import Release
 from medqade.measures import paired
+from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.measures.verdicts import CORE_ABOVE_EXTENSION
 from medqade.scoring.judge import judge_metrics
+from medqade.scoring.leaderboard import leaderboard
+from medqade.scoring.records import judge_record, reference_records
 from medqade.scoring.replicates import decode
 
 from .conftest import RESAMPLES
@@ -45,14 +53,12 @@ def test_abstaining_where_judges_disagree_never_improves_verdict_or_rank(full: R
     shares = [m["core"]["abstention"] for m in found]
     assert shares[0] < shares[1] < shares[2]  # the core view's own abstention share
     for before, after in pairwise(found):
+        b, a = before["verdict"], after["verdict"]
+        assert paired.VERDICTS.index(a) >= paired.VERDICTS.index(b), (b, a)
+        assert after["headline"]["kappa"] <= before["headline"]["kappa"]
         for metric in ("kappa", "pa", "pabak"):
-            b, a = before["verdicts"][metric], after["verdicts"][metric]
-            assert paired.VERDICTS.index(a) >= paired.VERDICTS.index(b), (metric, b, a)
-        for metric in ("kappa", "pa", "pabak"):
-            b = before["extension_difference"]["verdicts"][metric]
-            a = after["extension_difference"]["verdicts"][metric]
-            assert paired.VERDICTS.index(a) >= paired.VERDICTS.index(b), (metric, b, a)
-            assert after["physician_difference"][metric] <= before["physician_difference"][metric]
+            for design in ("physician_difference", "extension_difference"):
+                assert after[design][metric] <= before[design][metric], (design, metric)
         for view in ("core", "full"):
             for metric in ("kappa", "pa"):
                 assert after[view][metric] <= before[view][metric]
@@ -63,3 +69,41 @@ def test_abstaining_where_judges_disagree_never_improves_verdict_or_rank(full: R
     # the paper's agreement when rated would have rewarded the abstentions
     assert found[-1]["core"]["rated"]["kappa"] > found[0]["core"]["rated"]["kappa"]
     assert found[-1]["alt_test"]["rho"] <= found[0]["alt_test"]["rho"]
+
+
+STRONG, WEAK = "gemini-3-flash-preview", "gemma3:4b"
+
+
+def test_a_strong_judge_on_the_public_core_and_a_weak_one_elsewhere_gets_neither(
+    full: Release,
+) -> None:
+    core = np.asarray(full.is_core, dtype=bool)
+    ids = full.roster.evaluator_ids
+    strong, weak = (full.evaluator_labels[ids.index(e)] for e in (STRONG, WEAK))
+    hybrid = np.where(core[:, None], strong, weak)
+    meta = {"name": "hybrid", "verified": True}
+    present = np.ones(hybrid.shape, dtype=bool)
+    submission = {"content_hash": None, "format": "csv", "rows": None, "scope": "full"}
+    records = [
+        judge_record(
+            full,
+            labels,
+            present,
+            meta | {"name": name},
+            submission | {"content_hash": name},
+            RESAMPLES,
+            BOOTSTRAP_SEED,
+            None,
+        )
+        for name, labels in (("strong", strong), ("weak", weak), ("hybrid", hybrid))
+    ]
+    strong_rec, weak_rec, hybrid_rec = records
+    assert CORE_ABOVE_EXTENSION in (hybrid_rec.flags or ())
+    assert hybrid_rec.headline is not None and hybrid_rec.headline.decided_on == "extension"
+    assert hybrid_rec.verdict == weak_rec.verdict != strong_rec.verdict
+    assert hybrid_rec.headline.kappa == weak_rec.extension_difference.kappa  # type: ignore[union-attr]
+    judges, _ = leaderboard([*reference_records(full, RESAMPLES), *records])
+    row = judges[judges["name"] == "hybrid"].iloc[0]
+    assert row["status"] == CORE_ABOVE_EXTENSION and pd.isna(row["rank"])
+    assert row["verdict"] == weak_rec.verdict
+    assert not pd.isna(judges[judges["name"] == "strong"].iloc[0]["rank"])

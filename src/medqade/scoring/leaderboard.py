@@ -272,7 +272,9 @@ def _judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> _R
             "d_low": d_low,
             "d_high": d_high,
             "margin": margin if head is not None else math.nan,
-            "verdict": paired.verdict_of_bounds(d_low, d_high, margin) if head else None,
+            "verdict": paired.verdict_of_bounds(d_low, d_high, margin)
+            if head and row["status"] != "partial"
+            else None,
             "decided_on": None if head is None else head.decided_on,
             "d_physicians": _num(None if diff is None else diff.value(VERDICT_METRIC)),
             "d_physicians_low": c_low,

@@ -224,6 +224,7 @@ def judge_record(
     record["flags"] += metrics.pop("flags") + list(extra_flags)
     if submission.get("scope") == "partial":
         record["flags"].append(PARTIAL)
+        metrics["verdict"] = None  # a part of a design: evidence only, no verdict, no rank
     record.update(metrics)
     record["warnings"] += list(warnings)
     return _finish(record, clock)

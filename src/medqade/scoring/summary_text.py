@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
+from medqade import vocab
 from medqade.scoring.record import Agreement, RecordMeta, ScoreRecord, SubmissionInfo, read_record
 
 PHYSICIANS_RATED: Final = "each physician on the answers they rated, abstentions dropped"
@@ -226,6 +227,8 @@ def _judge_lines(rec: ScoreRecord) -> list[str]:
     head = rec.headline
     if head is not None and head.json_keys:
         flags = f"; flag: {', '.join(head.flags)}" if head.flags else ""
+        if rec.has_flag(vocab.PARTIAL_COVERAGE):
+            flags += "; partial coverage: no verdict, not ranked"
         lines.append(
             f"verdict: {rec.verdict or 'n/a'} (kappa d {_signed(head.kappa)}"
             f"{_ci(head.kappa_ci, _signed)}, margin {head.margin:g}, decided on "
