@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats as sps
 
 from medqade.dataset.release import Release
 from medqade.measures import in_place
@@ -27,7 +28,12 @@ def test_two_way_replicates_equal_a_loop_over_resampled_questions_and_physicians
         idx = np.repeat(np.arange(w.shape[1]), w[b])
         again = in_place.judge_in_place(judge[idx], phys[:, idx], slots)
         drawn = np.repeat(np.arange(phys.shape[0]), v[b])  # physicians, with repetition
-        assert reps[b] == pytest.approx(float(np.mean(again.terms["kappa"][drawn])), abs=1e-12)
+        terms = again.terms["kappa"]
+        q = float(np.mean(terms))  # the question-only replicate
+        n = terms.size  # the physician part widened like a t interval over n physicians
+        k = np.sqrt(n / (n - 1)) * sps.t.ppf(0.975, n - 1) / sps.norm.ppf(0.975)
+        expected = q + k * (float(np.mean(terms[drawn])) - q)
+        assert reps[b] == pytest.approx(expected, abs=1e-12)
 
 
 def test_physician_weights_are_seeded_counts() -> None:
@@ -53,7 +59,11 @@ def test_over_physicians_skips_undefined_terms_and_checks_shapes() -> None:
     terms = np.array([[0.1, np.nan], [0.3, 0.5]])  # (P=2, R=2)
     v = np.array([[1, 1], [2, 0]])
     got = in_place.over_physicians(terms, v)
-    assert got[0] == pytest.approx(0.2) and np.isnan(got[1])
+    k = np.sqrt(2) * sps.t.ppf(0.975, 1) / sps.norm.ppf(0.975)
+    assert got[0] == pytest.approx(0.2)  # both drawn once: the plain mean
+    assert np.isnan(got[1])  # only physician 0 drawn, whose term is undefined there
+    again = in_place.over_physicians(np.array([[0.1, 0.2], [0.3, 0.5]]), v)
+    assert again[1] == pytest.approx(0.35 + k * (0.2 - 0.35))  # only the first drawn
     with pytest.raises(ValueError, match="physician weights"):
         in_place.over_physicians(terms, np.ones((3, 2)))
 

@@ -33,3 +33,18 @@ def test_benjamini_yekutieli_by_hand() -> None:
     assert stats.benjamini_yekutieli(p, 0.05).tolist() == [True, True, False]
     assert stats.benjamini_yekutieli([0.0092, 0.5, 0.6], 0.05).tolist() == [False] * 3
     assert stats.benjamini_yekutieli([math.nan, 0.001], 0.05).tolist() == [False, True]
+
+
+def test_few_units_factor_is_the_t_interval_over_the_bootstrap_one() -> None:
+    """For n units the bootstrap's SD of a mean is s sqrt((n - 1) / n) / sqrt(n); the factor
+    makes a normal-quantile interval of it as wide as the t interval s t_{n-1} / sqrt(n)."""
+    from scipy import stats as sps
+
+    from medqade.stats import few_units_factor
+
+    for n in (2, 9, 10, 30):
+        boot_sd = np.sqrt((n - 1) / n)  # relative to s / sqrt(n)
+        t_half = sps.t.ppf(0.975, n - 1)
+        assert few_units_factor(n) * boot_sd * sps.norm.ppf(0.975) == pytest.approx(t_half)
+    assert few_units_factor(10) == pytest.approx(1.2167, abs=1e-4)
+    assert np.isnan(few_units_factor(1))

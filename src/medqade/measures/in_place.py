@@ -12,9 +12,13 @@ verdict resamples both (a two-way bootstrap on the same seeded resamples for eve
   (:func:`medqade.measures.seeds.physician_weights`), drawn once per board and shared by every
   judge and by both designs (the same physician gets the same weight on the core and the
   extension in resample ``b``);
-* replicate ``b``: ``d*(b) = sum_r v[b, r] t_r(b) / sum_r v[b, r]`` over the physicians whose
-  term is defined, where ``t_r(b)`` is physician ``r``'s term recomputed on question resample
-  ``b``.
+* replicate ``b``: ``d*(b) = q(b) + k [sum_r v[b, r] t_r(b) / sum_r v[b, r] - q(b)]`` over
+  the physicians whose term is defined, where ``t_r(b)`` is physician ``r``'s term recomputed
+  on question resample ``b``, ``q(b)`` their plain mean (the question-only replicate) and
+  ``k`` = :func:`medqade.stats.few_units_factor` of the ``P`` physicians (1.22 for ten, 1.25
+  for nine): a bootstrap over ten units underestimates the variance of their mean by
+  ``(P - 1) / P`` and a normal-like percentile ignores that ``P - 1`` degrees of freedom are
+  few; ``k`` gives the physician part the width of a t interval.
 
 Each physician's reference stays the one of the observed panel (a resampled panel with a
 physician drawn twice has no leave-one-out majority of its own), and resampling physicians on
@@ -63,21 +67,31 @@ def _terms(
     return {"kappa": judge["kappa"] - phys["kappa"], "pa": d_pa, "pabak": 2 * d_pa}
 
 
+def _weighted_mean(t: FloatArray, v: FloatArray) -> FloatArray:
+    ok = ~np.isnan(t)
+    total = np.where(ok, t * v, 0.0).sum(axis=1)
+    count = np.where(ok, v, 0.0).sum(axis=1)
+    out: FloatArray = np.full(total.shape, np.nan)
+    np.divide(total, count, out=out, where=count > 0)
+    return out
+
+
 def over_physicians(terms: FloatArray, panel: PanelWeights) -> FloatArray:
     """The two-way replicates ``d*(b)`` (R,) of per-physician term replicates ``terms`` (P, R)
-    under physician count weights ``panel`` (R, P): the weighted mean over the physicians whose
-    term is defined in resample ``b``; NaN where none is."""
+    under physician count weights ``panel`` (R, P) (module docstring): the question replicate
+    ``q(b)`` (the plain mean over the physicians whose term is defined) plus the physician
+    part ``v``-weighted mean minus ``q(b)``, widened by the few-units factor of the ``P``
+    physicians (:func:`medqade.stats.few_units_factor`); NaN where no term is defined."""
     t = np.asarray(terms, dtype=np.float64).T  # (R, P)
     v = np.asarray(panel, dtype=np.float64)
     if v.shape != t.shape:
         raise ValueError(
             f"physician weights {v.shape} do not match the terms' (resamples, physicians) {t.shape}"
         )
-    ok = ~np.isnan(t)
-    total = np.where(ok, t * v, 0.0).sum(axis=1)
-    count = np.where(ok, v, 0.0).sum(axis=1)
-    out: FloatArray = np.full(total.shape, np.nan)
-    np.divide(total, count, out=out, where=count > 0)
+    q = _weighted_mean(t, np.ones_like(v))
+    n = int((~np.isnan(t)).any(axis=0).sum())
+    factor = stats.few_units_factor(n) if n > 1 else 1.0
+    out: FloatArray = q + factor * (_weighted_mean(t, v) - q)
     return out
 
 

@@ -28,7 +28,7 @@ from .fleiss import fleiss_kappa, fleiss_kappa_from_counts, gwet_ac1
 from .icc import IntraclassCorrelations, intraclass_correlations
 from .intervals import ConfidenceInterval, percentile_ci, wilson_interval
 from .krippendorff import krippendorff_alpha
-from .significance import benjamini_yekutieli, t_test_greater
+from .significance import benjamini_yekutieli, few_units_factor, t_test_greater
 
 __all__ = [
     "MISSING",
@@ -41,6 +41,7 @@ __all__ = [
     "cohen_kappa",
     "compare_to_reference",
     "confusion_counts",
+    "few_units_factor",
     "fleiss_kappa",
     "fleiss_kappa_from_counts",
     "gwet_ac1",

@@ -1,4 +1,5 @@
-"""One-sided one-sample t-test and the Benjamini-Yekutieli step-up procedure."""
+"""One-sided one-sample t-test, the Benjamini-Yekutieli step-up procedure and the
+small-sample factor of a bootstrap over few units."""
 
 from __future__ import annotations
 
@@ -48,3 +49,15 @@ def benjamini_yekutieli(pvalues: npt.ArrayLike, q: float = 0.05) -> npt.NDArray[
         k = int(np.nonzero(ok)[0].max())
         out[order[: k + 1]] = True
     return out
+
+
+def few_units_factor(n: int, level: float = 0.95) -> float:
+    """How much to widen a bootstrap interval of a mean over ``n`` resampled units (e.g. ten
+    physicians) so it behaves like the t interval: ``sqrt(n / (n - 1))`` undoes the
+    bootstrap's variance of a mean, ``s^2 (n - 1) / n^2`` instead of ``s^2 / n``, and
+    ``t_{n-1} / z`` at the two-sided ``level`` the normal quantile's optimism with ``n - 1``
+    degrees of freedom. NaN for ``n < 2``."""
+    if n < 2:
+        return math.nan
+    tail = 1.0 - (1.0 - level) / 2.0
+    return math.sqrt(n / (n - 1)) * float(sps.t.ppf(tail, n - 1) / sps.norm.ppf(tail))
