@@ -112,6 +112,10 @@ def test_bad_run_values_are_named(full: Release) -> None:
     with pytest.raises(InputError) as err:
         parse_submission(rows.to_csv(index=False).encode(), "r.csv", full)
     assert "invalid run" in str(err.value) and "zwei" in str(err.value)
+    rows.loc[4, "run"] = "9223372036854775296"  # past int64 once read as a float: no overflow
+    with pytest.raises(InputError) as err:
+        parse_submission(rows.to_csv(index=False).encode(), "r.csv", full)
+    assert "invalid run" in str(err.value) and "at most 1,000,000" in str(err.value)
 
 
 def test_prices_and_usage_give_cost(

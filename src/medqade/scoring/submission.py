@@ -299,11 +299,15 @@ def parse_submission(
 
 
 RUN_COLUMN: Final = "run"
+MAX_RUN: Final = 1_000_000
+"""The largest run (epoch) number a row may carry: far above any repeated run, and small
+enough that a huge number in a hostile file is an error, never an overflow."""
 
 
 def _split_runs(table: RawTable, log: ProblemLog) -> list[tuple[str, RawTable]]:
     """The table's rows by their integer ``run`` (ascending), or the whole table as run "1"
-    when there is no ``run`` column. A run that is not a non-negative integer is an error."""
+    when there is no ``run`` column. A run that is not an integer from 0 to :data:`MAX_RUN` is
+    an error."""
     if RUN_COLUMN not in table.frame.columns:
         return [("1", table)]
     numbers: list[int | None] = []
@@ -313,7 +317,7 @@ def _split_runs(table: RawTable, log: ProblemLog) -> list[tuple[str, RawTable]]:
         if isinstance(text, str):
             try:
                 x = float(text.strip())
-                number = int(x) if x.is_integer() and x >= 0 else None
+                number = int(x) if x.is_integer() and 0 <= x <= MAX_RUN else None
             except ValueError:
                 number = None
         if number is None:
@@ -325,7 +329,8 @@ def _split_runs(table: RawTable, log: ProblemLog) -> list[tuple[str, RawTable]]:
                     "invalid run: a list or object, not a number" if listed else "invalid run",
                     RUN_COLUMN,
                     None if text is None else str(value if listed else text)[:80],
-                    "give every row the integer run (epoch) it comes from, e.g. 1 or 2",
+                    "give every row the integer run (epoch) it comes from, e.g. 1 or 2 (at most "
+                    f"{MAX_RUN:,})",
                     row_kind=table.row_kind,
                 )
             )
