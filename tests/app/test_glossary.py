@@ -8,6 +8,7 @@ import pandas as pd
 
 from medqade.app import glossary, views
 from medqade.app.board_table import board_html
+from medqade.dataset.release import Release
 
 
 def test_every_column_of_both_tables_has_exactly_one_entry() -> None:
@@ -43,3 +44,30 @@ def test_submit_intro_and_about_name_the_inspect_log() -> None:
     for words in (text.SUBMIT_HELP, how):
         assert "Inspect log" in words and "inspect eval medqade/judge" in words
         assert "`.eval`" in words
+
+
+def test_every_column_of_the_per_physician_table_has_exactly_one_entry() -> None:
+    """The per-physician table (Table S4, with or without review codes) has a tooltip and a
+    glossary entry for each of its headers, and the glossary nothing more."""
+    from medqade.analyses.panel_table import HEADER
+
+    assert set(glossary.PHYSICIANS) == {*HEADER, "Review codes"}
+    assert all(len(words) > 15 for words in glossary.PHYSICIANS.values())
+    assert "**Physicians one by one**" in glossary.markdown()
+    for name, words in glossary.PHYSICIANS.items():
+        assert f"- **{name}**: {words}" in glossary.markdown()
+
+
+def test_the_per_physician_board_carries_the_entries_as_tooltips(sample_release: Release) -> None:
+    """What the button *Per-physician agreement* opens: every header with its entry."""
+    from medqade.app.leaderboard_page import FirstPage
+    from medqade.app.panel_view import PhysicianPanel
+    from medqade.app.tab_leaderboard import LeaderboardHandlers
+
+    panel = PhysicianPanel(sample_release, resamples=50)
+    handlers = LeaderboardHandlers(None, panel, FirstPage())  # type: ignore[arg-type]
+    _, board = handlers.show_physicians()
+    page = board["value"]
+    columns = list(handlers.panel.table()[1].columns)
+    for name in columns:
+        assert f'title="{html.escape(glossary.PHYSICIANS[name], quote=True)}"' in page

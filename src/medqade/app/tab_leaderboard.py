@@ -303,7 +303,7 @@ class LeaderboardHandlers:
 
     def show_physicians(self) -> tuple[Any, Any]:
         note, table = self.panel.table()
-        board = board_html(table, PHYSICIANS_CAPTION, pinned=1)
+        board = board_html(table, PHYSICIANS_CAPTION, pinned=1, titles=glossary.PHYSICIANS)
         return gr.update(value=note, visible=True), gr.update(value=board, visible=True)
 
 
