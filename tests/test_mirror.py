@@ -46,8 +46,6 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "app/tab_browse.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browse.py",
     "app/tab_compare.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_security.py "
     "(its from_url handler)",
-    "app/tab_leaderboard.py": "via medqade.app.ui: tests/app/conftest.py, "
-    "tests/app/test_browser_layout.py",
     "measures/behaviour.py": "via medqade.scoring.judge, medqade.scoring.records: "
     "tests/scoring/test_judge.py, tests/scoring/test_records.py, tests/scoring/test_behaviour.py",
     "scoring/judge_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "

@@ -89,6 +89,7 @@ def click_tab(page: Any, name: str) -> None:
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1440x900", "390x844"])
 def test_every_tab_screenshot(space: Running, browser: Any, size: dict[str, int]) -> None:
+    """Every tab, a comparison and the per-physician table, photographed into ``artifacts/``."""
     from playwright.sync_api import expect
 
     errors: list[str] = []
@@ -112,6 +113,20 @@ def test_every_tab_screenshot(space: Running, browser: Any, size: dict[str, int]
             if size is PHONE:
                 wide = page.evaluate("document.documentElement.scrollWidth")
                 assert wide <= size["width"] + 1, f"{name} tab scrolls sideways ({wide} px)"
+        # what two buttons open: a comparison and the per-physician table
+        click_tab(page, "Compare")
+        page.locator("#mq-compare").click()
+        expect(page.locator("#mq-compare-summary [data-mq-a]")).to_be_visible(timeout=20_000)
+        page.wait_for_timeout(300)
+        shots = [ARTIFACTS / f"space-compare-run-{size['width']}x{size['height']}.png"]
+        page.screenshot(path=str(shots[-1]), full_page=True)
+        click_tab(page, "Leaderboard")
+        page.locator("#mq-physicians-open").click()
+        expect(page.locator("#mq-physicians tbody tr").first).to_be_visible(timeout=20_000)
+        page.wait_for_timeout(300)
+        shots.append(ARTIFACTS / f"space-physicians-{size['width']}x{size['height']}.png")
+        page.screenshot(path=str(shots[-1]), full_page=True)
+        assert all(shot.stat().st_size > 5_000 for shot in shots)
     finally:
         page.close()
     assert errors == []

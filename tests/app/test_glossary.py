@@ -32,3 +32,15 @@ def test_board_headers_carry_their_entry_as_title_escaped() -> None:
     assert f'title="{html.escape(glossary.JUDGES["coverage"], quote=True)}"' in page
     assert 'title="a &quot;quoted&quot; &lt;tip&gt;"' in page
     assert "title=" not in board_html(table, "Judges")
+
+
+def test_every_column_of_the_per_physician_table_has_exactly_one_entry() -> None:
+    """The per-physician table (Table S4, with or without review codes) has a tooltip and a
+    glossary entry for each of its headers, and the glossary nothing more."""
+    from medqade.analyses.panel_table import HEADER
+
+    assert set(glossary.PHYSICIANS) == {*HEADER, "Review codes"}
+    assert all(len(words) > 15 for words in glossary.PHYSICIANS.values())
+    assert "**Physicians one by one**" in glossary.markdown()
+    for name, words in glossary.PHYSICIANS.items():
+        assert f"- **{name}**: {words}" in glossary.markdown()

@@ -1,4 +1,5 @@
-"""What each column of the leaderboard's judges and models tables means: one home for the words.
+"""What each column of the leaderboard's judges, models and per-physician tables means: one home
+for the words.
 
 The boards (:mod:`medqade.app.board_table`) show each entry as its header's tooltip (``title``)
 and the About tab lists them under *What the columns mean* (:func:`markdown`), so the two never
@@ -158,15 +159,70 @@ MODELS: Final[Mapping[str, str]] = {
 }
 """Each column of the models table and what it means."""
 
+PHYSICIANS: Final[Mapping[str, str]] = {
+    "Physician": (
+        "The physician's code in the panel; (adjudicator): the tenth physician, who rated the "
+        "extension items whose two primary ratings did not settle the consensus."
+    ),
+    "Core kappa (LOO)": (
+        "Cohen's kappa with the consensus of the other nine on the core (leave-one-out), mean "
+        "over the five answer slots, with its 95% bootstrap interval: the terms the physician "
+        "ceiling averages."
+    ),
+    "Core PA": "Percent agreement with the other nine's consensus on the core, 95% interval.",
+    "Core PABAK": "Prevalence- and bias-adjusted kappa (2 PA - 1) on the core, 95% interval.",
+    "Ext. kappa vs partner": (
+        "Kappa with the other primary physician who rated the same extension items (n/a for "
+        "the adjudicator)."
+    ),
+    "Ext. kappa vs adjudicator": (
+        "Kappa with the adjudicator on the extension items both rated (n/a for the adjudicator)."
+    ),
+    **{
+        f"Abstain T{t}": (
+            f"Share of the answers on difficulty tier T{t} the physician abstained on "
+            "(Keine Angabe), in % (T1 easiest, T4 hardest)."
+        )
+        for t in vocab.TIERS
+    },
+    "Fleiss without": (
+        "Fleiss' kappa of the panel on the core without this physician, 95% interval; in "
+        "brackets the change, without minus with (positive: the panel agrees more without)."
+    ),
+    "Intra kappa": (
+        "Kappa of the physician's first rating with their own re-rating (re-rated items), mean "
+        "over the slots."
+    ),
+    "Intra PA": "Percent agreement of the first rating with the re-rating.",
+    "Kappa gap [adjusted]": (
+        "The physician's core kappa minus the mean of the others', with its paired interval "
+        "adjusted for the panel (Bonferroni)."
+    ),
+    "Verdict": (
+        "From the adjusted interval of the kappa gap: outlier (entirely below 0), above the "
+        "panel (entirely above 0), else consistent."
+    ),
+    "Review codes": (
+        "Review codes of the answers where the physician's label differs from the paper "
+        "evaluators' majority vote, with their counts."
+    ),
+}
+"""Each column of the per-physician table (``medqade panel``'s Table S4) and what it means."""
+
 
 def markdown() -> str:
-    """The About tab's *What the columns mean*: both tables' entries as definition lists."""
+    """The About tab's *What the columns mean*: the three tables' entries as definition lists."""
     parts = ["## What the columns mean", ""]
-    for title, entries in (("Judges table", JUDGES), ("Models table", MODELS)):
+    tables = (
+        ("Judges table", JUDGES),
+        ("Models table", MODELS),
+        ("Physicians one by one", PHYSICIANS),
+    )
+    for title, entries in tables:
         parts.append(f"**{title}**\n")
         parts.extend(f"- **{name}**: {words}" for name, words in entries.items())
         parts.append("")
     return "\n".join(parts)
 
 
-__all__: Sequence[str] = ["JUDGES", "MODELS", "SHARED", "markdown"]
+__all__: Sequence[str] = ["JUDGES", "MODELS", "PHYSICIANS", "SHARED", "markdown"]

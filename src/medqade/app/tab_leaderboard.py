@@ -151,8 +151,9 @@ class LeaderboardTab:
 
         outputs = [tabs, compare.a, compare.b, compare.view, compare.summary, compare.overall]
         outputs += [compare.slots, compare.tiers, compare.disagreements]
-        # queued like Compare's button: a comparison is a paired bootstrap
-        self.judges.select(open_comparison, [self.view], outputs, api_visibility="private")
+        # not queued: a judge against the physicians is computed ahead and kept for the board
+        # (SpaceState.warm_comparisons); in the full view it is refused at once
+        self.judges.select(open_comparison, [self.view], outputs, **HIDDEN)
 
     def load(self, demo: gr.Blocks) -> None:
         """Fill what the page does not carry yet when it loads (answered at once, outside
@@ -308,7 +309,7 @@ class LeaderboardHandlers:
 
     def show_physicians(self) -> tuple[Any, Any]:
         note, table = self.panel.table()
-        board = board_html(table, PHYSICIANS_CAPTION, pinned=1)
+        board = board_html(table, PHYSICIANS_CAPTION, pinned=1, titles=glossary.PHYSICIANS)
         return gr.update(value=note, visible=True), gr.update(value=board, visible=True)
 
 

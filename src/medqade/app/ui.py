@@ -38,7 +38,7 @@ from typing import Any, Final
 
 import gradio as gr
 
-from medqade.app import text
+from medqade.app import assets, text
 from medqade.app.accounts import AccountHasher
 from medqade.app.config import SpaceConfig
 from medqade.app.context import TabContext
@@ -404,7 +404,8 @@ def build_app(
 
 
 def launch_kwargs(config: SpaceConfig) -> dict[str, Any]:
-    """The ``Blocks.launch`` settings of the Space (upload limit, CSS, no analytics)."""
+    """The ``Blocks.launch`` settings of the Space (upload limit, CSS, no analytics, Gradio's
+    front-end files answered from memory: :mod:`medqade.app.assets`)."""
     return {
         "server_name": config.host,
         "server_port": config.port,
@@ -412,6 +413,7 @@ def launch_kwargs(config: SpaceConfig) -> dict[str, Any]:
         "css": CSS,
         "head": HEAD,
         "show_error": False,
+        "app_kwargs": {"middleware": assets.middleware()},  # Gradio's files from memory
     }
 
 
