@@ -97,9 +97,9 @@ from medqade.measures.verdicts import CORE_ABOVE_EXTENSION, VERDICT_METRIC
 from medqade.scoring import replicates
 from medqade.scoring.behaviour_columns import behaviour_columns
 from medqade.scoring.board_rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
+from medqade.scoring.json_object import JsonObject
 from medqade.scoring.record import (
     Agreement,
-    JsonObject,
     Judged,
     JudgeRef,
     RecordMeta,
