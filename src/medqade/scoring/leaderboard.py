@@ -190,7 +190,7 @@ class _Ranked:
     settings: tuple[int, int] | None
 
 
-def _common(record: ScoreRecord, view: str) -> dict[str, Any]:
+def _common(record: ScoreRecord, view: str) -> dict[str, str | None]:
     meta = record.meta or RecordMeta()
     return {
         "name": record.name,
@@ -204,7 +204,7 @@ def _common(record: ScoreRecord, view: str) -> dict[str, Any]:
     }
 
 
-def _self_bias(record: ScoreRecord) -> dict[str, Any]:
+def _self_bias(record: ScoreRecord) -> dict[str, float | bool]:
     for t in (record.bias or {}).get("targets") or ():
         if t.get("kind") == "self":
             low, high = _bounds(t.get("bias_ci"))

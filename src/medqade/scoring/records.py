@@ -32,7 +32,7 @@ Every builder here returns a frozen :class:`~medqade.scoring.record.ScoreRecord`
 sections are built typed where they are computed (:mod:`~medqade.scoring.judge`,
 :mod:`~medqade.scoring.answers`); its JSON is made only where it is written
 (:meth:`~medqade.scoring.record.ScoreRecord.to_json`). The final record holds its values as
-they are stored (Python numbers, NaN as ``None``: :meth:`ScoreRecord.canonical`), so a record
+they are stored (Python numbers, NaN as ``None``: :func:`finish`), so a record
 scored now equals the record read back from its file. ``id`` is
 the SHA-256 of the canonical JSON of the final scored record without ``id``, ``timestamp``
 and ``space``: the id covers the scored content; a results folder stores its envelope
