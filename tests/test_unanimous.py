@@ -14,7 +14,7 @@ from medqade.dataset.release import Release
 from medqade.dataset.sources import open_release
 from medqade.labelstudio import review_queue as review
 from medqade.scoring import context
-from medqade.scoring.judge import disagreements, unanimous_panel
+from medqade.scoring.breakdowns import disagreements, unanimous_panel
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_unanimous_panel_leaderboard_review_and_browse_agree_on_the_default_rele
     items = np.ones(rel.n_items, dtype=bool)
     expected: set[str] = set()
     for labels in rel.evaluator_labels:
-        expected.update(disagreements(rel, labels, everywhere, items)["answer_ids"])
+        expected.update(disagreements(rel, labels, everywhere, items).answer_ids or ())
     assert expected and {row.answer_id for row in queue} == expected
     for row in queue:
         i = int(np.flatnonzero(rel.item_ids == row.question_id)[0])

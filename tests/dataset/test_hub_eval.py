@@ -29,7 +29,7 @@ from medqade.dataset.release import Release, load_release
 from medqade.files.atomic import OutputRefused
 from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.schema import HUB_CONFIGS
-from medqade.scoring import reference_records
+from medqade.scoring import Settings, reference_records
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 DATASET = "medqade/medqade"
@@ -56,7 +56,7 @@ def sample_release(built_sample: Path) -> Release:
 def records(sample_release: Release) -> dict[str, dict[str, Any]]:
     """A paper evaluator's judge record and a student's answers record of the sample."""
     out: dict[str, dict[str, Any]] = {}
-    for typed in reference_records(sample_release, resamples=50):
+    for typed in reference_records(sample_release, Settings(resamples=50)):
         record = typed.to_json()
         source = record["meta"].get("source")
         if source == "paper" and record["kind"] not in out:

@@ -57,22 +57,35 @@ def parquet_bytes(frame: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
+def settings_of(kwargs: dict[str, Any]) -> Any:
+    """A :class:`~medqade.scoring.settings.Settings` of the ``resamples``, ``seed``,
+    ``margin`` and ``limits`` keywords in ``kwargs`` (taken out of it), the defaults else."""
+    from medqade.scoring import Settings
+
+    given = {k: kwargs.pop(k) for k in ("resamples", "seed", "margin", "limits") if k in kwargs}
+    return Settings(**given)
+
+
 def scored(*args: Any, **kwargs: Any) -> dict[str, Any]:
-    """:func:`medqade.scoring.score`'s record as the JSON object it is written as."""
+    """:func:`medqade.scoring.score`'s record as the JSON object it is written as (the
+    settings given as keywords)."""
     from medqade.scoring import score
 
-    return score(*args, **kwargs).to_json()
+    settings = settings_of(kwargs)
+    return score(*args, settings=settings, **kwargs).to_json()
 
 
 def scored_file(*args: Any, **kwargs: Any) -> dict[str, Any]:
     """:func:`medqade.scoring.score_file`'s record as the JSON object it is written as."""
     from medqade.scoring import score_file
 
-    return score_file(*args, **kwargs).to_json()
+    settings = settings_of(kwargs)
+    return score_file(*args, settings=settings, **kwargs).to_json()
 
 
 def reference_json(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
     """:func:`medqade.scoring.reference_records` as the JSON objects they are written as."""
     from medqade.scoring import reference_records
 
-    return [r.to_json() for r in reference_records(*args, **kwargs)]
+    settings = settings_of(kwargs)
+    return [r.to_json() for r in reference_records(*args, settings=settings, **kwargs)]

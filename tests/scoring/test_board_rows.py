@@ -14,6 +14,7 @@ from medqade.scoring import (
     MODEL_COLUMNS,
     JudgeRow,
     ModelRow,
+    Settings,
     leaderboard,
     reference_records,
 )
@@ -29,7 +30,7 @@ def _same(a: object, b: object) -> bool:
 
 @pytest.mark.parametrize("view", ["core", "full"])
 def test_every_board_row_reads_into_its_dataclass_and_back(sample: Release, view: str) -> None:
-    judges, models = leaderboard(reference_records(sample, resamples=10), view=view)
+    judges, models = leaderboard(reference_records(sample, Settings(resamples=10)), view=view)
     assert tuple(judges.columns) == JUDGE_COLUMNS == tuple(f.name for f in fields(JudgeRow))
     assert tuple(models.columns) == MODEL_COLUMNS == tuple(f.name for f in fields(ModelRow))
     assert len(judges) > 3 and len(models) > 0

@@ -23,8 +23,11 @@ from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.measures.verdicts import CORE_ABOVE_EXTENSION
 from medqade.scoring.judge import judge_metrics
 from medqade.scoring.leaderboard import leaderboard
-from medqade.scoring.records import judge_record, reference_records
+from medqade.scoring.record import RecordMeta, SubmissionInfo
+from medqade.scoring.records import judge_record
+from medqade.scoring.reference_rows import reference_records
 from medqade.scoring.replicates import decode
+from medqade.scoring.settings import Settings
 
 from .conftest import RESAMPLES
 
@@ -48,27 +51,28 @@ def _abstaining(full: Release, rate: float) -> np.ndarray:
 def test_abstaining_where_judges_disagree_never_improves_verdict_or_rank(full: Release) -> None:
     present = np.ones((full.n_items, vocab.N_SLOTS), dtype=bool)
     found = [
-        judge_metrics(full, _abstaining(full, rate), present, resamples=RESAMPLES) for rate in RATES
+        judge_metrics(full, _abstaining(full, rate), present, Settings(resamples=RESAMPLES))
+        for rate in RATES
     ]
-    shares = [m["core"]["abstention"] for m in found]
+    shares = [m.core.abstention for m in found if m.core is not None]
     assert shares[0] < shares[1] < shares[2]  # the core view's own abstention share
     for before, after in pairwise(found):
-        b, a = before["verdict"], after["verdict"]
+        b, a = before.verdict, after.verdict
         assert paired.VERDICTS.index(a) >= paired.VERDICTS.index(b), (b, a)
-        assert after["headline"]["kappa"] <= before["headline"]["kappa"]
+        assert after.headline.kappa <= before.headline.kappa  # type: ignore[operator]
         for metric in ("kappa", "pa", "pabak"):
             for design in ("physician_difference", "extension_difference"):
-                assert after[design][metric] <= before[design][metric], (design, metric)
+                assert getattr(after, design).value(metric) <= getattr(before, design).value(metric)
         for view in ("core", "full"):
             for metric in ("kappa", "pa"):
-                assert after[view][metric] <= before[view][metric]
-                rb = decode(before["replicates"][view][metric])
-                ra = decode(after["replicates"][view][metric])
+                assert getattr(after, view).value(metric) <= getattr(before, view).value(metric)
+                rb = decode(before.replicates[view][metric])  # type: ignore[index]
+                ra = decode(after.replicates[view][metric])  # type: ignore[index]
                 assert rb is not None and ra is not None
                 assert np.all(ra <= rb + 1e-12)
     # the paper's agreement when rated would have rewarded the abstentions
-    assert found[-1]["core"]["rated"]["kappa"] > found[0]["core"]["rated"]["kappa"]
-    assert found[-1]["alt_test"]["rho"] <= found[0]["alt_test"]["rho"]
+    assert found[-1].core.rated.kappa > found[0].core.rated.kappa  # type: ignore[union-attr,operator]
+    assert found[-1].alt_test.rho <= found[0].alt_test.rho  # type: ignore[union-attr,operator]
 
 
 STRONG, WEAK = "gemini-3-flash-preview", "gemma3:4b"
@@ -89,10 +93,9 @@ def test_a_strong_judge_on_the_public_core_and_a_weak_one_elsewhere_gets_neither
             full,
             labels,
             present,
-            meta | {"name": name},
-            submission | {"content_hash": name},
-            RESAMPLES,
-            BOOTSTRAP_SEED,
+            RecordMeta.from_json(meta | {"name": name}),
+            SubmissionInfo.from_json(submission | {"content_hash": name}),
+            Settings(resamples=RESAMPLES, seed=BOOTSTRAP_SEED),
             None,
         )
         for name, labels in (("strong", strong), ("weak", weak), ("hybrid", hybrid))
@@ -102,7 +105,7 @@ def test_a_strong_judge_on_the_public_core_and_a_weak_one_elsewhere_gets_neither
     assert hybrid_rec.headline is not None and hybrid_rec.headline.decided_on == "extension"
     assert hybrid_rec.verdict == weak_rec.verdict != strong_rec.verdict
     assert hybrid_rec.headline.kappa == weak_rec.extension_difference.kappa  # type: ignore[union-attr]
-    judges, _ = leaderboard([*reference_records(full, RESAMPLES), *records])
+    judges, _ = leaderboard([*reference_records(full, Settings(resamples=RESAMPLES)), *records])
     row = judges[judges["name"] == "hybrid"].iloc[0]
     assert row["status"] == CORE_ABOVE_EXTENSION and pd.isna(row["rank"])
     assert row["verdict"] == weak_rec.verdict

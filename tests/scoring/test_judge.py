@@ -17,7 +17,7 @@ from medqade.dataset.release import Release
 from medqade.measures import agreement as alignment
 from medqade.measures import paired, seeds
 from medqade.scoring import leaderboard, parse_submission
-from medqade.scoring.judge import abstention
+from medqade.scoring.breakdowns import abstention
 
 from .conftest import RESAMPLES
 from .helpers import codes_to_rows, judge_rows, scored, scored_file

@@ -16,7 +16,7 @@ from medqade.scoring.replicates import decode, encode, of_block, of_record, sect
 
 def test_encode_decode_round_trip_through_json() -> None:
     values = np.array([0.25, -1.0, math.nan, 1e-300, 0.1 + 0.2])
-    block = json.loads(json.dumps(encode(values)))
+    block = json.loads(json.dumps(encode(values).to_json()))
     assert block["dtype"] == "<f8" and block["n"] == 5
     np.testing.assert_array_equal(decode(block), values)
     with pytest.raises(ValueError, match="one-dimensional, got shape"):
@@ -47,7 +47,7 @@ def test_section_and_reading_it_back() -> None:
     stored = section(estimates, 3, 7)
     assert stored is not None
     assert set(stored) == {"resamples", "seed", "core"} and set(stored["core"]) == {"kappa"}
-    record = {"replicates": json.loads(json.dumps(stored))}
+    record = {"replicates": json.loads(json.dumps(stored.to_json()))}
     np.testing.assert_array_equal(of_record(record, "core", "kappa"), [0.4, 0.5, 0.6])
     assert of_record(record, "core", "pa") is None and of_record(record, "full", "kappa") is None
     assert of_record({}, "core", "kappa") is None and of_block("x", "core", "kappa") is None

@@ -17,7 +17,7 @@ from medqade import vocab
 from medqade.dataset.release import Release
 from medqade.measures.estimate import Estimate
 from medqade.measures.ranking import Resolution, rank_board
-from medqade.scoring import parse_submission, reference_records
+from medqade.scoring import Settings, parse_submission, reference_records
 from medqade.scoring.compare import compare, resolve
 from medqade.scoring.leaderboard import board_key, leaderboard, leaderboard_tables
 from medqade.scoring.record import ScoreRecord
@@ -71,12 +71,12 @@ def _check_invariance(refs: Sequence[ScoreRecord], noisy: dict[str, Any]) -> Non
 
 
 def test_sample_baselines_and_a_noisy_row_change_no_other_interval(sample: Release) -> None:
-    refs = reference_records(sample, resamples=RESAMPLES)
+    refs = reference_records(sample, Settings(resamples=RESAMPLES))
     _check_invariance(refs, _noisy_judge(sample))
 
 
 def test_release_baselines_and_a_noisy_row_change_no_other_interval(full: Release) -> None:
-    refs = reference_records(full, resamples=RESAMPLES)
+    refs = reference_records(full, Settings(resamples=RESAMPLES))
     noisy = _noisy_judge(full)
     _check_invariance(refs, noisy)
     # the noisy row is the widest row of the board: unstudentized, it set everyone's c
@@ -90,7 +90,7 @@ def test_release_baselines_and_a_noisy_row_change_no_other_interval(full: Releas
 
 
 def test_resolution_note_says_what_the_board_resolves(full: Release) -> None:
-    refs = reference_records(full, resamples=RESAMPLES)
+    refs = reference_records(full, Settings(resamples=RESAMPLES))
     tables = leaderboard_tables(refs)
     res = tables.judges_resolution
     assert isinstance(res, Resolution) and res.rows == 9 and res.pairs == 36
@@ -117,7 +117,7 @@ def _paper_token(record: ScoreRecord) -> str:
 def test_compare_says_when_a_pair_is_separated_pairwise_but_not_on_the_board(
     full: Release,
 ) -> None:
-    refs = reference_records(full, resamples=RESAMPLES)
+    refs = reference_records(full, Settings(resamples=RESAMPLES))
     tables = leaderboard_tables(refs)
     board = tables.judges_board
     assert board is not None
@@ -173,7 +173,7 @@ def test_compare_with_physicians_labels_the_in_place_kappa(full: Release) -> Non
     """`compare X physicians` showed the judge's kappa in each physician's place (0.7101)
     unlabelled where every other view shows its kappa against the consensus (0.7148): both
     are now kept, the consensus one equal to the leaderboard's."""
-    refs = reference_records(full, resamples=RESAMPLES)
+    refs = reference_records(full, Settings(resamples=RESAMPLES))
     judges, _ = leaderboard(refs)
     side = resolve(full, "gemini-3-flash-preview")
     c = compare(full, side, resolve(full, "physicians"), resamples=RESAMPLES)

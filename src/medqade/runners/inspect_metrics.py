@@ -24,7 +24,7 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 from medqade.dataset.sources import open_release
-from medqade.scoring import attach_labels, parse_submission, score
+from medqade.scoring import Settings, attach_labels, parse_submission, score
 from medqade.vocab import PARTIAL_COVERAGE
 
 
@@ -147,7 +147,7 @@ def judge_agreement(data: str | None = None, resamples: int = 1000) -> Metric:
         sub = parse_submission(
             judge_submission_text(metas).encode("utf-8"), "inspect.jsonl", release, "judge"
         )
-        record = score(release, sub, resamples=resamples).to_json()
+        record = score(release, sub, settings=Settings(resamples=resamples)).to_json()
         return judge_values(record)
 
     return compute
@@ -166,7 +166,7 @@ def answer_accuracy(data: str | None = None, resamples: int = 1000) -> Metric:
         sub = parse_submission(text.encode("utf-8"), "inspect.jsonl", release, "answers")
         if labels is not None:
             sub = attach_labels(sub, labels.encode("utf-8"), "grader.jsonl", release)
-        record = score(release, sub, resamples=resamples).to_json()
+        record = score(release, sub, settings=Settings(resamples=resamples)).to_json()
         return answer_values(record)
 
     return compute

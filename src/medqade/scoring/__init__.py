@@ -26,10 +26,11 @@ from medqade.scoring.records import (
     SCHEMA_VERSION,
     SCORER_VERSION,
     record_id,
-    reference_records,
     score,
     score_file,
 )
+from medqade.scoring.reference_rows import reference_records
+from medqade.scoring.settings import Settings
 from medqade.scoring.submission import (
     KINDS,
     Limits,
@@ -52,6 +53,7 @@ __all__ = [
     "LeaderboardTables",
     "Limits",
     "ModelRow",
+    "Settings",
     "Submission",
     "attach_labels",
     "baseline_labels",

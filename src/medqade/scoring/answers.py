@@ -34,9 +34,10 @@ import numpy.typing as npt
 from medqade import stats, vocab
 from medqade.consensus import majority
 from medqade.measures.estimate import Estimate, proportion
-from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import context, replicates
 from medqade.scoring.normalize import normalise
+from medqade.scoring.record import Accuracy, Judged, JudgeRef
+from medqade.scoring.settings import Settings
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -99,11 +100,11 @@ def anchor(release: Release, answers: Sequence[str | None], own_slot: int | None
     return Anchors(answered, matched, code, pooled, n_matches, own)
 
 
-def _wilson(k: int, n: int) -> list[float]:
+def _wilson(k: int, n: int) -> tuple[float, float]:
     if n == 0:
-        return [float("nan"), float("nan")]
+        return (float("nan"), float("nan"))
     low, high = stats.wilson_interval(k, n)
-    return [float(low), float(high)]
+    return (float(low), float(high))
 
 
 def _ratio(k: int, n: int) -> float:
@@ -112,7 +113,7 @@ def _ratio(k: int, n: int) -> float:
 
 def accuracy_block(
     anchors: Anchors, judge_labels: Codes | None, items: npt.NDArray[np.bool_]
-) -> dict[str, Any]:
+) -> Accuracy:
     """Anchored accuracy, bounds, coverage and (with judge labels) the judged estimate."""
     answered = anchors.answered & items
     resolved = answered & anchors.matched & (anchors.code != vocab.MISSING_CODE)
@@ -121,52 +122,52 @@ def accuracy_block(
     a = int(resolved.sum())
     c = int((resolved & (anchors.code == vocab.RICHTIG_CODE)).sum())
     m = int(unmatched.sum())
-    block: dict[str, Any] = {
-        "anchored": _ratio(c, a),
-        "ci": _wilson(c, a),
-        "lower": _ratio(c, a + m),
-        "lower_ci": _wilson(c, a + m),
-        "upper": _ratio(c + m, a + m),
-        "upper_ci": _wilson(c + m, a + m),
-        "coverage": _ratio(a, a + m),
-        "pooled_anchors": int((anchors.pooled & answered).sum()),
-        "own_anchors": int((anchors.own & answered).sum()),
-        "n_answered": int(answered.sum()),
-        "n_anchored": a,
-        "n_correct": c,
-        "n_anchored_unresolved": int(unresolved.sum()),
-        "n_unmatched": m,
-        "n_items": int(items.sum()),
-        "judged": None,
-    }
+    judged = None
     if judge_labels is not None:
-        judged = unmatched & (
+        labelled = unmatched & (
             (judge_labels == vocab.RICHTIG_CODE) | (judge_labels == vocab.FALSCH_CODE)
         )
-        j = int(judged.sum())
-        jr = int((judged & (judge_labels == vocab.RICHTIG_CODE)).sum())
-        block["judged"] = {
-            "estimate": _ratio(c + jr, a + j),
-            "ci": _wilson(c + jr, a + j),
-            "n_judged": j,
-            "n_judged_richtig": jr,
-            "n_unjudged": m - j,
-        }
-    return block
+        j = int(labelled.sum())
+        jr = int((labelled & (judge_labels == vocab.RICHTIG_CODE)).sum())
+        judged = Judged.of(
+            estimate=_ratio(c + jr, a + j),
+            ci=_wilson(c + jr, a + j),
+            n_judged=j,
+            n_judged_richtig=jr,
+            n_unjudged=m - j,
+        )
+    return Accuracy.of(
+        anchored=_ratio(c, a),
+        ci=_wilson(c, a),
+        lower=_ratio(c, a + m),
+        lower_ci=_wilson(c, a + m),
+        upper=_ratio(c + m, a + m),
+        upper_ci=_wilson(c + m, a + m),
+        coverage=_ratio(a, a + m),
+        pooled_anchors=int((anchors.pooled & answered).sum()),
+        own_anchors=int((anchors.own & answered).sum()),
+        n_answered=int(answered.sum()),
+        n_anchored=a,
+        n_correct=c,
+        n_anchored_unresolved=int(unresolved.sum()),
+        n_unmatched=m,
+        n_items=int(items.sum()),
+        judged=judged,
+    )
 
 
 def _strata(
     anchors: Anchors, judge_labels: Codes | None, release: Release, items: npt.NDArray[np.bool_]
-) -> tuple[list[dict[str, Any] | None], dict[str, dict[str, Any] | None]]:
-    tiers: list[dict[str, Any] | None] = []
+) -> tuple[tuple[Accuracy | None, ...], dict[str, Accuracy | None]]:
+    tiers: list[Accuracy | None] = []
     for t in vocab.TIERS:
         m = items & (release.tier == t)
         tiers.append(accuracy_block(anchors, judge_labels, m) if m.any() else None)
     lexical = release.lexical
-    lex: dict[str, dict[str, Any] | None] = {}
+    lex: dict[str, Accuracy | None] = {}
     for name, m in (("exact_match", items & lexical), ("no_match", items & ~lexical)):
         lex[name] = accuracy_block(anchors, judge_labels, m) if m.any() else None
-    return tiers, lex
+    return tuple(tiers), lex
 
 
 def accuracy(
@@ -174,13 +175,12 @@ def accuracy(
     anchors: Anchors,
     judge_labels: Codes | None,
     items: npt.NDArray[np.bool_],
-) -> dict[str, Any] | None:
+) -> Accuracy | None:
     """The ``accuracy`` record block over ``items`` (with ``by_tier`` and ``by_lexical``)."""
     if not (anchors.answered & items).any():
         return None
-    block = accuracy_block(anchors, judge_labels, items)
-    block["by_tier"], block["by_lexical"] = _strata(anchors, judge_labels, release, items)
-    return block
+    tiers, lexical = _strata(anchors, judge_labels, release, items)
+    return accuracy_block(anchors, judge_labels, items).updated(by_tier=tiers, by_lexical=lexical)
 
 
 def judge_info(
@@ -189,28 +189,25 @@ def judge_info(
     model_family: str | None,
     anchors: Anchors,
     judge_labels: Codes | None,
-) -> tuple[dict[str, Any] | None, list[str]]:
+) -> tuple[JudgeRef | None, list[str]]:
     """The named judge of unmatched answers: identity, core kappa (from the release when it
     is a reference evaluator, else as submitted), family check and its agreement with the
     physician anchors. Returns the block and flags."""
     if judge_labels is None and not judge:
         return None, []
-    info: dict[str, Any] = dict(judge or {})
+    info = JudgeRef.from_json(judge or {})  # the submitter's ``judge`` field, as given
     kappas: dict[str, float] = context.derived(release, "evaluator_core_kappa")
-    model_id = info.get("model_id")
+    model_id = info.model_id
     if model_id in kappas:
-        info["core_kappa"] = kappas[model_id]
-        info["core_kappa_source"] = "release"
-        if "family" not in info:
-            info["family"] = release.roster.family(model_id)
-    elif "core_kappa" in info:
-        info["core_kappa_source"] = "submitted"
+        info = info.updated(core_kappa=kappas[model_id], core_kappa_source="release")
+        if "family" not in info.json_keys:
+            info = info.updated(family=release.roster.family(model_id))
+    elif "core_kappa" in info.json_keys:
+        info = info.updated(core_kappa_source="submitted")
     else:
-        info["core_kappa"] = None
-        info["core_kappa_source"] = None
-    family = info.get("family")
+        info = info.updated(core_kappa=None, core_kappa_source=None)
+    family = info.family
     same = bool(family and model_family and family.casefold() == model_family.casefold())
-    info["same_family"] = same
     check = None
     if judge_labels is not None:
         both = anchors.answered & anchors.matched & (anchors.code != vocab.MISSING_CODE)
@@ -220,7 +217,7 @@ def judge_info(
         if (lab != stats.MISSING).any():
             res = stats.compare_to_reference(lab, ref)
             check = {"pa": float(res.pa), "kappa": float(res.kappa), "n": int(res.n)}
-    info["agreement_on_anchored"] = check
+    info = info.updated(same_family=same, agreement_on_anchored=check)
     return info, [SAME_FAMILY] if same else []
 
 
@@ -234,6 +231,18 @@ def accuracy_estimate(
     return proportion(correct[items], resolved[items], weights)
 
 
+@dataclass(frozen=True)
+class AnswerMetrics:
+    """Every scored section of a model-answer record, typed (:func:`answer_metrics`)."""
+
+    accuracy: Accuracy | None
+    accuracy_core: Accuracy | None
+    judge: JudgeRef | None
+    replicates: replicates.Replicates | None
+    flags: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
 def answer_metrics(
     release: Release,
     answers: Sequence[str | None],
@@ -241,19 +250,20 @@ def answer_metrics(
     judge: Mapping[str, Any] | None = None,
     family: str | None = None,
     model_id: str | None = None,
-    resamples: int = 1000,
-    seed: int = BOOTSTRAP_SEED,
-) -> dict[str, Any]:
-    """Record keys ``accuracy`` (all submitted items), ``accuracy_core``, ``judge``,
-    ``replicates``, ``flags`` and ``warnings`` for one model's answers (one per item,
-    ``None`` = no answer)."""
+    settings: Settings | None = None,
+) -> AnswerMetrics:
+    """The ``accuracy`` (all submitted items), ``accuracy_core``, ``judge`` and
+    ``replicates`` sections, flags and warnings for one model's answers (one per item,
+    ``None`` = no answer), bootstrapped with ``settings``."""
+    settings = settings or Settings()
+    resamples, seed = settings.resamples, settings.seed
     students = release.roster.student_ids
     own_slot = students.index(model_id) if model_id in students else None
     anchors = anchor(release, answers, own_slot)
     core = context.mask(release, context.CORE)
     everything = context.mask(release, context.ALL)
     info, flags = judge_info(release, judge, family, anchors, judge_labels)
-    kept = {
+    kept: dict[str, dict[str, Estimate | None] | None] = {
         "core": {
             "accuracy": accuracy_estimate(
                 anchors, core, context.weights(release, context.CORE, resamples, seed)
@@ -265,11 +275,11 @@ def answer_metrics(
             )
         },
     }
-    return {
-        "accuracy": accuracy(release, anchors, judge_labels, everything),
-        "accuracy_core": accuracy(release, anchors, judge_labels, core),
-        "judge": info,
-        "replicates": replicates.section(kept, resamples, seed),
-        "flags": flags,
-        "warnings": [SAME_FAMILY_WARNING] if flags else [],
-    }
+    return AnswerMetrics(
+        accuracy=accuracy(release, anchors, judge_labels, everything),
+        accuracy_core=accuracy(release, anchors, judge_labels, core),
+        judge=info,
+        replicates=replicates.section(kept, resamples, seed),
+        flags=tuple(flags),
+        warnings=(SAME_FAMILY_WARNING,) if flags else (),
+    )

@@ -26,7 +26,9 @@ from typing import TYPE_CHECKING, Final
 
 from medqade.files import atomic, guards
 from medqade.scoring.record import ScoreRecord
-from medqade.scoring.records import SCORER_VERSION, reference_records
+from medqade.scoring.records import SCORER_VERSION
+from medqade.scoring.reference_rows import reference_records
+from medqade.scoring.settings import Settings
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -67,7 +69,7 @@ def cached_reference_records(
                     log.warning("recomputing reference records: %s: %s", path.name, exc)
             else:
                 log.warning("recomputing reference records: %s is not a list of records", path.name)
-    refs = reference_records(release, resamples=resamples, seed=seed, margin=margin)
+    refs = reference_records(release, Settings(resamples=resamples, seed=seed, margin=margin))
     inside = None if path is None else guards.guarded_within(path.parent)
     if inside is not None:  # never write into a build or a raw release (--results BUILD)
         log.warning("reference rows not cached: the results folder lies inside %s", inside[1])

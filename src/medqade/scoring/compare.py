@@ -48,6 +48,7 @@ from medqade.scoring import judge as judge_scoring
 from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.leaderboard import VIEWS, board_key
 from medqade.scoring.record import RecordMeta, ScoreRecord
+from medqade.scoring.settings import Settings
 from medqade.scoring.simultaneous import BoardPair, board_pair
 from medqade.scoring.submission import (
     DEFAULT_LIMITS,
@@ -431,14 +432,12 @@ def compare(
             np.ones(judge_side.labels.shape, dtype=bool)
             if judge_side.present is None
             else judge_side.present,
-            resamples,
-            seed,
-            paired.DEFAULT_MARGIN,
+            Settings(resamples=resamples, seed=seed),
         )
-        versus: dict[str, Any] | None = (found.core or {}) | {
+        versus: dict[str, Any] | None = (found.core.to_json() if found.core else {}) | {
             "verdict": found.verdict,
-            "headline": found.headline,
-            "alt_test": found.alt_test,
+            "headline": found.headline.to_json(),
+            "alt_test": None if found.alt_test is None else found.alt_test.to_json(),
         }
     else:
         agr_a, tiers_a = scored(a)

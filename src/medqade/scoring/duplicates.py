@@ -23,7 +23,7 @@ release that is smaller: a tiny partial file matches some reference by chance.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +33,7 @@ from medqade.scoring import context
 from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.kinds import JUDGE
 from medqade.scoring.normalize import normalise
+from medqade.scoring.record import SubmissionInfo
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -70,10 +71,13 @@ class ReferenceMatch:
     def describe(self) -> str:
         return f"the {self.role} {self.name} ({self.model_id})"
 
-    def info(self) -> dict[str, Any]:
-        """What the record's ``submission`` object says about the match."""
-        key = "duplicate_of" if self.exact else "near_duplicate_of"
-        return {key: self.model_id, f"{key}_agreement": self.agreement}
+    def marked(self, info: SubmissionInfo) -> SubmissionInfo:
+        """The record's ``submission`` section ``info`` saying what the submission copies."""
+        if self.exact:
+            return info.updated(duplicate_of=self.model_id, duplicate_of_agreement=self.agreement)
+        return info.updated(
+            near_duplicate_of=self.model_id, near_duplicate_of_agreement=self.agreement
+        )
 
     def note(self) -> str:
         """One line for the record's warnings (and the Space's refusal)."""

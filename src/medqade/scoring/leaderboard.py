@@ -97,9 +97,9 @@ from medqade.measures.verdicts import CORE_ABOVE_EXTENSION, VERDICT_METRIC
 from medqade.scoring import replicates
 from medqade.scoring.behaviour_columns import behaviour_columns
 from medqade.scoring.board_rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
+from medqade.scoring.json_object import JsonObject
 from medqade.scoring.record import (
     Agreement,
-    JsonObject,
     Judged,
     JudgeRef,
     RecordMeta,
@@ -190,7 +190,7 @@ class _Ranked:
     settings: tuple[int, int] | None
 
 
-def _common(record: ScoreRecord, view: str) -> dict[str, Any]:
+def _common(record: ScoreRecord, view: str) -> dict[str, str | None]:
     meta = record.meta or RecordMeta()
     return {
         "name": record.name,
@@ -204,7 +204,7 @@ def _common(record: ScoreRecord, view: str) -> dict[str, Any]:
     }
 
 
-def _self_bias(record: ScoreRecord) -> dict[str, Any]:
+def _self_bias(record: ScoreRecord) -> dict[str, float | bool]:
     for t in (record.bias or {}).get("targets") or ():
         if t.get("kind") == "self":
             low, high = _bounds(t.get("bias_ci"))

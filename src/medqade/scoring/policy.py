@@ -38,13 +38,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from medqade.files.problems import InputError, Problem
-from medqade.measures.paired import DEFAULT_MARGIN
-from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import names
 from medqade.scoring.duplicates import reference_match
 from medqade.scoring.meta import merge_meta
 from medqade.scoring.record import ScoreRecord, SpaceEntry
 from medqade.scoring.records import score
+from medqade.scoring.settings import Settings as Settings  # re-exported: policy.Settings
 from medqade.scoring.store import (
     UPLOADS,
     ResultsStore,
@@ -87,17 +86,6 @@ class Submitter:
     account: str
     aliases: tuple[str, ...] = ()
     scheme: str | None = None
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How a submission is scored: bootstrap resamples and seed, the verdict's margin, and
-    the limits an upload must keep."""
-
-    resamples: int = 1000
-    seed: int = BOOTSTRAP_SEED
-    margin: float = DEFAULT_MARGIN
-    limits: Limits = field(default_factory=Limits)
 
 
 @dataclass(frozen=True)
@@ -310,9 +298,7 @@ def _score(
     release: Release, sub: Submission, meta: Mapping[str, Any], settings: Settings
 ) -> ScoreRecord:
     """The one scoring call of a submission, for the dry run and the real run alike."""
-    return score(
-        release, sub, meta, resamples=settings.resamples, seed=settings.seed, margin=settings.margin
-    )
+    return score(release, sub, meta, settings)
 
 
 def check(

@@ -6,11 +6,9 @@ JSON only at the edges: :meth:`ScoreRecord.from_json` reads a stored or freshly 
 (``record.dataset.hash``, ``record.core.kappa``, ``record.meta.name``) instead of string keys.
 
 **Byte-identical.** A record read and written back is the same JSON, so its bytes and its id
-(:func:`medqade.scoring.records.record_id`, a hash of the canonical JSON) never change: every
-object remembers the keys it had, in their order (``json_keys``); a key this version does not
-know is kept unchanged (``extra``); a field that was absent stays absent (``None`` and not in
-``json_keys``), one that was ``null`` is written as ``null``. Values a section does not type
-(per-model slots, confusion tables, ...) are kept as the JSON values they are.
+(:func:`medqade.scoring.records.record_id`, a hash of the canonical JSON) never change (the
+round trip of :class:`~medqade.scoring.json_object.JsonObject`). Values a section does not
+type (per-model slots, confusion tables, ...) are kept as the JSON values they are.
 
 **Adding a section.** A new optional part is one field,
 ``name: Cls | None = field(default=None, metadata=nested(Cls))`` for a :class:`JsonObject`
@@ -21,116 +19,14 @@ value) until its producer gives it a class.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import Field, dataclass, field, fields
-from types import MappingProxyType
-from typing import Any, Final, Self
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
 
-Reader = Callable[[Any], Any]
-Writer = Callable[[Any], Any]
-SKIPPED: frozenset[str] = frozenset({"json_keys", "extra"})
-
-
-def convert(reader: Reader, writer: Writer) -> dict[str, Reader | Writer]:
-    """The metadata of an optional field read with ``reader`` and written with ``writer``
-    (``field(default=None, metadata=convert(...))``; a JSON ``null`` stays ``None`` and is
-    never passed to either)."""
-    return {"read": reader, "write": writer}
-
-
-def nested(cls: type[JsonObject]) -> dict[str, Reader | Writer]:
-    """The metadata of an optional field holding a :class:`JsonObject` of ``cls``."""
-    return convert(cls.from_json, lambda v: v.to_json())
-
-
-def _frozen_empty() -> Mapping[str, Any]:
-    return MappingProxyType({})
-
-
-def _tuple(value: Any) -> tuple[Any, ...]:
-    return tuple(value)
-
-
-def _list(value: Any) -> list[Any]:
-    return list(value)
-
+from medqade.scoring.json_object import PAIR, TUPLE, JsonObject, convert, nested
 
 METRICS: Final = ("kappa", "pa", "pabak")
 """The agreement metrics a judge block and a difference hold."""
-TUPLE: Final = MappingProxyType(convert(_tuple, _list))
-"""A JSON array read as a tuple (a list, a CI pair, ...), written back as an array."""
-PAIR: Final = TUPLE
-
-
-@dataclass(frozen=True, kw_only=True)
-class JsonObject:
-    """A JSON object read into typed fields; see the module docstring for the round trip."""
-
-    json_keys: tuple[str, ...] = field(default=(), repr=False, compare=False)
-    """The object's keys as read, in their order (empty for an object built in code)."""
-    extra: Mapping[str, Any] = field(default_factory=_frozen_empty, repr=False)
-    """Keys this version does not type, with their JSON values."""
-
-    @classmethod
-    def _fields(cls) -> dict[str, Field[Any]]:
-        return _known_fields(cls)
-
-    @classmethod
-    def from_json(cls, obj: Mapping[str, Any]) -> Self:
-        """Read ``obj`` (a JSON object); a key of another type or shape raises ``TypeError``."""
-        if not isinstance(obj, Mapping):
-            raise TypeError(
-                f"{cls.__name__}: expected a JSON object, got {type(obj).__name__}; score the "
-                "submission again"
-            )
-        known = cls._fields()
-        values: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
-        for key, value in obj.items():
-            f = known.get(key)
-            if f is None:
-                extra[key] = value
-                continue
-            reader = f.metadata.get("read")
-            values[key] = reader(value) if reader is not None and value is not None else value
-        return cls(json_keys=tuple(obj), extra=MappingProxyType(extra), **values)
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON object: the keys read, in their order, then fields set in code."""
-        known = self._fields()
-        out: dict[str, Any] = {}
-        for key in self.json_keys:
-            if key in known:
-                out[key] = self._write(key)
-            elif key in self.extra:
-                out[key] = self.extra[key]
-        for key in known:
-            if key not in out and getattr(self, key) is not None:
-                out[key] = self._write(key)
-        for key, value in self.extra.items():
-            out.setdefault(key, value)
-        return out
-
-    def _write(self, key: str) -> Any:
-        value = getattr(self, key)
-        if value is None:
-            return None
-        writer = self._fields()[key].metadata.get("write")
-        if writer is not None:
-            return writer(value)
-        if isinstance(value, JsonObject):
-            return value.to_json()
-        return value
-
-
-_KNOWN: dict[type[JsonObject], dict[str, Field[Any]]] = {}
-
-
-def _known_fields(cls: type[JsonObject]) -> dict[str, Field[Any]]:
-    known = _KNOWN.get(cls)
-    if known is None:
-        known = _KNOWN[cls] = {f.name: f for f in fields(cls) if f.name not in SKIPPED}
-    return known
 
 
 # --- the envelope every record has ---------------------------------------------------------
@@ -152,6 +48,8 @@ class RecordMeta(JsonObject):
     decoding: Any = None
     notes: str | None = None
     judge: Mapping[str, Any] | None = None
+    usage: Mapping[str, Any] | None = None
+    """Token use of the run, as submitted (:mod:`medqade.scoring.meta`)."""
     source: str | None = None
     verified: bool | None = None
 
@@ -187,6 +85,13 @@ class SubmissionInfo(JsonObject):
     rows: int | None = None
     scope: str | None = None
     coverage: Mapping[str, Any] | None = None
+    labels_hash: str | None = None
+    """The hash of the judge labels beside model answers (answers records)."""
+    duplicate_of: str | None = None
+    duplicate_of_agreement: float | None = None
+    near_duplicate_of: str | None = None
+    near_duplicate_of_agreement: float | None = None
+    """A reference row the submission copies (:mod:`medqade.scoring.duplicates`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -274,6 +179,8 @@ class Difference(JsonObject, ByMetric):
     """The physicians' own agreement in the same places."""
     n_physicians: int | None = None
     n_items: int | None = None
+    rated: Mapping[str, Any] | None = None
+    """The core difference with the judge's abstentions dropped (secondary), as its JSON."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -341,6 +248,9 @@ class Judged(JsonObject):
     estimate: float | None = None
     ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
     n: int | None = None
+    n_judged: int | None = None
+    n_judged_richtig: int | None = None
+    n_unjudged: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -351,6 +261,11 @@ class JudgeRef(JsonObject):
     model_id: str | None = None
     family: str | None = None
     core_kappa: float | None = None
+    core_kappa_source: str | None = None
+    """``release`` (a reference evaluator), ``submitted`` or ``None`` (unknown)."""
+    same_family: bool | None = None
+    agreement_on_anchored: Mapping[str, Any] | None = None
+    """The judge's PA, kappa and n against the physician anchors, as its JSON."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -368,6 +283,11 @@ class Accuracy(JsonObject):
     upper_ci: tuple[float | None, ...] | None = field(default=None, metadata=PAIR)
     judged: Judged | None = field(default=None, metadata=nested(Judged))
     n_answered: int | None = None
+    own_anchors: int | None = None
+    n_correct: int | None = None
+    n_anchored_unresolved: int | None = None
+    n_unmatched: int | None = None
+    n_items: int | None = None
     by_tier: Any = None
     """Accuracy blocks per difficulty tier (a JSON array, T1 first), kept as their JSON."""
     by_lexical: Mapping[str, Any] | None = None

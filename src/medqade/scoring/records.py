@@ -28,8 +28,12 @@ Shape (proportions, not percent; NaN is written as ``null``)::
      "accuracy_core": {... same on the core ...}, "judge": {...} | null,
      "flags": [...], "warnings": [...]}
 
-Every builder here returns a frozen :class:`~medqade.scoring.record.ScoreRecord`; its JSON is
-made only where it is written (:meth:`~medqade.scoring.record.ScoreRecord.to_json`). ``id`` is
+Every builder here returns a frozen :class:`~medqade.scoring.record.ScoreRecord` whose
+sections are built typed where they are computed (:mod:`~medqade.scoring.judge`,
+:mod:`~medqade.scoring.answers`); its JSON is made only where it is written
+(:meth:`~medqade.scoring.record.ScoreRecord.to_json`). The final record holds its values as
+they are stored (Python numbers, NaN as ``None``: :func:`finish`), so a record
+scored now equals the record read back from its file. ``id`` is
 the SHA-256 of the canonical JSON of the final scored record without ``id``, ``timestamp``
 and ``space``: the id covers the scored content; a results folder stores its envelope
 (``space``: account, key, uploads) beside it, as a new record made with ``dataclasses.replace``
@@ -49,34 +53,33 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from medqade import __version__, vocab
+from medqade import __version__
 from medqade.files.problems import InputError, Problem
-from medqade.measures.paired import DEFAULT_MARGIN
-from medqade.measures.position import release_positions
-from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import context, replicates
 from medqade.scoring.answers import answer_metrics
-from medqade.scoring.baselines import BASELINES, baseline_labels
 from medqade.scoring.duplicates import reference_match
-from medqade.scoring.judge import PARTIAL, RANKED_METRICS, judge_metrics, rated_block
+from medqade.scoring.judge import PARTIAL, judge_metrics
 from medqade.scoring.meta import clean_meta, deterministic_decoding, merge_meta
 from medqade.scoring.outputs import dumps, jsonable
-from medqade.scoring.record import ScoreRecord
+from medqade.scoring.record import (
+    DatasetRef,
+    RecordMeta,
+    RecordSettings,
+    ScoreRecord,
+    SubmissionInfo,
+)
+from medqade.scoring.settings import Settings
 from medqade.scoring.submission import (
     ANSWERS,
-    DEFAULT_LIMITS,
     JUDGE,
-    Limits,
     Submission,
-    answers_content_hash,
     attach_labels,
-    judge_content_hash,
     parse_submission,
 )
 
@@ -85,8 +88,10 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION: Final = 3
 SCORER_VERSION: Final = f"medqade {__version__} scoring 4"
-PHYSICIAN_FLAG: Final = "physician_reference"
 SYNTHETIC_FLAG: Final = "synthetic_data"
+PHYSICIAN_FLAG: Final = "physician_reference"
+CONFIDENCE: Final = 0.95
+NORMALISATION: Final = "NFKC, casefold, ß/ss, whitespace, edge punctuation, article"
 Clock = Callable[[], datetime]
 
 
@@ -124,42 +129,34 @@ def is_record_file(path: Path) -> bool:
     )
 
 
-def _finish(record: dict[str, Any], clock: Clock | None) -> ScoreRecord:
-    """The final record of the scored sections: its id of its content, then frozen."""
-    out = jsonable(record)
-    out["flags"] = sorted(set(out["flags"]))
-    out["id"] = record_id(out)
-    now = (clock or utc_now)()
-    out["timestamp"] = now.astimezone(UTC).isoformat().replace("+00:00", "Z")
-    order = ("schema_version", "id", "timestamp", "kind", "scorer_version", "meta", "dataset")
-    return ScoreRecord.from_json(
-        {k: out[k] for k in order} | {k: v for k, v in out.items() if k not in order}
+ORDER: Final = ("schema_version", "id", "timestamp", "kind", "scorer_version", "meta", "dataset")
+"""The keys a record writes first, in this order; its sections follow as they were built."""
+
+
+def finish(draft: ScoreRecord, clock: Clock | None) -> ScoreRecord:
+    """The final record of a draft: its values as stored (numpy as Python numbers, NaN as
+    ``None``), its flags sorted, then its id of that content and its timestamp, set once."""
+    body = jsonable(draft.to_json())  # the values the file will hold, read back below
+    body["flags"] = sorted(set(body["flags"]))
+    keys = [k for k in ORDER if k in body or k in ("id", "timestamp")]
+    record = ScoreRecord.from_json({k: body.get(k) for k in keys} | body)
+    now = (clock or utc_now)().astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return replace(record, id=record_id(record), timestamp=now)
+
+
+def dataset_ref(release: Release) -> DatasetRef:
+    """The record's ``dataset``: the release it was scored on."""
+    return DatasetRef.of(
+        hash=release.data_hash,
+        synthetic=release.synthetic,
+        version=release.meta.version,
+        items=release.n_items,
+        core_items=int(release.is_core.sum()),
     )
 
 
-def _dataset(release: Release) -> dict[str, Any]:
-    return {
-        "hash": release.data_hash,
-        "synthetic": release.synthetic,
-        "version": release.meta.version,
-        "items": release.n_items,
-        "core_items": int(release.is_core.sum()),
-    }
-
-
-def _base(
-    release: Release, kind: str, meta: Mapping[str, Any], resamples: int, seed: int
-) -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "kind": kind,
-        "scorer_version": SCORER_VERSION,
-        "meta": dict(meta),
-        "dataset": _dataset(release),
-        "settings": {"resamples": resamples, "seed": seed, "confidence": 0.95},
-        "flags": [SYNTHETIC_FLAG] if release.synthetic else [],
-        "warnings": [],
-    }
+def base_flags(release: Release) -> list[str]:
+    return [SYNTHETIC_FLAG] if release.synthetic else []
 
 
 def _note(p: Problem) -> str:
@@ -170,14 +167,15 @@ def _note(p: Problem) -> str:
     return text
 
 
-def _check_resamples(resamples: int) -> None:
+def check_resamples(resamples: int) -> None:
+    """``ValueError`` unless ``resamples`` is a non-negative integer."""
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 0:
         raise ValueError(f"resamples must be a non-negative integer, got {resamples!r}")
 
 
 def _meta(
     release: Release, submission_meta: Mapping[str, Any], meta: Mapping[str, Any] | None
-) -> dict[str, Any]:
+) -> RecordMeta:
     explicit, problems = clean_meta(
         dict(meta or {}), "metadata", None, release.roster.families, trusted=True
     )
@@ -186,117 +184,134 @@ def _meta(
     merged = merge_meta(submission_meta, explicit)
     merged.setdefault("source", "submission")
     merged.setdefault("verified", False)
-    return merged
+    return RecordMeta.from_json(merged)  # the submitter's fields: the form's JSON edge
 
 
 def judge_record(
     release: Release,
     labels: np.ndarray[Any, Any],
     present: np.ndarray[Any, Any],
-    meta: Mapping[str, Any],
-    submission: Mapping[str, Any],
-    resamples: int,
-    seed: int,
+    meta: RecordMeta,
+    submission: SubmissionInfo,
+    settings: Settings,
     clock: Clock | None,
     exclude_evaluator: str | None = None,
     extra_flags: tuple[str, ...] = (),
     warnings: tuple[str, ...] = (),
-    margin: float = DEFAULT_MARGIN,
     behaviour: Mapping[str, Any] | None = None,
 ) -> ScoreRecord:
     """A judge record from label codes (items, 5) and rows ``present`` (items, 5);
     ``behaviour``: positions, runs and usage (:func:`medqade.measures.behaviour.behaviour`)."""
-    record = _base(release, JUDGE, meta, resamples, seed)
-    record["settings"]["margin"] = margin
-    record["submission"] = dict(submission)
-    metrics = judge_metrics(
+    m = judge_metrics(
         release,
         labels,
         present,
-        family=meta.get("family"),
-        model_id=meta.get("model_id"),
+        settings,
+        family=meta.family,
+        model_id=meta.model_id,
         exclude_evaluator=exclude_evaluator,
-        resamples=resamples,
-        seed=seed,
-        margin=margin,
         behaviour=behaviour,
     )
-    record["flags"] += metrics.pop("flags") + list(extra_flags)
-    if submission.get("scope") == "partial":
-        record["flags"].append(PARTIAL)
-        metrics["verdict"] = None  # a part of a design: evidence only, no verdict, no rank
-    record.update(metrics)
-    record["warnings"] += list(warnings)
-    return _finish(record, clock)
+    partial = submission.scope == "partial"
+    flags = [*base_flags(release), *m.flags, *extra_flags, *([PARTIAL] if partial else [])]
+    draft = ScoreRecord.of(
+        schema_version=SCHEMA_VERSION,
+        kind=JUDGE,
+        scorer_version=SCORER_VERSION,
+        meta=meta,
+        dataset=dataset_ref(release),
+        settings=RecordSettings.of(
+            resamples=settings.resamples,
+            seed=settings.seed,
+            confidence=CONFIDENCE,
+            margin=settings.margin,
+        ),
+        flags=tuple(flags),
+        warnings=warnings,
+        submission=submission,
+        core=m.core,
+        full=m.full,
+        physician_reference=m.physician_reference,
+        physician_difference=m.physician_difference,
+        verdict=None if partial else m.verdict,  # a part of a design: evidence only, no rank
+        headline=m.headline,
+        extension_difference=m.extension_difference,
+        alt_test=m.alt_test,
+        abstention=m.abstention,
+        bias=m.bias,
+        confusion=m.confusion,
+        by_tier=m.by_tier,
+        by_lexical=m.by_lexical,
+        disagreements=m.disagreements,
+        ensembles=m.ensembles,
+        replicates=m.replicates,
+        behaviour=m.behaviour,
+    )
+    return finish(draft, clock)
 
 
 def score(
     release: Release,
     submission: Submission,
     meta: Mapping[str, Any] | None = None,
-    resamples: int = 1000,
-    seed: int = BOOTSTRAP_SEED,
+    settings: Settings | None = None,
     clock: Clock | None = None,
-    margin: float = DEFAULT_MARGIN,
 ) -> ScoreRecord:
     """Score a parsed :class:`Submission`; return its result record (module docstring).
 
     ``meta`` (flags or form fields; keys in :mod:`medqade.scoring.meta`, plus ``source`` and
-    ``verified``) overrides the file's header metadata key by key. ``resamples=0`` skips the
-    bootstrap (CIs are null). The default ``seed`` is that of ``medqade reproduce``, so a
-    reference evaluator's labels score exactly as in its Table 3. ``margin`` is the
-    non-inferiority margin of the verdict against physicians. Raises
+    ``verified``) overrides the file's header metadata key by key. ``settings`` (defaults
+    without) give the resamples (``0`` skips the bootstrap: CIs are null), the seed (by
+    default that of ``medqade reproduce``, so a reference evaluator's labels score exactly as
+    in its Table 3) and the non-inferiority margin of the verdict against physicians. Raises
     :class:`InputError` for bad metadata.
     """
-    _check_resamples(resamples)
+    settings = settings or Settings()
+    check_resamples(settings.resamples)
     merged = _meta(release, submission.meta, meta)
-    info: dict[str, Any] = {
-        "content_hash": submission.content_hash,
-        "format": submission.format,
-        "rows": submission.n_rows,
-        "scope": submission.scope,
-        "coverage": dict(submission.coverage),
-    }
+    info = SubmissionInfo.of(
+        content_hash=submission.content_hash,
+        format=submission.format,
+        rows=submission.n_rows,
+        scope=submission.scope,
+        coverage=dict(submission.coverage),
+    )
     notes = tuple(_note(w) for w in submission.warnings)
     copy = reference_match(release, submission)  # a copy of a paper row is flagged, named
     copy_flags = () if copy is None else (copy.flag,)
     if copy is not None:
-        info.update(copy.info())
+        info = copy.marked(info)
         notes += (copy.note(),)
     if submission.kind == JUDGE:
         if submission.labels is None:
             raise ValueError("a judge submission without labels")
-        exclude = merged.get("model_id")
+        exclude = merged.model_id
         return judge_record(
             release,
             submission.labels,
             submission.present,
             merged,
             info,
-            resamples,
-            seed,
+            settings,
             clock,
             exclude_evaluator=exclude if exclude in release.roster.evaluator_ids else None,
             extra_flags=copy_flags,
             warnings=notes,
-            margin=margin,
             behaviour={
                 "positions": submission.positions,
                 "runs": submission.runs,
-                "usage": merged.get("usage"),
-                "deterministic": deterministic_decoding(merged.get("decoding")),
+                "usage": merged.usage,
+                "deterministic": deterministic_decoding(merged.decoding),
             },
         )
     if submission.answers is None:
         raise ValueError("an answers submission without answers")
-    info["labels_hash"] = submission.answer_labels_hash
     return answers_record(
         release,
         submission.answers,
         merged,
-        info,
-        resamples,
-        seed,
+        info.updated(labels_hash=submission.answer_labels_hash),
+        settings,
         clock,
         judge_labels=submission.answer_labels,
         extra_flags=copy_flags,
@@ -307,37 +322,46 @@ def score(
 def answers_record(
     release: Release,
     answers: tuple[str | None, ...] | list[str | None],
-    meta: Mapping[str, Any],
-    submission: Mapping[str, Any],
-    resamples: int,
-    seed: int,
+    meta: RecordMeta,
+    submission: SubmissionInfo,
+    settings: Settings,
     clock: Clock | None,
     judge_labels: np.ndarray[Any, Any] | None = None,
     warnings: tuple[str, ...] = (),
     extra_flags: tuple[str, ...] = (),
 ) -> ScoreRecord:
     """A model-answer record from one answer per item (``None`` = not answered)."""
-    record = _base(release, ANSWERS, meta, resamples, seed)
-    record["submission"] = dict(submission)
-    metrics = answer_metrics(
+    m = answer_metrics(
         release,
         answers,
         judge_labels,
-        judge=meta.get("judge"),
-        family=meta.get("family"),
-        model_id=meta.get("model_id"),
-        resamples=resamples,
-        seed=seed,
+        judge=meta.judge,
+        family=meta.family,
+        model_id=meta.model_id,
+        settings=settings,
     )
-    record["flags"] += metrics.pop("flags") + list(extra_flags)
-    if submission.get("scope") == "partial":
-        record["flags"].append(PARTIAL)
-    record["warnings"] += list(warnings) + metrics.pop("warnings")
-    record.update(metrics)
-    record["settings"]["normalisation"] = (
-        "NFKC, casefold, ß/ss, whitespace, edge punctuation, article"
+    partial = [PARTIAL] if submission.scope == "partial" else []
+    draft = ScoreRecord.of(
+        schema_version=SCHEMA_VERSION,
+        kind=ANSWERS,
+        scorer_version=SCORER_VERSION,
+        meta=meta,
+        dataset=dataset_ref(release),
+        settings=RecordSettings.of(
+            resamples=settings.resamples,
+            seed=settings.seed,
+            confidence=CONFIDENCE,
+            normalisation=NORMALISATION,
+        ),
+        flags=(*base_flags(release), *m.flags, *extra_flags, *partial),
+        warnings=(*warnings, *m.warnings),
+        submission=submission,
+        accuracy=m.accuracy,
+        accuracy_core=m.accuracy_core,
+        judge=m.judge,
+        replicates=m.replicates,
     )
-    return _finish(record, clock)
+    return finish(draft, clock)
 
 
 def score_file(
@@ -346,176 +370,15 @@ def score_file(
     kind: str | None = None,
     meta: Mapping[str, Any] | None = None,
     labels: Path | str | None = None,
-    resamples: int = 1000,
-    seed: int = BOOTSTRAP_SEED,
+    settings: Settings | None = None,
     clock: Clock | None = None,
-    limits: Limits = DEFAULT_LIMITS,
-    margin: float = DEFAULT_MARGIN,
 ) -> ScoreRecord:
-    """Read, check and score a submission file (and optional labels for model answers)."""
+    """Read, check and score a submission file (and optional labels for model answers),
+    within ``settings.limits``."""
+    settings = settings or Settings()
     path = Path(path)
-    sub = parse_submission(path.read_bytes(), path.name, release, kind, limits)
+    sub = parse_submission(path.read_bytes(), path.name, release, kind, settings.limits)
     if labels is not None:
         lpath = Path(labels)
-        sub = attach_labels(sub, lpath.read_bytes(), lpath.name, release, limits)
-    return score(release, sub, meta, resamples, seed, clock, margin)
-
-
-# --- reference rows ------------------------------------------------------------------------------
-
-
-def _present_all(release: Release) -> np.ndarray[Any, Any]:
-    return np.ones((release.n_items, vocab.N_SLOTS), dtype=bool)
-
-
-def _share(num: np.ndarray[Any, Any], den: np.ndarray[Any, Any]) -> float:
-    d = int(den.sum())
-    return int(num.sum()) / d if d else float("nan")
-
-
-def _physician_record(
-    release: Release, resamples: int, seed: int, clock: Clock | None
-) -> ScoreRecord:
-    record = _base(
-        release,
-        JUDGE,
-        {
-            "name": "Physicians (leave-one-out)",
-            "source": "physicians",
-            "verified": True,
-            "notes": "each physician against the consensus of the other nine, core",
-        },
-        resamples,
-        seed,
-    )
-    core = context.mask(release, context.CORE)
-    reference = context.physicians_in_place(release, resamples, seed).agreement
-    loo = reference.to_dict()
-    loo["rated"] = rated_block(context.physician_reference(release, resamples, seed))
-    p = release.physician_labels
-    rated = p != vocab.MISSING_CODE
-    abstained = p == vocab.ABSTAIN_CODE
-    tier = np.broadcast_to(release.tier[None, :, None], p.shape)
-    record.update(
-        {
-            "submission": {"content_hash": None, "format": None, "rows": None, "scope": "core"},
-            "core": loo
-            | {
-                "coverage": 1.0,
-                "abstention": _share(abstained[:, core], rated[:, core]),
-                "n_items": int(core.sum()),
-            },
-            "full": None,
-            "physician_reference": loo,
-            "physician_difference": None,
-            "verdict": None,
-            "headline": None,
-            "extension_difference": None,
-            "alt_test": None,
-            "replicates": replicates.section(
-                {"core": {m: reference.metric(m) for m in RANKED_METRICS}}, resamples, seed
-            ),
-            "abstention": {
-                "global": _share(abstained, rated),
-                "by_tier": [
-                    _share(abstained & (tier == t), rated & (tier == t)) for t in vocab.TIERS
-                ],
-                "pooled_over": "all physician ratings, all items",
-            },
-        }
-    )
-    record["flags"].append(PHYSICIAN_FLAG)
-    return _finish(record, clock)
-
-
-def reference_records(
-    release: Release,
-    resamples: int = 1000,
-    seed: int = BOOTSTRAP_SEED,
-    clock: Clock | None = None,
-    margin: float = DEFAULT_MARGIN,
-) -> list[ScoreRecord]:
-    """Records of the paper's nine evaluators (``source`` paper), the physician
-    leave-one-out row (``physicians``, flag ``physician_reference``), the baseline judges
-    (``baseline``) and the five students as model-answer rows (``paper``)."""
-    _check_resamples(resamples)
-    roster = release.roster
-    present = _present_all(release)
-    shown_at = release_positions(
-        release.judgments, release.slot_index, roster.evaluator_ids, release.n_items
-    )
-    out = []
-    for k, ev in enumerate(roster.evaluators):
-        labels = release.evaluator_labels[k]
-        meta = {
-            "name": ev.name,
-            "model_id": ev.id,
-            "family": ev.family,
-            "prompt": "official",
-            "source": "paper",
-            "verified": True,
-        }
-        info = {
-            "content_hash": judge_content_hash(release, labels, present),
-            "format": "release",
-            "rows": int(present.sum()),
-            "scope": "full",
-            "coverage": {"core": 1.0, "extension": 1.0, "all": 1.0},
-        }
-        out.append(
-            judge_record(
-                release,
-                labels,
-                present,
-                meta,
-                info,
-                resamples,
-                seed,
-                clock,
-                exclude_evaluator=ev.id,
-                margin=margin,
-                behaviour={"positions": shown_at[k]},
-            )
-        )
-    out.append(_physician_record(release, resamples, seed, clock))
-    for b in BASELINES:
-        labels = baseline_labels(release, b)
-        meta = {
-            "name": b.name,
-            "model_id": b.id,
-            "notes": b.description,
-            "source": "baseline",
-            "verified": True,
-        }
-        info = {
-            "content_hash": judge_content_hash(release, labels, present),
-            "format": "baseline",
-            "rows": int(present.sum()),
-            "scope": "full",
-            "coverage": {"core": 1.0, "extension": 1.0, "all": 1.0},
-        }
-        out.append(
-            judge_record(
-                release, labels, present, meta, info, resamples, seed, clock, margin=margin
-            )
-        )
-    for s, student in enumerate(roster.students):
-        texts = [a if isinstance(a, str) and a.strip() else None for a in release.answer_text[:, s]]
-        meta = {
-            "name": student.name,
-            "model_id": student.id,
-            "family": student.family,
-            "prompt": "official",
-            "source": "paper",
-            "verified": True,
-        }
-        info = {
-            "content_hash": answers_content_hash(release, texts, np.ones(release.n_items, bool)),
-            "format": "release",
-            "rows": release.n_items,
-            "scope": "full",
-            "coverage": {"core": 1.0, "extension": 1.0, "all": 1.0},
-            "labels_hash": None,
-        }
-        out.append(answers_record(release, texts, meta, info, resamples, seed, clock))
-    return out
+        sub = attach_labels(sub, lpath.read_bytes(), lpath.name, release, settings.limits)
+    return score(release, sub, meta, settings, clock)

@@ -12,21 +12,52 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
+from medqade.measures.estimate import Estimate
+from medqade.scoring.json_object import JsonView, convert, json_value
+
 FloatArray = npt.NDArray[np.float64]
 DTYPE: Final = "<f8"
 
 
-def encode(values: npt.ArrayLike) -> dict[str, Any]:
-    """``{"dtype": "<f8", "n": R, "base64": ...}`` of a (R,) float array (NaN kept)."""
+@dataclass(frozen=True, kw_only=True)
+class Encoded(JsonView):
+    """``{"dtype": "<f8", "n": R, "base64": ...}``: R replicates of one statistic."""
+
+    dtype: str | None = None
+    n: int | None = None
+    base64: str | None = None
+
+
+def _read_view(value: Any) -> Any:
+    return {m: Encoded.from_json(b) if isinstance(b, Mapping) else b for m, b in value.items()}
+
+
+VIEW: Final = convert(_read_view, json_value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Replicates(JsonView):
+    """A record's ``replicates``: the resamples and seed, and per view (``core``, ``full``)
+    the :class:`Encoded` replicates of each ranked metric."""
+
+    resamples: int | None = None
+    seed: int | None = None
+    core: Mapping[str, Encoded] | None = field(default=None, metadata=VIEW)
+    full: Mapping[str, Encoded] | None = field(default=None, metadata=VIEW)
+
+
+def encode(values: npt.ArrayLike) -> Encoded:
+    """The :class:`Encoded` replicates of a (R,) float array (NaN kept)."""
     x = np.ascontiguousarray(np.asarray(values, dtype=DTYPE))
     if x.ndim != 1:
         raise ValueError(f"replicates must be one-dimensional, got shape {x.shape}")
-    return {"dtype": DTYPE, "n": int(x.size), "base64": base64.b64encode(x.tobytes()).decode()}
+    return Encoded.of(dtype=DTYPE, n=int(x.size), base64=base64.b64encode(x.tobytes()).decode())
 
 
 def decode(block: object) -> FloatArray | None:
@@ -46,21 +77,23 @@ def decode(block: object) -> FloatArray | None:
     return out
 
 
-def section(estimates: Mapping[str, Any], resamples: int, seed: int) -> dict[str, Any] | None:
-    """The record's ``replicates`` object: ``{"resamples", "seed", VIEW: {METRIC: encoded}}``
-    from ``{VIEW: {METRIC: Estimate | None}}``; ``None`` without a bootstrap."""
+def section(
+    estimates: Mapping[str, Mapping[str, Estimate | None] | None], resamples: int, seed: int
+) -> Replicates | None:
+    """The record's ``replicates`` (:class:`Replicates`) from ``{VIEW: {METRIC: Estimate |
+    None}}`` (views ``core`` and ``full``); ``None`` without a bootstrap."""
     if resamples == 0:
         return None
-    out: dict[str, Any] = {"resamples": resamples, "seed": seed}
+    views: dict[str, Any] = {}
     for view, metrics in estimates.items():
         if metrics is None:
             continue
-        out[view] = {
+        views[view] = {
             m: encode(e.replicates)
             for m, e in metrics.items()
             if e is not None and e.replicates is not None
         }
-    return out
+    return Replicates.of(resamples=resamples, seed=seed, **views)
 
 
 def of_record(record: Mapping[str, Any], view: str, metric: str) -> FloatArray | None:
