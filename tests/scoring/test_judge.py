@@ -15,7 +15,7 @@ from medqade.analyses import rq3, rq4
 from medqade.cli import main
 from medqade.dataset.release import Release
 from medqade.measures import agreement as alignment
-from medqade.measures import paired, seeds
+from medqade.measures import in_place, paired, seeds
 from medqade.scoring import leaderboard, parse_submission
 from medqade.scoring.breakdowns import abstention
 
@@ -294,27 +294,30 @@ def test_score_ensembles_with_and_without_the_judge(full: Release) -> None:
     assert set(pool) < set(full.roster.ensemble_pool)
 
 
-def test_score_verdict_is_the_paired_difference_with_physicians(full: Release) -> None:
-    """The verdict reads the like-for-like difference on the same core resamples: the judge in
-    each physician's place against the same nine-physician reference, not CI overlap."""
+def test_score_verdict_is_the_headline_of_the_two_way_differences(full: Release) -> None:
+    """The verdict reads the like-for-like differences on the same resamples (questions and
+    physicians), pooled by the rule of medqade.measures.verdicts, not CI overlap."""
     k = full.roster.evaluator_ids.index(EVALUATOR)
     text = codes_to_rows(full, full.evaluator_labels[k])
     record = scored(full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES)
     core = full.is_core
     w = seeds.question_weights(int(core.sum()), RESAMPLES, seeds.BOOTSTRAP_SEED)
-    place = alignment.judge_in_place(
+    v = seeds.physician_weights(full.physician_labels.shape[0], RESAMPLES, seeds.BOOTSTRAP_SEED)
+    place = in_place.judge_in_place(
         full.evaluator_labels[k][core], full.physician_labels[:, core], full.roster.student_ids, w
     )
-    judge, loo = place.judge, place.physicians
     diff = record["physician_difference"]
-    assert diff["kappa"] == judge.kappa.value - loo.kappa.value
-    assert judge.kappa.replicates is not None and loo.kappa.replicates is not None
-    expected = np.percentile(judge.kappa.replicates - loo.kappa.replicates, [2.5, 97.5])
-    assert diff["kappa_ci"] == pytest.approx(list(expected), abs=1e-15)
-    assert diff["margin"] == paired.DEFAULT_MARGIN and diff["primary"] == "kappa"
-    assert diff["margins"] == paired.margins(0.05, loo.pa.value, loo.kappa.value)
-    assert diff["margins"]["pabak"] == 2 * diff["margins"]["pa"]
-    low, high = diff["kappa_ci"]
+    assert diff["kappa"] == place.judge.kappa.value - place.physicians.kappa.value
+    two_way = place.difference("kappa", v)
+    assert diff["kappa_ci"] == pytest.approx(list(two_way.ci), abs=1e-15)
+    given = place.difference("kappa")  # questions only: the secondary interval
+    assert diff["given_panel"]["kappa_ci"] == pytest.approx(list(given.ci), abs=1e-15)
+    assert "margins" not in diff and "verdict" not in diff
+    head = record["headline"]
+    ext = record["extension_difference"]
+    assert head["decided_on"] == "pooled" and head["margin"] == paired.DEFAULT_MARGIN
+    assert head["kappa"] == pytest.approx((diff["kappa"] + ext["kappa"]) / 2, abs=1e-15)
+    low, high = head["kappa_ci"]
     if low > 0:
         want = paired.ABOVE
     elif low > -0.05:
@@ -323,8 +326,7 @@ def test_score_verdict_is_the_paired_difference_with_physicians(full: Release) -
         want = paired.INFERIOR
     else:
         want = paired.BELOW if high < 0 else paired.INCONCLUSIVE
-    assert record["verdict"] == want == record["verdicts"]["kappa"]
-    assert record["verdicts"]["pa"] == record["verdicts"]["pabak"]
+    assert record["verdict"] == want
     wide = scored(
         full, parse_submission(text.encode(), "j.csv", full), resamples=RESAMPLES, margin=1.0
     )
