@@ -5,6 +5,7 @@ The release is ``synthetic_build`` of ``tests/conftest.py``, built once per sess
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from pathlib import Path
@@ -93,3 +94,42 @@ def core_labels(full: Release) -> np.ndarray:
 @pytest.fixture(scope="module")
 def core_weights(core_labels: np.ndarray) -> np.ndarray:
     return question_weights(core_labels.shape[1], RESAMPLES, seed=5)
+
+
+# --- loops the ranking tests compare against ------------------------------------------------
+
+
+def loop_se(reps: np.ndarray, i: int, j: int) -> float:
+    both = ~np.isnan(reps[i]) & ~np.isnan(reps[j])
+    if both.sum() < 2:
+        return math.nan
+    return float(np.std(reps[i, both] - reps[j, both], ddof=1))
+
+
+def loop_critical(est: np.ndarray, reps: np.ndarray, level: float = 0.95) -> float:
+    """Studentized max-T, one pair at a time: per resample the largest
+    |(rep_i - rep_j) - d_ij| / se_ij over the pairs defined in it (pairs with se <= 1e-12 or
+    fewer than two common resamples left out), and its quantile."""
+    k, r = reps.shape
+    stat = [-math.inf] * r
+    for i, j in itertools.combinations(range(k), 2):
+        se = loop_se(reps, i, j)
+        if not se > 1e-12:
+            continue
+        for b in range(r):
+            x = reps[i, b] - reps[j, b]
+            if not math.isnan(x):
+                stat[b] = max(stat[b], abs(x - (est[i] - est[j])) / se)
+    kept = [s for s in stat if s > -math.inf]
+    return float(np.quantile(kept, level)) if kept else math.nan
+
+
+def paired_board(seed: int, n: int = 12, r: int = 300, spread: float = 0.15) -> tuple:
+    """Paired rows (a shared resample effect) whose own spread differs from row to row."""
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(0.5 - spread, 0.5 + spread, size=n)
+    shared = rng.normal(0.0, 0.05, size=r)
+    own = rng.uniform(0.005, 0.04, size=(n, 1))
+    reps = centres[:, None] + shared[None, :] + own * rng.normal(0.0, 1.0, size=(n, r))
+    est = centres + rng.normal(0.0, 0.005, size=n)
+    return est, reps
