@@ -16,7 +16,7 @@ compute their numbers here and never import each other:
 - :mod:`~.verdicts`: the verdict against the physicians of one judge, core and extension
   (differences, margins and verdict words; shared by ``score`` and ``reproduce``);
 - :mod:`~.ranking`: rank intervals from simultaneous paired intervals (studentized max-T
-  bootstrap) and what a board can resolve;
+  bootstrap) and what a board can resolve; :mod:`~.max_t`: its critical value and pair errors;
 - :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
 - :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel.
 
