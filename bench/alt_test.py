@@ -10,7 +10,7 @@ alone): five answer slots per question; each answer's true label is Richtig with
 with the rater's own accuracy (ten physicians: uniform 0.90-0.97; each abstains with its own
 rate, uniform 0.03-0.10). The panel is drawn once from the seed, as in bench/verdict.py. A
 judge never abstains; its accuracy is set by bisection so that its true kappa ``d`` (the judge
-in each physician's place, :func:`medqade.measures.agreement.judge_in_place`, on 20,000
+in each physician's place, :func:`medqade.measures.in_place.judge_in_place`, on 20,000
 questions) is 0 (the panel's mean accuracy: "as good as the physicians"), -0.05 (the default
 margin), -0.15 or -0.30. Each of ``--sims`` simulated core benchmarks (200 questions, seeded)
 draws new answers and labels; every judge is tested on the same physicians' labels.
@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from medqade.measures import aat
-from medqade.measures import agreement as agr
+from medqade.measures import in_place as agr
 
 SLOTS = ("s1", "s2", "s3", "s4", "s5")
 PREVALENCE = 0.65

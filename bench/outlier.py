@@ -27,7 +27,8 @@ import numpy as np
 
 from medqade.dataset.release import Release
 from medqade.dataset.sources import open_release, resolve_data
-from medqade.measures.agreement import agreement, loo_references
+from medqade.measures.agreement import agreement
+from medqade.measures.physician_reference import loo_references
 from medqade.measures.rater_report import panel_report
 from medqade.measures.raters import (
     OUTLIER_RESAMPLES,

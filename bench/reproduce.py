@@ -45,8 +45,8 @@ from medqade.analyses.rq3 import macro_agreement
 from medqade.consensus import majority_of_codes
 from medqade.dataset.release import Release, load_release
 from medqade.dataset.sources import open_release
-from medqade.measures.agreement import substantive
 from medqade.measures.seeds import BOOTSTRAP_SEED, question_weights
+from medqade.measures.slots import substantive
 
 
 def _kappa_pa(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:

@@ -24,10 +24,11 @@ import sys
 import time
 from pathlib import Path
 
-from medqade.runners.inspect_run import RunSettings, run_eval
+from medqade.runners.inspect_run import run_eval
 from medqade.runners.inspect_tasks import judge_run_task
 from medqade.runners.judge import JudgeItem
 from medqade.runners.prompts import JUDGE_SYSTEM_PROMPT
+from medqade.runners.run_settings import RunSettings
 from medqade.vocab import DEFAULT_ROSTER
 
 STUB = Path(__file__).resolve().parents[1] / "tests" / "servers" / "stub_server.py"

@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from medqade.analyses.calibration import Target, calibration_table
+from medqade.analyses.calibration import calibration_table
+from medqade.analyses.calibration_targets import Target
 from medqade.dataset.release import Release
 
 PHYSICIANS = [f"P{i:02d}" for i in range(1, 11)]

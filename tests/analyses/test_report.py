@@ -100,34 +100,3 @@ def test_write_figures_is_deterministic(report: Report, tmp_path: Path) -> None:
         assert a.stat().st_size > 0
         if a.suffix == ".svg":
             assert a.read_bytes() == b.read_bytes()
-
-
-def test_table1_has_the_whole_panel(report: Report) -> None:
-    table = next(t for t in report.tables() if t.name == "table1_physician_reliability")
-    assert table.header[-2:] == ("Fleiss kappa", "Gwet AC1")
-    columns = ("fleiss", "fleiss_low", "fleiss_high", "ac1", "ac1_low", "ac1_high")
-    assert table.csv_header[-6:] == columns
-    rq1 = report.rq1
-    for (model, slot), row, csv_row in zip(
-        rq1.slots.items(), table.rows, table.csv_rows, strict=False
-    ):
-        assert csv_row[0] == model
-        values = dict(zip(table.csv_header, csv_row, strict=True))
-        assert values["fleiss"] == slot.fleiss.value
-        assert (values["fleiss_low"], values["fleiss_high"]) == slot.fleiss.ci
-        assert values["ac1"] == slot.ac1.value
-        assert (values["ac1_low"], values["ac1_high"]) == slot.ac1.ci
-        f = slot.fleiss
-        assert row[-2] == f"{f.value:.3f} [{f.low:.3f}, {f.high:.3f}]"
-        assert row[-1].startswith(f"{slot.ac1.value:.3f} [")
-    mean_md, mean_csv = table.rows[-1], table.csv_rows[-1]
-    assert mean_md[0] == "**Mean**" and mean_csv[0] == "mean"
-    assert mean_md[-2:] == (f"{rq1.mean_fleiss:.3f}", f"{rq1.mean_ac1:.3f}")
-    means = dict(zip(table.csv_header, mean_csv, strict=True))
-    assert means["fleiss"] == rq1.mean_fleiss
-    assert isinstance(means["fleiss_low"], float) and math.isnan(means["fleiss_low"])
-    assert means["ac1"] == rq1.mean_ac1
-    icc = rq1.difficulty_icc
-    assert "ICC(2,1)" in table.note
-    assert f"{icc.value:.3f} [{icc.low:.3f}, {icc.high:.3f}]" in table.note
-    assert "Difficulty alpha" in table.note

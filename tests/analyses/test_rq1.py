@@ -108,7 +108,7 @@ def test_panel_coefficients_match_statsmodels_where_all_ten_rated(release: Relea
 
 def test_panel_coefficients_equal_stats_with_missing(release: Release) -> None:
     from medqade import stats
-    from medqade.measures.agreement import substantive
+    from medqade.measures.slots import substantive
 
     labels = substantive(_core_labels(release))
     result = physician_reliability(release)
@@ -135,7 +135,7 @@ def test_difficulty_icc_matches_pingouin(release: Release) -> None:
 
 def test_panel_cis_use_the_core_weights(release: Release) -> None:
     from medqade import stats
-    from medqade.measures.agreement import substantive
+    from medqade.measures.slots import substantive
 
     w = question_weights(200, 50, seed=3)
     result = physician_reliability(release, w)

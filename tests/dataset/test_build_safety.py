@@ -647,7 +647,8 @@ def test_space_without_gradio_names_the_extra(
 
 def test_arrow_conversion_failure_names_config_and_column() -> None:
     """The last guard: a value Arrow cannot store is a problem naming config and column."""
-    from medqade.dataset.build import _arrow, derive_tables
+    from medqade.dataset.build import _arrow
+    from medqade.dataset.derive import derive_tables
 
     tables = derive_tables(load_raw_release(SAMPLE))
     frame = tables.questions.copy()

@@ -16,9 +16,9 @@ import pytest
 from analyses.helpers import pingouin_icc2, statsmodels_fleiss
 from medqade import stats
 from medqade.dataset.release import Release
-from medqade.measures.agreement import substantive
 from medqade.measures.panel import difficulty_icc, panel_slots
 from medqade.measures.seeds import question_weights
+from medqade.measures.slots import substantive
 
 from .conftest import RESAMPLES
 

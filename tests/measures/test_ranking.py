@@ -11,51 +11,27 @@ import pytest
 
 from medqade import vocab
 from medqade.measures import macro_agreement, question_weights
+from medqade.measures.max_t import critical_value
 from medqade.measures.ranking import (
     Ranker,
     RankInterval,
     Resolution,
-    critical_value,
-    pair_standard_errors,
     rank_board,
     rank_intervals,
     ranks,
 )
 
-
-def _loop_se(reps: np.ndarray, i: int, j: int) -> float:
-    both = ~np.isnan(reps[i]) & ~np.isnan(reps[j])
-    if both.sum() < 2:
-        return math.nan
-    return float(np.std(reps[i, both] - reps[j, both], ddof=1))
-
-
-def _loop_critical(est: np.ndarray, reps: np.ndarray, level: float = 0.95) -> float:
-    """Studentized max-T, one pair at a time: per resample the largest
-    |(rep_i - rep_j) - d_ij| / se_ij over the pairs defined in it (pairs with se <= 1e-12 or
-    fewer than two common resamples left out), and its quantile."""
-    k, r = reps.shape
-    stat = [-math.inf] * r
-    for i, j in itertools.combinations(range(k), 2):
-        se = _loop_se(reps, i, j)
-        if not se > 1e-12:
-            continue
-        for b in range(r):
-            x = reps[i, b] - reps[j, b]
-            if not math.isnan(x):
-                stat[b] = max(stat[b], abs(x - (est[i] - est[j])) / se)
-    kept = [s for s in stat if s > -math.inf]
-    return float(np.quantile(kept, level)) if kept else math.nan
+from .conftest import loop_critical, loop_se, paired_board
 
 
 def _loop_ranks(est: np.ndarray, reps: np.ndarray) -> tuple[list[int], list[int], float]:
-    crit = _loop_critical(est, reps)
+    crit = loop_critical(est, reps)
     k = len(est)
     best, worst = [], []
     for i in range(k):
         better = lower = 0
         for j in range(k):
-            se = _loop_se(reps, i, j) if j != i else math.nan
+            se = loop_se(reps, i, j) if j != i else math.nan
             if not se > 1e-12:
                 continue
             better += (est[j] - est[i]) / se > crit
@@ -65,22 +41,11 @@ def _loop_ranks(est: np.ndarray, reps: np.ndarray) -> tuple[list[int], list[int]
     return best, worst, crit
 
 
-def _board(seed: int, n: int = 12, r: int = 300, spread: float = 0.15) -> tuple:
-    """Paired rows (a shared resample effect) whose own spread differs from row to row."""
-    rng = np.random.default_rng(seed)
-    centres = rng.uniform(0.5 - spread, 0.5 + spread, size=n)
-    shared = rng.normal(0.0, 0.05, size=r)
-    own = rng.uniform(0.005, 0.04, size=(n, 1))
-    reps = centres[:, None] + shared[None, :] + own * rng.normal(0.0, 1.0, size=(n, r))
-    est = centres + rng.normal(0.0, 0.005, size=n)
-    return est, reps
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 5])
 def test_critical_value_and_ranks_equal_a_loop_over_pairs(seed: int) -> None:
     """Also where float32 cannot be trusted (seed 5: a pair of nearly identical rows, whose
     tiny standard error magnifies rounding): computed in float64 then."""
-    est, reps = _board(seed)
+    est, reps = paired_board(seed)
     if seed == 5:
         rng = np.random.default_rng(5)
         reps[9] = reps[8] + 1e-7 * rng.normal(size=reps.shape[1])
@@ -100,22 +65,11 @@ def test_critical_value_and_ranks_equal_a_loop_over_pairs(seed: int) -> None:
     assert np.all(got_best <= got_worst)
 
 
-def test_pair_standard_errors_equal_numpy_per_pair() -> None:
-    _, reps = _board(9, n=8)
-    reps[1, 10:40] = np.nan
-    reps[4] = reps[3] + 1e-9 * np.sin(np.arange(reps.shape[1]))  # nearly identical rows
-    se = pair_standard_errors(reps)
-    for i, j in itertools.permutations(range(8), 2):
-        assert se[i, j] == pytest.approx(_loop_se(reps, i, j), rel=1e-9, abs=1e-18)
-    assert np.isnan(np.diag(se)).all()
-    assert 0 < se[3, 4] < 1e-8
-
-
 def test_resolution_is_c_times_the_smallest_and_median_pair_se() -> None:
-    est, reps = _board(10, n=7)
+    est, reps = paired_board(10, n=7)
     board = rank_board(list("abcdefg"), est, reps)
-    pair_se = [_loop_se(reps, i, j) for i, j in itertools.combinations(range(7), 2)]
-    crit = _loop_critical(est, reps)
+    pair_se = [loop_se(reps, i, j) for i, j in itertools.combinations(range(7), 2)]
+    crit = loop_critical(est, reps)
     res = board.resolution
     assert isinstance(res, Resolution)
     assert res.critical == pytest.approx(crit, abs=1e-12)
@@ -130,7 +84,7 @@ def test_resolution_is_c_times_the_smallest_and_median_pair_se() -> None:
 def test_a_high_variance_row_changes_no_other_rows_interval() -> None:
     """The unstudentized critical value was set by the widest row; studentized, a row with
     ten times the spread of the others leaves every other row's rank interval as it was."""
-    est, reps = _board(11, n=10, spread=0.2)
+    est, reps = paired_board(11, n=10, spread=0.2)
     rng = np.random.default_rng(21)
     noisy = 0.5 + 0.3 * rng.normal(size=reps.shape[1])
     best0, worst0, c0 = rank_intervals(est, reps)
@@ -179,26 +133,14 @@ def test_clearly_better_row_ranks_first_and_worse_rows_lower() -> None:
     assert str(got[0]) == "1" and str(got[1]) == "2-3"
 
 
-def test_copies_of_the_leader_do_not_change_the_critical_value() -> None:
-    """An exact copy's pair with its original has se 0 (left out), and its pairs with the
-    other rows repeat the original's: the same T(b) in every resample, the same c."""
-    est, reps = _board(5, n=8)
-    lead = int(np.argmax(est))
-    more_est = np.concatenate([est, np.repeat(est[lead], 20)])
-    more_reps = np.vstack([reps, np.repeat(reps[lead : lead + 1], 20, axis=0)])
-    assert critical_value(more_est, more_reps) == pytest.approx(
-        critical_value(est, reps), abs=1e-13
-    )
-
-
 def test_rank_is_in_input_order() -> None:
-    est, reps = _board(6, n=6)
+    est, reps = paired_board(6, n=6)
     rows = [(i, est[i], reps[i]) for i in range(6)]
     assert ranks(rows[::-1]) == ranks(rows)[::-1]
 
 
 def test_ranker_keeps_the_boards_and_reads_pairs() -> None:
-    est, reps = _board(7, n=5, spread=0.3)
+    est, reps = paired_board(7, n=5, spread=0.3)
     ranker = Ranker()
     rows = [(f"r{i}", est[i], reps[i]) for i in range(5)]
     first = ranker.rank_board(rows)
@@ -208,10 +150,10 @@ def test_ranker_keeps_the_boards_and_reads_pairs() -> None:
     assert ranker.better(f"r{hi}", f"r{lo}") is True
     assert ranker.better(f"r{lo}", f"r{hi}") is False
     assert ranker.better("r0", "unknown") is None
-    assert ranker.critical == pytest.approx(_loop_critical(est, reps), abs=1e-12)
+    assert ranker.critical == pytest.approx(loop_critical(est, reps), abs=1e-12)
     test = first.pair(f"r{hi}", f"r{lo}")
     assert test is not None and test.separated and test.in_family
-    se = _loop_se(reps, hi, lo)
+    se = loop_se(reps, hi, lo)
     assert test.se == pytest.approx(se, rel=1e-12)
     half = test.critical * se
     assert (test.low, test.high) == pytest.approx((test.d - half, test.d + half))
@@ -226,7 +168,7 @@ def test_one_row_and_no_rows() -> None:
 
 
 def test_rank_rejects_duplicate_keys_mixed_resamples_and_undefined_estimates() -> None:
-    est, reps = _board(8, n=3)
+    est, reps = paired_board(8, n=3)
     with pytest.raises(ValueError, match="own key"):
         ranks([("a", est[0], reps[0]), ("b", est[1], reps[1]), ("a", est[2], reps[2])])
     with pytest.raises(ValueError, match="same resamples"):

@@ -11,7 +11,7 @@ import pytest
 from analyses.helpers import kappa, pa
 from medqade import vocab
 from medqade.dataset.release import Release
-from medqade.measures.agreement import leave_one_out
+from medqade.measures.physician_reference import leave_one_out
 from medqade.measures.rater_report import PanelReport, panel_report
 from medqade.measures.raters import OUTLIER_VERDICTS
 from medqade.measures.seeds import question_weights

@@ -25,7 +25,7 @@ from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 from medqade.cli import main
 from medqade.dataset import hub_eval
 from medqade.runners.inspect_metrics import answer_values, judge_values
-from medqade.runners.inspect_tasks import answer, epoch_seed, format_ladder, judge
+from medqade.runners.inspect_tasks import answer, epoch_seed, judge
 from medqade.runners.judge import answer_order
 from medqade.scoring.inspect_log import log_rows
 from servers.stub_server import StubServer
@@ -74,16 +74,7 @@ def test_entry_point_names_the_tasks_module_and_registers_both_tasks() -> None:
     assert any(d.startswith("inspect_ai") for d in extras["test"])
 
 
-def test_format_ladder_starts_where_asked() -> None:
-    assert [r.name for r in format_ladder("json_schema", 5)] == [
-        "json_schema",
-        "json_object with schema",
-        "json_object",
-        "none",
-    ]
-    assert [r.name for r in format_ladder("json_object", 5)] == ["json_object", "none"]
-    with pytest.raises(ValueError, match="response_format"):
-        format_ladder("xml", 5)
+def test_epoch_seed_is_the_seed_in_epoch_one_and_another_later() -> None:
     assert epoch_seed(7, 1) == 7 and epoch_seed(7, 2) != 7 and epoch_seed(7, 2) == epoch_seed(7, 2)
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.metrics import cohen_kappa_score
 
 from medqade.stats import MISSING
 
@@ -43,3 +46,17 @@ def table_to_ratings(table: list[list[int]]) -> tuple[NDArray[np.int64], NDArray
     first = np.repeat(np.repeat(np.arange(k), k), counts.ravel())
     second = np.repeat(np.tile(np.arange(k), k), counts.ravel())
     return first, second
+
+
+def sklearn_kappa(a: np.ndarray, b: np.ndarray) -> float:
+    keep = (a != MISSING) & (b != MISSING)
+    if not keep.any():
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(cohen_kappa_score(a[keep], b[keep], replace_undefined_by=np.nan))
+
+
+def plain_pa(a: np.ndarray, b: np.ndarray) -> float:
+    keep = (a != MISSING) & (b != MISSING)
+    return float(np.mean(a[keep] == b[keep])) if keep.any() else float("nan")

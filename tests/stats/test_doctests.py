@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["intervals", "bootstrap", "agreement", "krippendorff", "fleiss", "icc"]
+MODULES = ["intervals", "bootstrap", "agreement", "panels", "krippendorff", "fleiss", "icc"]
 
 
 @pytest.mark.parametrize("name", MODULES)

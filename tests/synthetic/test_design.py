@@ -14,7 +14,7 @@ from medqade.dataset.build import build
 from medqade.dataset.release import Release
 from medqade.dataset.sources import SYNTHETIC_SEED
 from medqade.synthetic import load_facts, synthesize
-from medqade.synthetic.simulate import _extension_pairs
+from medqade.synthetic.draws import extension_pairs
 
 
 def test_facts_count_specialties_and_variants() -> None:
@@ -64,7 +64,7 @@ def test_primary_raters_have_800_extension_items(synthetic: Release) -> None:
     ext = r[(r["split"] == "extension") & (r["round"] == "primary")]
     per_rater = ext.groupby("rater")["question_id"].nunique()
     assert per_rater.to_dict() == {f"P{i:02d}": 800 for i in range(1, 10)}
-    pairs = _extension_pairs(3600)
+    pairs = extension_pairs(3600)
     assert (pairs[:, 0] != pairs[:, 1]).all()
 
 

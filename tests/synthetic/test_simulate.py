@@ -11,7 +11,8 @@ import pytest
 
 from medqade import vocab
 from medqade.synthetic.facts import load_facts
-from medqade.synthetic.simulate import N_CORE, TIER_ITEMS, simulate
+from medqade.synthetic.parameters import N_CORE, TIER_ITEMS
+from medqade.synthetic.simulate import simulate
 
 
 @pytest.fixture(scope="module")

@@ -26,15 +26,11 @@ import numpy.typing as npt
 
 from medqade.analyses.common import FloatArray
 from medqade.dataset.release import Release
-from medqade.measures.agreement import (
-    Agreement,
-    agreement,
-    ensemble_vote,
-    macro_agreement,
-    quiet_leave_one_out,
-)
+from medqade.measures.agreement import agreement, ensemble_vote, macro_agreement
 from medqade.measures.estimate import Estimate
+from medqade.measures.physician_reference import quiet_leave_one_out
 from medqade.measures.seeds import Weights
+from medqade.measures.slots import Agreement
 
 ENSEMBLE_SIZES: Final = (1, 3, 5, 7)
 METRICS: Final = ("kappa", "pa", "pabak")

@@ -29,9 +29,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from medqade.runners import inspect_run as ir  # Inspect loads only when a command runs
+    from medqade.runners import run_report, run_settings
 
     check_submission_path(args.out, runner_inputs(args))
-    settings = ir.settings_of(args)
+    settings = run_settings.settings_of(args)
     system = load_prompt(args.prompt_file) if args.prompt_file else STUDENT_SYSTEM_PROMPT
     if args.split == "pool":  # the whole item pool (medqade.runners.pool_source)
         questions = pool_inputs(args.data, args.limit)[0]
@@ -42,13 +43,17 @@ def run(args: argparse.Namespace) -> int:
     ids = [str(q) for q in questions["question_id"]]
     if args.dry_run:
         user = student_user_message(str(questions["question"].iloc[0]))
-        print(ir.dry_run_text(ids[0], [("system", system), ("user", user)], settings, len(ids)))
+        print(
+            run_report.dry_run_text(
+                ids[0], [("system", system), ("user", user)], settings, len(ids)
+            )
+        )
         return 0
-    key = ir.resume_key(settings, system=ir.text_hash(system))
+    key = run_settings.resume_key(settings, system=run_settings.text_hash(system))
     earlier = earlier_answers(args.out, key)
     todo = questions[~questions["question_id"].astype(str).isin(set(earlier))]
     start = time.perf_counter()
-    asked = ir.Asked()
+    asked = run_report.Asked()
     if not todo.empty:
         from medqade.runners.inspect_tasks import answer_run_task
 
@@ -57,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             asked = ir.run_eval(task, settings)
         except KeyboardInterrupt:
-            return ir.interrupted(args.out)
+            return run_report.interrupted(args.out)
     rows = submission_rows(ids, asked.rows, earlier)
     write_submission(args.out, rows, runner_inputs(args), settings=key)
-    summary = ir.summarise(rows, len(earlier), asked, ir.timed(start))
-    return ir.report(summary, args.out, settings)
+    summary = run_report.summarise(rows, len(earlier), asked, run_report.timed(start))
+    return run_report.report(summary, args.out, settings)

@@ -48,9 +48,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from medqade.runners import inspect_run as ir  # Inspect loads only when a command runs
+    from medqade.runners import run_report, run_settings
 
     check_judgment_path(args.out, runner_inputs(args))
-    settings = ir.settings_of(args)
+    settings = run_settings.settings_of(args)
     system = load_prompt(args.prompt_file) if args.prompt_file else JUDGE_SYSTEM_PROMPT
     if args.split == "pool":  # the whole item pool (medqade.runners.pool_source)
         questions, answers, students = pool_inputs(args.data, args.limit)
@@ -66,12 +67,12 @@ def run(args: argparse.Namespace) -> int:
         first = items[0]
         user = judge_user_message(first.question, first.reference, first.answers)
         messages = [("system", system), ("user", user)]
-        print(ir.dry_run_text(first.question_id, messages, settings, len(items), shape))
+        print(run_report.dry_run_text(first.question_id, messages, settings, len(items), shape))
         return 0
     evaluator = args.evaluator or args.model
-    key = ir.resume_key(
+    key = run_settings.resume_key(
         settings,
-        system=ir.text_hash(system),
+        system=run_settings.text_hash(system),
         seed=args.seed,
         response_format=args.response_format,
         evaluator=evaluator,
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     earlier = earlier_judgments(args.out, key, items)
     todo = [item for item in items if item.question_id not in earlier]
     start = time.perf_counter()
-    asked = ir.Asked()
+    asked = run_report.Asked()
     if todo:
         from medqade.runners.inspect_tasks import judge_run_task
 
@@ -90,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             asked = ir.run_eval(task, settings)
         except KeyboardInterrupt:
-            return ir.interrupted(args.out)
+            return run_report.interrupted(args.out)
     rows = judgment_rows(items, asked.rows, earlier, evaluator)
     write_judgments(args.out, rows, runner_inputs(args), settings=key)
-    summary = ir.summarise(rows, len(earlier), asked, ir.timed(start))
-    return ir.report(summary, args.out, settings)
+    summary = run_report.summarise(rows, len(earlier), asked, run_report.timed(start))
+    return run_report.report(summary, args.out, settings)

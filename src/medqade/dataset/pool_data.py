@@ -22,7 +22,8 @@ from medqade import vocab
 from medqade.dataset.release import read_meta
 from medqade.files.problems import InputError, Problem, ProblemLog
 from medqade.files.tables import LINE, read_table
-from medqade.raw.check import Checker, parse_order
+from medqade.raw.check import Checker
+from medqade.raw.table_checks import parse_order
 
 Codes = npt.NDArray[np.int8]
 

@@ -6,15 +6,17 @@ compute their numbers here and never import each other:
 - :mod:`~.seeds`: the one bootstrap seed and its named streams; question count weights;
 - :mod:`~.estimate`: :class:`Estimate`, a value with its interval and replicates;
 - :mod:`~.agreement`: agreement with a reference per slot and macro (abstentions dropped or
-  counted as disagreements), the leave-one-out physician reference, the judge in each
-  physician's place, item groups, several labellers at once, ensemble votes;
+  counted as disagreements), item groups, several labellers at once, ensemble votes;
+- :mod:`~.slots`: label codes, means over slots, :class:`Agreement` and its 2x2 counts;
+- :mod:`~.physician_reference`: the leave-one-out physician reference, each labeller against
+  its own reference;
 - :mod:`~.bias`: self and family bias terms;
 - :mod:`~.paired`: paired differences, the verdict against physicians (its words and
   margins);
 - :mod:`~.verdicts`: the verdict against the physicians of one judge, core and extension
   (differences, margins and verdict words; shared by ``score`` and ``reproduce``);
 - :mod:`~.ranking`: rank intervals from simultaneous paired intervals (studentized max-T
-  bootstrap) and what a board can resolve;
+  bootstrap) and what a board can resolve; :mod:`~.max_t`: its critical value and pair errors;
 - :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
 - :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel.
 
@@ -23,15 +25,10 @@ Significance, "undefined" and verdicts are decided here on unrounded values. (Th
 """
 
 from medqade.measures.agreement import (
-    METRICS,
-    Agreement,
-    SlotAgreement,
     ensemble_vote,
     grouped_agreement,
     grouped_leave_one_out,
-    leave_one_out,
     macro_agreement,
-    substantive,
 )
 from medqade.measures.estimate import Estimate, pabak_of
 from medqade.measures.paired import (
@@ -49,8 +46,10 @@ from medqade.measures.paired import (
     verdict,
     verdict_of_bounds,
 )
+from medqade.measures.physician_reference import leave_one_out
 from medqade.measures.ranking import RankedBoard, Ranker, RankInterval, Resolution, ranks
 from medqade.measures.seeds import BOOTSTRAP_SEED, generator, question_weights
+from medqade.measures.slots import METRICS, Agreement, SlotAgreement, substantive
 
 __all__ = [
     "ABOVE",

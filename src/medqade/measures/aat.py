@@ -46,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats
-from medqade.measures.agreement import substantive
+from medqade.measures.slots import substantive
 
 ANSWER: Final = "answer"
 QUESTION: Final = "question"

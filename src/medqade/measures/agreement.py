@@ -12,158 +12,55 @@ two labellers scored on the same weights can be compared pairwise.
 
 Used by RQ3 (evaluators and the leave-one-out physician reference), by judge scoring of
 submissions and by :mod:`medqade.measures.paired`.
+
+Built from :mod:`medqade.measures.slots` (codes, slot means, the result types) and
+:mod:`medqade.measures.physician_reference` (the leave-one-out reference); the names its callers
+read with an agreement are re-exported here (``__all__``).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from medqade import stats, vocab
-from medqade.consensus import majority_of_codes
-from medqade.measures.estimate import Estimate, FloatArray, pabak_of
+from medqade.measures.estimate import Estimate, FloatArray
+from medqade.measures.physician_reference import (
+    leave_one_out,
+    loo_references,
+    quiet_leave_one_out,
+)
+from medqade.measures.slots import (
+    METRICS,
+    Agreement,
+    AnyWeights,
+    Codes,
+    Mask,
+    SlotAgreement,
+    from_slots,
+    pa_kappa,
+    penalised,
+    physician_mean,
+    slot_mean,
+    substantive,
+)
 
-Codes = npt.NDArray[np.int8]
-Weights = npt.NDArray[np.int64]
-AnyWeights = npt.NDArray[np.int64] | npt.NDArray[np.float64]
-Mask = npt.NDArray[np.bool_]
-
-
-def substantive(codes: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """Label codes with abstentions (and anything not 0/1) turned into ``stats.MISSING``."""
-    out = np.asarray(codes, dtype=np.int64).copy()
-    out[(out != vocab.FALSCH_CODE) & (out != vocab.RICHTIG_CODE)] = stats.MISSING
-    return out
-
-
-def penalised(labels: npt.ArrayLike, reference: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """``labels`` with every non-substantive label (abstention, missing) on a resolved
-    ``reference`` answer replaced by the label opposite to the reference.
-
-    This is the scoring of the verdict and the rank: abstaining cannot buy agreement. An
-    abstention counts as a disagreement in PA, and in kappa it enters the 2x2 table in the
-    off-diagonal cell of its reference label (labeller says the opposite), so PA, kappa and
-    PABAK all treat it as a wrong label. Unresolved reference answers stay out of the count.
-    """
-    lab = substantive(labels)
-    ref = substantive(reference)
-    fill = (ref != stats.MISSING) & (lab == stats.MISSING)
-    lab[fill] = 1 - ref[fill]
-    return lab
-
-
-def matched(reference: npt.ArrayLike, rater: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """``reference`` where ``rater`` gives a substantive label, missing elsewhere.
-
-    The like-for-like comparison scores a labeller on the answers a physician rated: where
-    the physician abstained (or has no rating) the answer leaves both sides of that
-    physician's term, so a physician's caution is never counted against the panel and a
-    judge gains nothing by abstaining there (its label on those answers is not read).
-    """
-    ref = substantive(reference)
-    return np.where(substantive(rater) == stats.MISSING, stats.MISSING, ref)
-
-
-def slot_mean(x: npt.ArrayLike, point: npt.ArrayLike | None = None) -> FloatArray:
-    """The macro mean over the slots (last axis) that are defined in ``point`` (the point
-    estimate's per-slot values, broadcast against ``x``; default: every slot); NaN (no warning)
-    where any of those slots is NaN in ``x``, or where ``point`` defines none.
-
-    ``slot_mean(v, v)`` is the point estimate: the mean of its defined slots. ``slot_mean(reps,
-    v)`` gives replicates of the same estimand: a replicate in which one of the point's slots
-    is undefined is undefined (dropped and counted by the interval), never a mean over fewer
-    slots.
-    """
-    values = np.asarray(x, dtype=np.float64)
-    if point is None:
-        over = np.ones(values.shape, dtype=bool)
-    else:
-        over = np.broadcast_to(~np.isnan(np.asarray(point, dtype=np.float64)), values.shape)
-    missing = (np.isnan(values) & over).any(axis=-1)
-    total = np.where(over & ~np.isnan(values), values, 0.0).sum(axis=-1)
-    count = over.sum(axis=-1)
-    out: FloatArray = np.full(np.shape(total), np.nan)
-    np.divide(total, count, out=out, where=(count > 0) & ~missing)
-    return out
-
-
-def mean_defined(x: FloatArray) -> FloatArray:
-    """Mean over the last axis ignoring NaN; NaN (no warning) where every value is NaN (used
-    over physicians, where an undefined physician leaves the others' mean)."""
-    valid = ~np.isnan(x)
-    total = np.where(valid, x, 0.0).sum(axis=-1)
-    count = valid.sum(axis=-1)
-    out = np.full(np.shape(total), np.nan)
-    np.divide(total, count, out=out, where=count > 0)
-    return out
-
-
-@dataclass(frozen=True, eq=False)
-class SlotAgreement:
-    """Agreement on one answer slot (one student model)."""
-
-    kappa: Estimate
-    pa: Estimate
-    n: int
-
-    @property
-    def pabak(self) -> Estimate:
-        return pabak_of(self.pa)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **self.kappa.to_dict("kappa"),
-            **self.pa.to_dict("pa"),
-            **self.pabak.to_dict("pabak"),
-            "n": self.n,
-        }
-
-
-@dataclass(frozen=True, eq=False)
-class Agreement:
-    """Macro PA, kappa and PABAK over slots, with per-slot values.
-
-    ``n`` = pairable (labeller, reference) answers; ``n_items`` the items of the group the
-    agreement was computed on (``None``: not a group statistic).
-    """
-
-    kappa: Estimate
-    pa: Estimate
-    n: int
-    slots: Mapping[str, SlotAgreement]
-    n_items: int | None = None
-
-    @property
-    def pabak(self) -> Estimate:
-        return pabak_of(self.pa)
-
-    def metric(self, name: str) -> Estimate:
-        """The macro estimate of ``kappa``, ``pa`` or ``pabak``."""
-        if name not in METRICS:
-            raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {name!r}")
-        value: Estimate = getattr(self, name)
-        return value
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            **self.kappa.to_dict("kappa"),
-            **self.pa.to_dict("pa"),
-            **self.pabak.to_dict("pabak"),
-            "n": self.n,
-        }
-        if self.slots:
-            out["slots"] = {name: s.to_dict() for name, s in self.slots.items()}
-        if self.n_items is not None:
-            out["n_items"] = self.n_items
-        return out
-
-
-METRICS = ("kappa", "pa", "pabak")
+__all__ = [
+    "METRICS",
+    "Agreement",
+    "AnyWeights",
+    "SlotAgreement",
+    "agreement",
+    "ensemble_vote",
+    "grouped_agreement",
+    "grouped_leave_one_out",
+    "leave_one_out",
+    "macro_agreement",
+    "quiet_leave_one_out",
+    "substantive",
+]
 
 
 def _slot_stats(
@@ -177,38 +74,6 @@ def _slot_stats(
         kappa.append(res.kappa)
         n.append(res.n)
     return np.stack(pa, axis=-1), np.stack(kappa, axis=-1), np.stack(n, axis=-1)
-
-
-def _estimates(
-    slot_names: tuple[str, ...],
-    pa: FloatArray,
-    kappa: FloatArray,
-    n: FloatArray,
-    reps: tuple[FloatArray, FloatArray] | None,
-    n_items: int | None = None,
-) -> Agreement:
-    """An :class:`Agreement` from per-slot values (slots,) and replicates (R, slots)."""
-    slots = {
-        name: SlotAgreement(
-            kappa=Estimate.from_replicates(
-                float(kappa[s]), None if reps is None else reps[1][:, s]
-            ),
-            pa=Estimate.from_replicates(float(pa[s]), None if reps is None else reps[0][:, s]),
-            n=int(n[s]),
-        )
-        for s, name in enumerate(slot_names)
-    }
-    return Agreement(
-        kappa=Estimate.from_replicates(
-            float(slot_mean(kappa, kappa)), None if reps is None else slot_mean(reps[1], kappa)
-        ),
-        pa=Estimate.from_replicates(
-            float(slot_mean(pa, pa)), None if reps is None else slot_mean(reps[0], pa)
-        ),
-        n=int(n.sum()),
-        slots=slots,
-        n_items=n_items,
-    )
 
 
 def agreement(
@@ -231,169 +96,10 @@ def agreement(
     if weights is not None:
         rpa, rkappa, _ = _slot_stats(lab, ref, weights)
         reps = (rpa, rkappa)
-    return _estimates(slot_names, pa, kappa, n, reps)
-
-
-def loo_references(physician_labels: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """For every physician, the strict-majority consensus of the others.
-
-    ``physician_labels`` (physicians, items, slots) -> (physicians, items, slots) reference
-    codes (ties and no vote: missing; abstentions excluded).
-    """
-    labels = substantive(physician_labels)
-    return np.stack(
-        [
-            majority_of_codes(np.delete(labels, p, axis=0), axis=0).astype(np.int64)
-            for p in range(labels.shape[0])
-        ]
-    )
-
-
-def physician_mean(x: FloatArray) -> FloatArray:
-    """Mean over the physician axis (axis 0) ignoring NaN, without warnings."""
-    return mean_defined(np.moveaxis(x, 0, -1))
-
-
-def _rater_counts(
-    labels: npt.NDArray[np.int64], refs: npt.NDArray[np.int64], weights: AnyWeights | None
-) -> tuple[FloatArray, FloatArray, FloatArray, tuple[FloatArray, FloatArray] | None]:
-    """PA, kappa and n (P, slots) of labeller ``p`` against reference ``p`` for every ``p``
-    (both (P, items, slots) codes), and their replicates (P, R, slots) under ``weights``:
-    all 2x2 tables of all resamples from one product of the weights with the per-item cells."""
-    n_p, n_items, n_slots = labels.shape
-    ok = (labels != stats.MISSING) & (refs != stats.MISSING)
-    cell = np.where(ok, labels * 2 + refs, 0)
-    x = np.zeros((n_items, n_p, n_slots, 4))
-    p_i, i_i, s_i = np.nonzero(ok)
-    x[i_i, p_i, s_i, cell[p_i, i_i, s_i]] = 1.0
-    flat = x.reshape(n_items, -1)
-    pa, kappa, n = _pa_kappa(flat.sum(axis=0).reshape(n_p, n_slots, 4))  # (P, slots)
-    reps = None
-    if weights is not None:
-        w = np.asarray(weights, dtype=np.float64)
-        rpa, rkappa, _ = _pa_kappa((w @ flat).reshape(-1, n_p, n_slots, 4))  # (R, P, slots)
-        reps = (np.moveaxis(rpa, 1, 0), np.moveaxis(rkappa, 1, 0))  # (P, R, slots)
-    return pa, kappa, n, reps
-
-
-def per_rater(
-    labels: npt.ArrayLike,
-    refs: npt.ArrayLike,
-    slot_names: tuple[str, ...],
-    weights: AnyWeights | None = None,
-) -> list[Agreement]:
-    """:func:`agreement` of ``labels[p]`` with ``refs[p]`` for every ``p`` (both (P, items,
-    slots)), computed for all ``p`` and all resamples at once (the same numbers as calling
-    :func:`agreement` per ``p``, much faster for many resamples)."""
-    lab = substantive(labels)
-    ref = substantive(refs)
-    pa, kappa, n, reps = _rater_counts(lab, ref, weights)
-    return [
-        _estimates(
-            slot_names,
-            pa[p],
-            kappa[p],
-            n[p],
-            None if reps is None else (reps[0][p], reps[1][p]),
-        )
-        for p in range(lab.shape[0])
-    ]
-
-
-@dataclass(frozen=True, eq=False)
-class PerRater:
-    """Labeller ``p`` against reference ``p`` for every ``p``, macro over slots: the mean over
-    ``p`` (:attr:`agreement`), each ``p``'s macro point values (:attr:`points`, ``{"kappa":
-    (P,), "pa": (P,)}``) and replicates (:attr:`replicates`, ``{"kappa": (P, R), "pa": (P,
-    R)}``, ``None`` without weights): what a like-for-like difference and its inference over
-    physicians are computed from (:mod:`medqade.measures.in_place`)."""
-
-    agreement: Agreement
-    points: Mapping[str, FloatArray]
-    replicates: Mapping[str, FloatArray] | None
-
-
-def in_place_agreement(
-    labels: npt.NDArray[np.int64],
-    refs: npt.NDArray[np.int64],
-    slot_names: tuple[str, ...],
-    weights: AnyWeights | None,
-) -> PerRater:
-    """Labeller ``p`` (``labels[p]``) against reference ``p`` (``refs[p]``), for every ``p``
-    (both (P, items, slots) substantive codes): per ``p`` the slot values are averaged (macro),
-    then the ``p`` are averaged; per slot the mean over ``p``. Replicates follow the same two
-    means on every resample."""
-    pa, kappa, n, reps = _rater_counts(labels, refs, weights)
-    slots = {
-        name: SlotAgreement(
-            kappa=Estimate.from_replicates(
-                float(physician_mean(kappa[:, s])),
-                None if reps is None else physician_mean(reps[1][:, :, s]),
-            ),
-            pa=Estimate.from_replicates(
-                float(physician_mean(pa[:, s])),
-                None if reps is None else physician_mean(reps[0][:, :, s]),
-            ),
-            n=int(n[:, s].sum()),
-        )
-        for s, name in enumerate(slot_names)
-    }
-    macro = {"kappa": slot_mean(kappa, kappa), "pa": slot_mean(pa, pa)}
-    macro_reps = None
-    if reps is not None:
-        macro_reps = {
-            "kappa": slot_mean(reps[1], kappa[:, None, :]),
-            "pa": slot_mean(reps[0], pa[:, None, :]),
-        }
-    agr = Agreement(
-        kappa=Estimate.from_replicates(
-            float(physician_mean(macro["kappa"])),
-            None if macro_reps is None else physician_mean(macro_reps["kappa"]),
-        ),
-        pa=Estimate.from_replicates(
-            float(physician_mean(macro["pa"])),
-            None if macro_reps is None else physician_mean(macro_reps["pa"]),
-        ),
-        n=int(n.sum()),
-        slots=slots,
-    )
-    return PerRater(agr, macro, macro_reps)
-
-
-def leave_one_out(
-    physician_labels: npt.ArrayLike,
-    slot_names: tuple[str, ...],
-    weights: AnyWeights | None = None,
-) -> Agreement:
-    """The leave-one-out physician reference (RQ3): the physicians' own agreement.
-
-    ``physician_labels`` has shape (physicians, items, slots). Each physician is compared with
-    the strict-majority consensus of the others (:func:`loo_references`); per physician the
-    slot values are averaged, then the physicians are averaged. Per slot: the mean over
-    physicians of that slot's value. Replicates follow the same two means on every resample.
-    """
-    labels = substantive(physician_labels)
-    refs = loo_references(labels)
-    return in_place_agreement(labels, refs, slot_names, weights).agreement
+    return from_slots(slot_names, pa, kappa, n, reps)
 
 
 # --- several item groups at once ------------------------------------------------------------
-
-
-def _pa_kappa(counts: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """PA, kappa and n from 2x2 cell counts (..., 4) ordered (labeller, reference) = 00, 01,
-    10, 11, with the conventions of :mod:`medqade.stats.agreement` (NaN for n = 0; kappa NaN
-    for n < 2 or chance agreement 1)."""
-    n = counts.sum(axis=-1)
-    agree = counts[..., 0] + counts[..., 3]
-    a0, a1 = counts[..., 0] + counts[..., 1], counts[..., 2] + counts[..., 3]
-    b0, b1 = counts[..., 0] + counts[..., 2], counts[..., 1] + counts[..., 3]
-    chance = a0 * b0 + a1 * b1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pa = np.where(n > 0, agree / np.where(n > 0, n, 1), np.nan)
-        den = np.where(n >= 2, n * n - chance, 0.0)
-        kappa = np.where(den != 0, (n * agree - chance) / np.where(den != 0, den, 1), np.nan)
-    return pa, kappa, n
 
 
 def _group_slot_stats(
@@ -413,11 +119,11 @@ def _group_slot_stats(
         i, s = np.nonzero(ok & groups[name][:, None])
         x[i, g, s, cell[i, s]] = 1.0
     flat = x.reshape(n_items, -1)
-    point = _pa_kappa(flat.sum(axis=0).reshape(len(names), n_slots, 4))
+    point = pa_kappa(flat.sum(axis=0).reshape(len(names), n_slots, 4))
     if weights is None:
         return point, None
     w = np.asarray(weights, dtype=np.float64)
-    rpa, rkappa, _ = _pa_kappa((w @ flat).reshape(-1, len(names), n_slots, 4))
+    rpa, rkappa, _ = pa_kappa((w @ flat).reshape(-1, len(names), n_slots, 4))
     return point, (rpa, rkappa)
 
 
@@ -445,7 +151,7 @@ def grouped_agreement(
         return out
     (pa, kappa, n), reps = _group_slot_stats(lab, ref, present, weights)
     for g, name in enumerate(present):
-        out[name] = _estimates(
+        out[name] = from_slots(
             slot_names,
             pa[g],
             kappa[g],
@@ -550,15 +256,3 @@ def ensemble_vote(member_labels: npt.ArrayLike) -> Codes:
     out = np.where(r > f, vocab.RICHTIG_CODE, vocab.FALSCH_CODE).astype(np.int8)
     out[(r + f) == 0] = vocab.MISSING_CODE
     return out
-
-
-def quiet_leave_one_out(
-    physician_labels: npt.ArrayLike,
-    slot_names: tuple[str, ...],
-    weights: AnyWeights | None = None,
-) -> Agreement:
-    """:func:`leave_one_out` with numpy's warnings for a slot no physician pair rated (tiny
-    releases) silenced: those values are NaN by design."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return leave_one_out(physician_labels, slot_names, weights)

@@ -21,7 +21,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from medqade import vocab
-from medqade.measures.agreement import Agreement, AnyWeights, grouped_agreement
+from medqade.measures.agreement import grouped_agreement
+from medqade.measures.slots import Agreement, AnyWeights
 
 NOT_CATEGORICAL: Final = frozenset(
     {"question_id", "question", "reference_answer", "canary", "split", "fact_id"}

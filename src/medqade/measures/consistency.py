@@ -36,9 +36,9 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.measures.agreement import AnyWeights, substantive
 from medqade.measures.estimate import Estimate, proportion
 from medqade.measures.raters import IntraRater, intra_rater
+from medqade.measures.slots import AnyWeights, substantive
 
 DETERMINISTIC: Final = "not informative: deterministic decoding"
 """Why the intra-rater agreement of runs decoded deterministically is not reported."""

@@ -44,17 +44,9 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats
-from medqade.measures.agreement import (
-    Agreement,
-    AnyWeights,
-    PerRater,
-    in_place_agreement,
-    loo_references,
-    matched,
-    penalised,
-    substantive,
-)
 from medqade.measures.estimate import Estimate, FloatArray
+from medqade.measures.physician_reference import PerRater, in_place_agreement, loo_references
+from medqade.measures.slots import Agreement, AnyWeights, matched, penalised, substantive
 
 PanelWeights = npt.NDArray[np.int64] | npt.NDArray[np.float64]
 """Physician count weights (R, P) of the two-way bootstrap."""
@@ -188,7 +180,7 @@ def judge_in_place(
     ``labels`` (items, slots), ``physician_labels`` (physicians, items, slots), all raters on
     all items (the core). For every physician ``r`` both the judge and ``r`` are scored
     against the majority of the other physicians ``C^(-r)`` on the same answers: those ``r``
-    rated and ``C^(-r)`` resolves (:func:`~medqade.measures.agreement.matched`); ``d`` = mean
+    rated and ``C^(-r)`` resolves (:func:`~medqade.measures.slots.matched`); ``d`` = mean
     over ``r`` of [agree(judge, C^(-r)) - agree(r, C^(-r))]. On those answers a judge's
     abstention or missing label counts as a disagreement, so abstaining never raises ``d``.
     ``physicians``: :func:`physicians_in_place` of the same arguments, when already computed.

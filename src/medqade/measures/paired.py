@@ -7,7 +7,7 @@ weights are compared through their replicate differences: the difference of A an
 Ranks use simultaneous intervals over all ranked pairs instead (:mod:`medqade.measures.ranking`).
 
 Verdict against the physicians (``d`` = the like-for-like difference judge minus physicians,
-:func:`medqade.measures.agreement.judge_in_place`; margin ``m`` >= 0 on the metric's own
+:func:`medqade.measures.in_place.judge_in_place`; margin ``m`` >= 0 on the metric's own
 scale, from one declared margin by :func:`margins`). The words name what the 95% interval of
 ``d`` shows, one of :data:`VERDICTS`:
 

@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats
-from medqade.measures.agreement import AnyWeights, substantive
 from medqade.measures.estimate import Estimate
+from medqade.measures.slots import AnyWeights, substantive
 
 
 @dataclass(frozen=True, eq=False)

@@ -20,16 +20,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from medqade import vocab
-from medqade.measures.agreement import (
-    Agreement,
-    agreement,
-    ensemble_vote,
-    leave_one_out,
-    loo_references,
-    per_rater,
-    substantive,
-)
+from medqade.measures.agreement import agreement, ensemble_vote
 from medqade.measures.estimate import Estimate
+from medqade.measures.physician_reference import leave_one_out, loo_references, per_rater
 from medqade.measures.raters import (
     OUTLIER_RESAMPLES,
     Rater,
@@ -50,6 +43,7 @@ from medqade.measures.seeds import (
     STREAM_RERATING,
     question_weights,
 )
+from medqade.measures.slots import Agreement, substantive
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release

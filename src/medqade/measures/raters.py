@@ -4,7 +4,7 @@ Per physician ``p`` (all on the same question resamples, decided on unrounded va
 
 - ``core``: kappa, PA and PABAK of ``p`` against the strict-majority consensus of the other
   physicians on the core items (per slot, then the unweighted mean over the five slots): the
-  term the ceiling (:func:`~medqade.measures.agreement.leave_one_out`) averages;
+  term the ceiling (:func:`~medqade.measures.physician_reference.leave_one_out`) averages;
 - ``partner`` / ``adjudicator`` (extension, primary raters only): the same statistics against
   the other primary rater of each item, and against the adjudicator on the adjudicated items;
 - ``abstention``: abstentions / non-missing answer ratings per difficulty tier (all items);
@@ -33,15 +33,15 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats, vocab
-from medqade.measures.agreement import (
+from medqade.measures.estimate import Estimate, FloatArray, pabak_of
+from medqade.measures.paired import difference
+from medqade.measures.slots import (
     Agreement,
     AnyWeights,
     mean_defined,
     slot_mean,
     substantive,
 )
-from medqade.measures.estimate import Estimate, FloatArray, pabak_of
-from medqade.measures.paired import difference
 
 OUTLIER: Final = "outlier"
 ABOVE_PANEL: Final = "above the panel"
@@ -226,7 +226,7 @@ def intra_rater(
 ) -> IntraRater:
     """Kappa and PA of ``first`` against ``again`` (answers,) per slot, then the unweighted
     mean over the slots present in ``slots`` (the answers' slot indices), like the inter-rater
-    kappa (:func:`~medqade.measures.agreement.slot_mean`: replicates over the same slots). The
+    kappa (:func:`~medqade.measures.slots.slot_mean`: replicates over the same slots). The
     answers' question indices ``items`` (0..Q-1) tie them to the question weights (R, Q)."""
     a = substantive(first)
     b = substantive(again)

@@ -40,7 +40,6 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.measures import agreement as measured
 from medqade.measures import paired
 from medqade.measures.estimate import Estimate, FloatArray
 from medqade.measures.in_place import (
@@ -50,6 +49,8 @@ from medqade.measures.in_place import (
     primaries_in_place,
     primary_roles,
 )
+from medqade.measures.physician_reference import PerRater
+from medqade.measures.slots import METRICS, AnyWeights
 
 CORE_METHOD: Final = "like-for-like: the judge in each physician's place"
 EXTENSION_METHOD: Final = "like-for-like: the judge in each primary physician's place, extension"
@@ -103,9 +104,9 @@ class Design:
         for m, d in self.differences.items():
             block |= d.to_dict(m)
         block["given_panel"] = {"method": GIVEN_PANEL, **self.given_panel.to_dict("kappa")}
-        block["judge_in_place"] = {m: self.place.judge.metric(m).value for m in measured.METRICS}
-        block["physicians"] = {m: self.place.physicians.metric(m).value for m in measured.METRICS}
-        block["panel_error"] = {m: self.place.panel_error(m) for m in measured.METRICS}
+        block["judge_in_place"] = {m: self.place.judge.metric(m).value for m in METRICS}
+        block["physicians"] = {m: self.place.physicians.metric(m).value for m in METRICS}
+        block["panel_error"] = {m: self.place.panel_error(m) for m in METRICS}
         block["n_physicians"] = self.place.n_physicians
         if self.n_items is not None:
             block["n_items"] = self.n_items
@@ -120,7 +121,7 @@ def design(
 ) -> Design:
     """A :class:`Design` of ``place`` with physician weights ``panel`` (R, P) (``None``: no
     resamples, or the question-only interval when the caller has no panel to resample)."""
-    diffs = {m: place.difference(m, panel) for m in measured.METRICS}
+    diffs = {m: place.difference(m, panel) for m in METRICS}
     return Design(place, diffs, place.difference(VERDICT_METRIC), method, n_items)
 
 
@@ -128,9 +129,9 @@ def core_design(
     labels: npt.ArrayLike,
     physician_labels: npt.ArrayLike,
     slot_names: tuple[str, ...],
-    weights: measured.AnyWeights | None = None,
+    weights: AnyWeights | None = None,
     panel: PanelWeights | None = None,
-    physicians: measured.PerRater | None = None,
+    physicians: PerRater | None = None,
 ) -> Design:
     """The core design of ``labels`` (core items, slots) against ``physician_labels``
     (physicians, core items, slots), core question weights ``weights`` (R, items) and
@@ -167,7 +168,7 @@ def extension_design(
     present: npt.ArrayLike,
     pairs: ExtensionPairs,
     slot_names: tuple[str, ...],
-    weights: measured.AnyWeights | None = None,
+    weights: AnyWeights | None = None,
     panel: PanelWeights | None = None,
 ) -> Design | None:
     """The extension design of ``labels`` (all items, slots) with rows ``present`` (a slot
@@ -285,10 +286,9 @@ def judge_headline(
     physician_labels: npt.ArrayLike,
     pairs: ExtensionPairs,
     slot_names: tuple[str, ...],
-    resamples: tuple[measured.AnyWeights | None, measured.AnyWeights | None, PanelWeights | None]
-    | None,
+    resamples: tuple[AnyWeights | None, AnyWeights | None, PanelWeights | None] | None,
     margin: float = paired.DEFAULT_MARGIN,
-    physicians: measured.PerRater | None = None,
+    physicians: PerRater | None = None,
 ) -> Headline:
     """The :class:`Headline` of a judge's ``labels`` (all items, slots) with rows ``present``
     on a release (``is_core`` (items,), ``physician_labels`` (physicians, items, slots),

@@ -28,11 +28,9 @@ from medqade.raw.check import (
     OPTIONAL,
     REQUIRED,
     Checker,
-    check_answers,
-    check_judgments,
-    empty_judgments,
     strip_columns,
 )
+from medqade.raw.table_checks import check_answers, check_judgments, empty_judgments
 
 
 @dataclass(frozen=True)

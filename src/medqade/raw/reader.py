@@ -38,14 +38,12 @@ from medqade.raw.check import (
     OPTIONAL_TABLES,
     REQUIRED,
     Checker,
-    check_answers,
-    check_judgments,
-    empty_judgments,
     iso_moment,
     strip_columns,
 )
 from medqade.raw.pool import PoolTables, load_pool
 from medqade.raw.reviews import ReviewTable, load_reviews
+from medqade.raw.table_checks import check_answers, check_judgments, empty_judgments
 from medqade.schema import published_columns
 
 

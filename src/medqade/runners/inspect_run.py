@@ -17,7 +17,11 @@ What this layer adds, because Inspect does not do it:
 - **Resume from ``--out``.** The settings of a run are kept in the output's sidecar marker;
   a rerun with the same settings asks only the items that have no usable row yet (failed or
   missing), and keeps the others. Changed settings (model, prompt, seed, sampling) ask all.
-- **Exit status 1 when no item succeeded**, with the causes (:func:`report`).
+- **Exit status 1 when no item succeeded**, with the causes
+  (:func:`~medqade.runners.run_report.report`).
+
+The settings of a run and its resume key: :mod:`~medqade.runners.run_settings`; what it asked
+and its summary: :mod:`~medqade.runners.run_report`.
 
 The structured-output fallback (``json_schema`` -> ``json_object`` with the schema ->
 ``json_object`` -> none, once for the run) is the judge solver's
@@ -27,123 +31,18 @@ The structured-output fallback (``json_schema`` -> ``json_object`` with the sche
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
-import math
-import os
 import signal
-import sys
 import tempfile
 import threading
-import time
-from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any, Final
 
-from medqade.runners.options import DEFAULT_KEY_ENV, DUMMY_KEY
+from medqade.runners.run_report import Asked
+from medqade.runners.run_settings import SERVICE, RunAborted, RunSettings, first_line
 
-OPENAI_URL: Final = "https://api.openai.com/v1"
-SERVICE: Final = "medqade"
-"""Inspect's service name for the endpoint: the model is ``openai-api/medqade/MODEL``."""
 _KEY_HINT: Final = "check --model, --base-url and the API key variable"
 _URL_HINT: Final = "is the server running there? check --base-url"
-
-
-class RunAborted(ValueError):
-    """The run cannot succeed and did not start: server unreachable, key refused, unknown
-    model."""
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """Where the model is served and how it is asked (the commands' options)."""
-
-    model: str
-    base_url: str | None = None
-    api_key_env: str | None = None
-    timeout: float = 120.0
-    temperature: float | None = 0.0
-    reasoning_effort: str | None = None
-    max_tokens: int | None = None
-    extra_body: Mapping[str, Any] = field(default_factory=dict)
-    concurrency: int = 8
-    max_retries: int = 5
-    check_model: bool = True
-    progress: bool = True
-
-    def __post_init__(self) -> None:
-        if not self.model.strip():
-            raise ValueError("--model must name a model")
-        if not self.timeout > 0:
-            raise ValueError(f"--timeout must be positive, got {self.timeout}")
-        if self.concurrency < 1:
-            raise ValueError(f"--concurrency must be at least 1, got {self.concurrency}")
-        if self.max_retries < 0:
-            raise ValueError("--max-retries must be 0 or more")
-        if self.max_tokens is not None and self.max_tokens < 1:
-            raise ValueError(f"--max-tokens must be at least 1 or 'none', got {self.max_tokens}")
-        reserved = sorted(set(self.extra_body) & {"model", "messages", "stream"})
-        if reserved:
-            raise ValueError(
-                f"--extra-body must not set {', '.join(reserved)}: the runner sets those"
-            )
-
-    @property
-    def url(self) -> str:
-        return (self.base_url or OPENAI_URL).rstrip("/")
-
-    def api_key(self) -> str:
-        """The key from ``--api-key-env`` (default ``OPENAI_API_KEY``; that one unset means
-        the dummy key local servers accept)."""
-        var = self.api_key_env or DEFAULT_KEY_ENV
-        key = os.environ.get(var, "")
-        if key:
-            return key
-        if self.api_key_env is None:
-            return DUMMY_KEY
-        raise ValueError(f"environment variable {var} is not set; export the API key there")
-
-    def sampling(self) -> dict[str, Any]:
-        """The generate settings that change the replies (kept for resume, shown by dry runs)."""
-        return {
-            "temperature": self.temperature,
-            "reasoning_effort": self.reasoning_effort,
-            "max_tokens": self.max_tokens,
-            "extra_body": dict(self.extra_body),
-        }
-
-    def generate_config(self) -> Any:
-        """Inspect's ``GenerateConfig`` of these settings."""
-        from inspect_ai.model import GenerateConfig
-
-        return GenerateConfig(
-            temperature=self.temperature,
-            reasoning_effort=self.reasoning_effort,  # type: ignore[arg-type]
-            max_tokens=self.max_tokens,
-            extra_body=dict(self.extra_body) or None,
-            max_connections=self.concurrency,
-            max_retries=self.max_retries,
-            attempt_timeout=math.ceil(self.timeout),
-        )
-
-
-def resume_key(settings: RunSettings, **more: Any) -> dict[str, Any]:
-    """What must be equal for a rerun to keep an earlier output's rows (sidecar marker)."""
-    key = {"model": settings.model, "base_url": settings.url, **settings.sampling(), **more}
-    settled: dict[str, Any] = json.loads(json.dumps(key, sort_keys=True, ensure_ascii=False))
-    return settled
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
-def _first_line(text: str, limit: int = 300) -> str:
-    paragraph = text.strip().split("\n\n", 1)[0]
-    line = " ".join(part.strip() for part in paragraph.splitlines() if part.strip())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def check_server(settings: RunSettings) -> None:
@@ -159,11 +58,11 @@ def check_server(settings: RunSettings) -> None:
         return  # slow, not absent: the run's own timeouts and retries apply
     except httpx.HTTPError as exc:
         raise RunAborted(
-            f"cannot reach the server at {url} (connection error: {_first_line(str(exc))}); "
+            f"cannot reach the server at {url} (connection error: {first_line(str(exc))}); "
             f"{_URL_HINT}"
         ) from None
     if response.status_code in (401, 403):
-        detail = _first_line(response.text) or "no message"
+        detail = first_line(response.text) or "no message"
         raise RunAborted(
             f"the server refused the request at {url} (HTTP {response.status_code}: "
             f"{detail}); {_KEY_HINT}"
@@ -183,17 +82,6 @@ def check_server(settings: RunSettings) -> None:
         f"--model {model!r} is not served at {url}; it serves {shown}. Pass one of "
         "these as --model (or --skip-model-check for a server whose list is incomplete)"
     )
-
-
-@dataclass(frozen=True)
-class Asked:
-    """What a run's log holds for the commands: the rows of epoch 1 by question id (failures
-    with ``error`` and ``raw``), the token counts and the judge's settled format."""
-
-    rows: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    input_tokens: int = 0
-    output_tokens: int = 0
-    response_format: str | None = None
 
 
 @contextlib.contextmanager
@@ -268,163 +156,3 @@ def run_eval(task: Any, settings: RunSettings) -> Asked:
         output_tokens=sum(int(u.output_tokens or 0) for u in usage),
         response_format=found,
     )
-
-
-@dataclass(frozen=True)
-class Summary:
-    """Counts of one run (``kept``: rows of the earlier output that were not asked again)."""
-
-    items: int
-    kept: int
-    ok: int
-    invalid: int
-    errors: int
-    input_tokens: int
-    output_tokens: int
-    wall_s: float
-    error_kinds: tuple[tuple[str, int], ...] = ()
-    response_format: str | None = None
-
-    @property
-    def failed(self) -> int:
-        return self.invalid + self.errors
-
-    def format(self) -> str:
-        causes = ", ".join(f"{n} {kind}" for kind, n in self.error_kinds)
-        asked = self.items - self.kept
-        lines = [
-            f"items {self.items}: {self.ok} ok, {self.failed} missing "
-            f"({self.invalid} invalid output, {self.errors} errors"
-            f"{f': {causes}' if causes else ''}), {self.kept} kept from the earlier output",
-            f"asked {asked}, tokens {self.input_tokens + self.output_tokens} "
-            f"({self.input_tokens} prompt + {self.output_tokens} completion)",
-            f"wall time {self.wall_s:.1f} s",
-        ]
-        if self.response_format is not None:
-            lines.append(f"response format: {self.response_format}")
-        return "\n".join(lines)
-
-
-def error_kind(error: str) -> str:
-    """``HTTP 500``, ``timeout``, ``connection error``... of a row's error text."""
-    text = error.removeprefix("error: ")
-    lowered = text.lower()
-    for code in ("401", "403", "404", "408", "409", "429", "400", "422", "500", "502", "503"):
-        if f"error code: {code}" in lowered or f"http {code}" in lowered:
-            return f"HTTP {code}"
-    if "timeout" in lowered or "timed out" in lowered:
-        return "timeout"
-    if "connect" in lowered:
-        return "connection error"
-    if error.startswith("invalid"):
-        return "invalid output"
-    return _first_line(text, 60).split(":", 1)[0] or "error"
-
-
-def summarise(rows: Sequence[Mapping[str, Any]], kept: int, asked: Asked, wall_s: float) -> Summary:
-    """The :class:`Summary` of the written rows and what the run asked."""
-    invalid = errors = 0
-    kinds: Counter[str] = Counter()
-    for row in rows:
-        error = row.get("error")
-        if not error:
-            continue
-        if str(error).startswith("invalid"):
-            invalid += 1
-        else:
-            errors += 1
-            kinds[error_kind(str(error))] += 1
-    return Summary(
-        items=len(rows),
-        kept=kept,
-        ok=len(rows) - invalid - errors,
-        invalid=invalid,
-        errors=errors,
-        input_tokens=asked.input_tokens,
-        output_tokens=asked.output_tokens,
-        wall_s=wall_s,
-        error_kinds=tuple(kinds.most_common()),
-        response_format=asked.response_format,
-    )
-
-
-def report(summary: Summary, out: object, settings: RunSettings) -> int:
-    """Print the summary and where the output went; the exit status (1: nothing usable)."""
-    print(summary.format())
-    print(f"wrote {out}")
-    if summary.items and not summary.ok:
-        causes = ", ".join(f"{n} {kind}" for kind, n in summary.error_kinds)
-        if summary.invalid:
-            causes = ", ".join(filter(None, [f"{summary.invalid} invalid output", causes]))
-        print(
-            f"error: no item succeeded against {settings.url} ({causes}); see 'error' and "
-            f"'raw' in {out}",
-            file=sys.stderr,
-        )
-        return 1
-    if summary.failed:
-        print(
-            f"warning: {summary.failed} of {summary.items} items are missing (see 'error' and "
-            "'raw' in the output); rerunning the same command asks them again",
-            file=sys.stderr,
-        )
-    return 0
-
-
-def dry_run_text(
-    item_id: str,
-    messages: Sequence[tuple[str, str]],
-    settings: RunSettings,
-    n_items: int,
-    response_format: Mapping[str, Any] | None = None,
-) -> str:
-    """What ``--dry-run`` prints: the first request's messages and parameters (no key)."""
-    params: dict[str, Any] = {"model": settings.model}
-    sampling = settings.sampling()
-    extra = sampling.pop("extra_body")
-    params.update({k: v for k, v in sampling.items() if v is not None})
-    if response_format is not None:
-        params["response_format"] = dict(response_format)
-    params.update(extra)
-    lines = [
-        f"dry run: {n_items} item(s) would be sent to {settings.url}; nothing was sent.",
-        f"first item: {item_id}",
-    ]
-    for role, content in messages:
-        lines += [f"--- {role} ---", content]
-    lines += ["--- request parameters ---", json.dumps(params, ensure_ascii=False, indent=2)]
-    return "\n".join(lines)
-
-
-def interrupted(out: object) -> int:
-    """Say what an interrupted run (Ctrl-C) left; the exit status 130."""
-    print(
-        f"\ninterrupted: nothing of this run was written; {out} is unchanged. Run the same "
-        "command again: rows it already holds are kept, the rest are asked",
-        file=sys.stderr,
-    )
-    return 130
-
-
-def timed(start: float) -> float:
-    return time.perf_counter() - start
-
-
-def settings_of(args: Any) -> RunSettings:
-    """The :class:`RunSettings` of the parsed options (``ValueError`` on bad values)."""
-    settings = RunSettings(
-        model=args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        timeout=args.timeout,
-        temperature=args.temperature,
-        reasoning_effort=args.reasoning_effort,
-        max_tokens=args.max_tokens,
-        extra_body=args.extra_body or {},
-        concurrency=args.concurrency,
-        max_retries=args.max_retries,
-        check_model=not args.skip_model_check,
-        progress=not args.no_progress,
-    )
-    settings.api_key()  # a missing key variable fails before anything is asked or written
-    return settings

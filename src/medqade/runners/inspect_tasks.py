@@ -25,10 +25,8 @@ the answers.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -41,24 +39,22 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     Model,
-    ResponseSchema,
     get_model,
     model_roles,
 )
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import JSONSchema
 
 from medqade.dataset.sources import open_release
 from medqade.runners.inspect_metrics import answer_accuracy, judge_agreement, valid_share
-from medqade.runners.judge import RESPONSE_FORMATS, JudgeItem, answer_order, judge_items
+from medqade.runners.judge import JudgeItem, answer_order, judge_items
 from medqade.runners.options import ANSWER_MAX_TOKENS, JUDGE_MAX_TOKENS, ORDER_SEED
+from medqade.runners.output_formats import Ladder, format_ladder, refused_format
 from medqade.runners.parsing import InvalidOutput, parse_judge_output, parse_student_output
 from medqade.runners.pool_source import pool_inputs
 from medqade.runners.prompts import (
     JUDGE_SYSTEM_PROMPT,
     STUDENT_SYSTEM_PROMPT,
-    judge_schema,
     judge_user_message,
     load_prompt,
     student_user_message,
@@ -69,7 +65,6 @@ from medqade.schema import POOL_SPLIT
 SPLITS: Final = ("core", "extension", "all", POOL_SPLIT)
 GRADER_ROLE: Final = "grader"
 """The model role (``--model-role grader=PROVIDER/MODEL``) that labels a student's answers."""
-_FORMAT_WORDS: Final = ("response_format", "json_schema", "json_object", "schema")
 
 
 def epoch_seed(seed: int, epoch: int) -> int:
@@ -92,95 +87,6 @@ def _system(prompt_file: str | None, default: str) -> str:
     return load_prompt(Path(prompt_file)) if prompt_file else default
 
 
-@dataclass(frozen=True)
-class Rung:
-    """One structured-output request shape: its name and the generate settings it adds."""
-
-    name: str
-    config: Mapping[str, Any]
-
-
-def format_ladder(kind: str, n: int) -> tuple[Rung, ...]:
-    """The structured-output shapes to try, best first, starting at ``kind``:
-    ``json_schema`` (Inspect's ``response_schema``, strict) -> ``json_object`` with the schema
-    (llama.cpp's form) -> ``json_object`` -> none (the user message states the format and the
-    parser checks it)."""
-    if kind not in RESPONSE_FORMATS:
-        raise ValueError(
-            f"-T response_format must be one of {', '.join(RESPONSE_FORMATS)}, got {kind!r}"
-        )
-    schema = judge_schema(n)["json_schema"]
-    rungs = (
-        Rung(
-            "json_schema",
-            {
-                "response_schema": ResponseSchema(
-                    name=schema["name"],
-                    json_schema=JSONSchema.model_validate(schema["schema"]),
-                    strict=True,
-                )
-            },
-        ),
-        Rung(
-            "json_object with schema",
-            {
-                "extra_body": {
-                    "response_format": {"type": "json_object", "schema": schema["schema"]}
-                }
-            },
-        ),
-        Rung("json_object", {"extra_body": {"response_format": {"type": "json_object"}}}),
-        Rung("none", {}),
-    )
-    start = {"json_schema": 0, "json_object": 2, "none": 3}[kind]
-    return rungs[start:]
-
-
-class _Ladder:
-    """The run's current rung: a server that refuses a shape makes every later request of
-    the run start one rung lower (shared by the samples of one task)."""
-
-    def __init__(self, rungs: Sequence[Rung], extra_body: Mapping[str, Any] | None = None) -> None:
-        extra = dict(extra_body or {})
-        self.rungs = tuple(
-            Rung(r.name, {**r.config, "extra_body": {**extra, **r.config["extra_body"]}})
-            if "extra_body" in r.config
-            else r
-            for r in rungs
-        )
-        self.level = 0
-        self.confirmed = False
-        self.lock = asyncio.Lock()
-
-    def step_down(self, level: int) -> bool:
-        if level + 1 >= len(self.rungs):
-            return False
-        self.level = max(self.level, level + 1)
-        return True
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc`` and what it wraps: its cause and context, and a retry wrapper's last error."""
-    seen: list[BaseException] = []
-    todo: list[BaseException | None] = [exc]
-    while todo and len(seen) < 10:
-        one = todo.pop()
-        if one is None or any(one is s for s in seen):
-            continue
-        seen.append(one)
-        attempt = getattr(one, "last_attempt", None)  # tenacity's RetryError
-        if attempt is not None and hasattr(attempt, "exception"):
-            todo.append(attempt.exception())
-        todo += [one.__cause__, one.__context__]
-    return seen
-
-
-def _refused_format(exc: BaseException) -> bool:
-    """Whether an error is a server refusing the requested ``response_format``."""
-    text = " ".join(str(e) for e in _causes(exc)).lower()
-    return any(word in text for word in _FORMAT_WORDS)
-
-
 @solver
 def judge_solver(
     system: str,
@@ -192,7 +98,7 @@ def judge_solver(
     """Build the item in this epoch's order and ask for the labels, stepping down the
     structured-output ladder once for the run when the server refuses a shape (a rung's
     ``response_format`` is merged into ``extra_body``, the run's own extra request keys)."""
-    ladder = _Ladder(format_ladder(response_format, len(students)), extra_body)
+    ladder = Ladder(format_ladder(response_format, len(students)), extra_body)
     roster = tuple(students)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -217,7 +123,7 @@ def judge_solver(
                     state = await generate(state, **{**rung.config, "max_retries": 0})
                 except Exception as exc:
                     state.messages = messages
-                    if not (_refused_format(exc) and ladder.step_down(level)):
+                    if not (refused_format(exc) and ladder.step_down(level)):
                         probed = True  # a transient failure: ask again with retries
                     continue
                 ladder.confirmed = True

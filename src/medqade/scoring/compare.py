@@ -17,7 +17,7 @@ them, to the last digit. Per slot and per difficulty tier likewise; the answers 
 two sides give different substantive labels are listed with the consensus.
 
 Against ``physicians`` the judge is put in each physician's place in turn, against the same
-majority of the other nine (:func:`medqade.measures.agreement.judge_in_place`): the difference
+majority of the other nine (:func:`medqade.measures.in_place.judge_in_place`): the difference
 is then the verdict's ``d``, reported with its verdict (default margin) and the alternative
 annotator test (``versus_physicians``). Abstentions count as disagreements throughout, as in
 ``score`` and the leaderboard. The physician reference exists only on the core (all ten

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from medqade import vocab
 from medqade.measures import agreement as measured
 from medqade.measures import in_place, seeds, verdicts
-from medqade.measures.agreement import PerRater
+from medqade.measures.physician_reference import PerRater
 from medqade.scoring.normalize import normalise
 
 if TYPE_CHECKING:

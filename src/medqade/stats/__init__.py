@@ -13,21 +13,13 @@ Conventions shared by every function:
 """
 
 from ._validation import MISSING
-from .agreement import (
-    PairAgreement,
-    PanelAgreement,
-    cohen_kappa,
-    compare_to_reference,
-    confusion_counts,
-    pabak,
-    pairwise_panel,
-    percent_agreement,
-)
+from .agreement import cohen_kappa, confusion_counts, pabak, percent_agreement
 from .bootstrap import bootstrap_indices, resample_weights, stratified_bootstrap_indices
 from .fleiss import fleiss_kappa, fleiss_kappa_from_counts, gwet_ac1
 from .icc import IntraclassCorrelations, intraclass_correlations
 from .intervals import ConfidenceInterval, percentile_ci, wilson_interval
 from .krippendorff import krippendorff_alpha
+from .panels import PairAgreement, PanelAgreement, compare_to_reference, pairwise_panel
 from .significance import benjamini_yekutieli, few_units_factor, t_test_greater
 
 __all__ = [

@@ -43,19 +43,17 @@ import pyarrow.parquet as pq
 from medqade import vocab
 from medqade.consensus import majority, majority_of_codes
 from medqade.files import atomic
-from medqade.synthetic.facts import Fact
-from medqade.synthetic.simulate import (
-    TIER_EXACT,
-    TIER_ITEMS,
-    TIER_LATENT,
+from medqade.synthetic.draws import (
     draw_answers,
     draw_evaluators,
     draw_merit,
     draw_physician_labels,
     same_text,
-    simulate,
     tie,
 )
+from medqade.synthetic.facts import Fact
+from medqade.synthetic.parameters import TIER_EXACT, TIER_ITEMS, TIER_LATENT
+from medqade.synthetic.simulate import simulate
 
 POOL_ITEMS = 26_598
 POOL_EXACT_SHARE = 0.075
