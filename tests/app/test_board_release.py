@@ -153,7 +153,7 @@ def test_a_record_of_another_release_is_rescored_from_its_stored_upload(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """``medqade rescore`` scores the stored upload of a record of another release again on
-    this one (the library's policy.rescore); then the Space and the CLI both show it."""
+    this one (the library's rescore.rescore); then the Space and the CLI both show it."""
     results, own, foreign = mixed_results
     (results / "records" / f"{own}.json").unlink()  # only the other release's record is left
     base = ["--data", str(built_sample), "--results", str(results)]

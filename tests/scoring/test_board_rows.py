@@ -47,23 +47,6 @@ def test_a_row_without_a_column_names_it() -> None:
         JudgeRow.from_json({"name": "x"} | {c: None for c in JUDGE_COLUMNS if c != "kappa"})
 
 
-@pytest.mark.parametrize("value", [0, 0.0, 0.05, 0.07, 0.1, 0.33, 1, 1.0, 0.07000000000000001])
-def test_board_margin_takes_the_grid_and_canonicalises(value: float) -> None:
-    from medqade.scoring.leaderboard import board_margin
-
-    got = board_margin(value)
-    assert got == round(float(value), 2)
-    assert repr(got) == repr(round(float(value), 2))  # one key per grid value
-
-
-@pytest.mark.parametrize("value", [0.015, 0.0701, 0.05 + 1e-4, -0.01, 1.01, math.nan, "0.05", True])
-def test_board_margin_refuses_what_the_page_does_not_offer(value: object) -> None:
-    from medqade.scoring.leaderboard import board_margin
-
-    with pytest.raises(ValueError, match="margin"):
-        board_margin(value)
-
-
 def test_rated_n_is_the_count_of_the_rows_scope() -> None:
     record = read_record({"core": {"n": 983, "rated": {"n": 165}}, "full": {"rated": {"n": 7}}})
     assert rated_n(record, "core") == 165 and rated_n(record, "full") == 7

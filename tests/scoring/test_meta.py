@@ -3,44 +3,11 @@ both front ends, and the checks a record's metadata passes."""
 
 from __future__ import annotations
 
-import pytest
-
 from medqade.scoring.meta import (
     SubmissionForm,
     clean_meta,
-    deterministic_decoding,
     merge_meta,
-    parse_decoding,
 )
-
-
-@pytest.mark.parametrize(
-    ("text", "parsed"),
-    [
-        ("temperature=0", {"temperature": 0}),
-        (" temperature=0.2, max_tokens=64 ", {"temperature": 0.2, "max_tokens": 64}),
-        ('{"temperature": 0, "top_p": 1}', {"temperature": 0, "top_p": 1}),
-        ("seed=x1", {"seed": "x1"}),
-        ("greedy", "greedy"),
-        ("temperature 0", "temperature 0"),
-    ],
-)
-def test_parse_decoding(text: str, parsed: object) -> None:
-    assert parse_decoding(text) == parsed
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("{x", "decoding: not valid JSON"),
-        ('{"a": 1} x', "not valid JSON"),
-        ("=1", "expected key=value"),
-        ("temperature=0,greedy", "expected key=value, got 'greedy'"),
-    ],
-)
-def test_parse_decoding_refuses(text: str, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        parse_decoding(text)
 
 
 def test_the_form_as_the_space_sends_it_is_the_flags_metadata() -> None:
@@ -89,28 +56,3 @@ def test_merge_meta_prefers_the_form() -> None:
     header = {"name": "Kopf", "usage": {"input_tokens": 5}}
     merged = merge_meta(header, {"name": "Formular", "usage": {"price_in": 1.0}})
     assert merged == {"name": "Formular", "usage": {"input_tokens": 5, "price_in": 1.0}}
-
-
-@pytest.mark.parametrize(
-    ("decoding", "deterministic"),
-    [
-        ({"temperature": 0}, True),
-        ({"temperature": 0.0, "max_tokens": 64}, True),
-        (parse_decoding("temperature=0,top_p=1"), True),
-        ({"Temperature": "0"}, True),
-        ({"top_k": 1}, True),
-        ({"do_sample": False}, True),
-        ({"strategy": "Greedy"}, True),
-        ("greedy decoding", True),
-        ("temp 0.0", True),
-        ({"temperature": 0.7}, False),
-        ({"temperature": True}, False),
-        ({"top_k": 40, "temperature": 1}, False),
-        ("temperature 0.05", False),
-        ("", False),
-        ({}, False),
-        (None, False),
-    ],
-)
-def test_deterministic_decoding(decoding: object, deterministic: bool) -> None:
-    assert deterministic_decoding(decoding) is deterministic

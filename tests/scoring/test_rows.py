@@ -4,11 +4,12 @@ ids, student models, labels, difficulty), naming each bad cell with its line and
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from medqade import vocab
 from medqade.dataset.release import Release
-from medqade.files.problems import ProblemLog
-from medqade.scoring.rows import Walker, cells, ignored, require
+from medqade.files.problems import InputError, ProblemLog
+from medqade.scoring.rows import Walker, cells, ignored, require, require_usable
 from medqade.scoring.upload_cells import LINE, RawTable
 
 
@@ -73,3 +74,13 @@ def test_require_and_ignored_name_the_columns(sample: Release) -> None:
     ignored(table, ["question_id"], log)
     assert any("extra" in p.message for p in log.warnings)
     assert cells(frame, "question_id") == ["Q"]
+
+
+def test_require_usable_refuses_rows_without_a_single_label() -> None:
+    table = RawTable("f.csv", "csv", pd.DataFrame({LINE: [2, 3], "label": [None, None]}))
+    require_usable("f.csv", table, present=2, usable=1)  # one label is enough
+    require_usable("f.csv", table, present=0, usable=0)  # no rows: refused elsewhere
+    with pytest.raises(InputError) as info:
+        require_usable("f.csv", table, present=2, usable=0, what="answer")
+    (problem,) = info.value.problems
+    assert problem.column == "answer" and "in every one of the 2 lines" in problem.message

@@ -4,7 +4,7 @@ A results folder keeps every accepted upload. When a Space moves to another rele
 data hash), the records scored on the old one are left out of its board
 (:func:`medqade.scoring.board.board_records`); this command scores each of their stored
 uploads again on ``--data`` through the library's submission policy
-(:func:`medqade.scoring.policy.rescore`) and stores the new records beside the old ones.
+(:func:`medqade.scoring.rescore.rescore`) and stores the new records beside the old ones.
 
 It writes under the same rules as ``medqade score --results`` and the Space: never into a
 build or a raw release (also not through a link), never following a link out of the folder,
@@ -26,7 +26,7 @@ from medqade.commands._args import (
 )
 from medqade.dataset.sources import open_release
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import board, policy
+from medqade.scoring import board, policy, rescore
 from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder
 
 NAME = "rescore"
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         if args.dry_run:
             print(f"{rid}: would be scored again")
             continue
-        outcome = policy.rescore(release, store, record, settings)
+        outcome = rescore.rescore(release, store, record, settings)
         if outcome.ok and outcome.record is not None:
             print(f"{rid}: scored again as record {str(outcome.record.id)[:16]}")
         else:

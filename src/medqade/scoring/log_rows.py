@@ -55,12 +55,16 @@ class LogRows:
     grader: str = ""
 
 
-def _scalars(values: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
-    return {
-        k: values[k]
-        for k in keys
-        if isinstance(values.get(k), (str, int, float, bool)) and values.get(k) != ""
-    }
+Scalar = str | int | float | bool
+
+
+def _scalars(values: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Scalar]:
+    out: dict[str, Scalar] = {}
+    for k in keys:
+        value = values.get(k)
+        if isinstance(value, (str, int, float, bool)) and value != "":
+            out[k] = value
+    return out
 
 
 _HTTP_ERROR: Final = re.compile(r"Error code: (\d{3})(?: - (.*))?")

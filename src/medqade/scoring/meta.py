@@ -31,7 +31,6 @@ Two keys are set by the project, never by a submission file: ``source`` (``submi
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -39,6 +38,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from medqade.files.problems import Problem
+from medqade.scoring.decoding import check_decoding, parse_decoding
+from medqade.scoring.decoding import deterministic_decoding as deterministic_decoding
 
 TEXT_KEYS: Final = (
     "name",
@@ -156,7 +157,7 @@ def clean_meta(
                 continue
             out[key] = text.casefold() if key == "prompt_sha256" else text
         elif key == "decoding":
-            decoding = _decoding(value)
+            decoding = check_decoding(value, MAX_TEXT)
             if decoding is None:
                 bad(
                     key,
@@ -167,7 +168,7 @@ def clean_meta(
                 continue
             out[key] = decoding
         elif key == "inspect":
-            run = _decoding(value) if isinstance(value, Mapping) else None
+            run = check_decoding(value, MAX_TEXT) if isinstance(value, Mapping) else None
             if run is None:
                 bad(
                     key,
@@ -219,29 +220,6 @@ def _usage(value: Any) -> dict[str, float] | None:
         if k not in USAGE_KEYS or not ok or v < 0:
             return None
         out[k] = int(v) if k.endswith("_tokens") and float(v).is_integer() else float(v)
-    return dict(sorted(out.items()))
-
-
-def _decoding(value: Any) -> dict[str, Any] | str | None:
-    if isinstance(value, str):
-        text = value.strip()
-        return text if len(text) <= MAX_TEXT else None
-    if not isinstance(value, Mapping) or len(value) > 20:
-        return None
-    out: dict[str, Any] = {}
-    for k, v in value.items():
-        if not isinstance(k, str) or len(k) > 60:
-            return None
-        if isinstance(v, float) and not math.isfinite(v):
-            return None
-        if (
-            v is None
-            or isinstance(v, (bool, int, float))
-            or (isinstance(v, str) and len(v) <= MAX_TEXT)
-        ):
-            out[k] = v
-        else:
-            return None
     return dict(sorted(out.items()))
 
 
@@ -320,72 +298,6 @@ def merge_meta(header: Mapping[str, Any], explicit: Mapping[str, Any]) -> dict[s
         else:
             out[key] = value
     return dict(sorted(out.items()))
-
-
-_GREEDY_TEXT: Final = re.compile(
-    r"\bgreedy\b|\btemp(?:erature)?\s*[=:]?\s*0(?:\.0*)?(?![\d.])", re.IGNORECASE
-)
-
-
-def _zero(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return False
-    return isinstance(value, (int, float)) and value == 0
-
-
-def deterministic_decoding(decoding: Any) -> bool:
-    """Whether the decoding settings a submission recorded (``meta.decoding``, as
-    :func:`parse_decoding` or an Inspect log gives them) make a run deterministic: temperature
-    0, ``top_k`` 1, ``do_sample`` false, a ``greedy`` setting or strategy, or a text that says
-    greedy or temperature 0. Repeated runs of such a judge agree with themselves by
-    construction wherever the prompt is the same (:mod:`medqade.measures.consistency`)."""
-    if isinstance(decoding, str):
-        return bool(_GREEDY_TEXT.search(decoding))
-    if not isinstance(decoding, Mapping):
-        return False
-    keys = {str(k).casefold(): v for k, v in decoding.items()}
-    top_k = keys.get("top_k")
-    strategy = keys.get("strategy", keys.get("decoding"))
-    return (
-        _zero(keys.get("temperature"))
-        or (not isinstance(top_k, bool) and isinstance(top_k, (int, float)) and top_k == 1)
-        or keys.get("do_sample") is False
-        or keys.get("greedy") is True
-        or (isinstance(strategy, str) and strategy.strip().casefold() == "greedy")
-    )
-
-
-def parse_decoding(text: str) -> dict[str, Any] | str:
-    """Decoding settings as a submitter types them, the same for ``medqade score --decoding``
-    and the Space's form: a JSON object (``{"temperature": 0}``), ``key=value`` pairs separated
-    by commas (``temperature=0,max_tokens=64``: each value read as JSON when it is, else as
-    text) or, without ``=``, a short text kept as given. ``ValueError`` for a malformed one."""
-    text = text.strip()
-    if text.startswith("{"):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"decoding: not valid JSON ({exc.msg})") from None
-        if not isinstance(value, dict):
-            raise ValueError("decoding: expected a JSON object")
-        return value
-    if "=" not in text:
-        return text
-    out: dict[str, Any] = {}
-    for part in text.split(","):
-        key, sep, raw = part.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"decoding: expected key=value, got {part!r}")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key.strip()] = raw.strip()
-    return out
 
 
 @dataclass(frozen=True)

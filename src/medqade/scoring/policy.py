@@ -8,7 +8,7 @@
    :func:`~medqade.scoring.attach_labels` for a judge's labels of model answers);
 3. **duplicate**: the same content (its duplicate key, :func:`duplicate_key`) stored before
    and scored on this release (scored on another release it is not on this board: it may be
-   scored again, as :func:`rescore` does from the stored upload);
+   scored again, as :func:`medqade.scoring.rescore.rescore` does from the stored upload);
 4. **copy of a reference row** (:func:`medqade.scoring.duplicates.reference_match`);
 5. **rate limit** of the submitting account (a dry run stores nothing, so it is never
    limited; it is told when a scored submission would be);
@@ -33,23 +33,31 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from medqade.files.problems import InputError, Problem
 from medqade.scoring import names
 from medqade.scoring.duplicates import reference_match
 from medqade.scoring.meta import merge_meta
+from medqade.scoring.outcome import EVAL_LOG as EVAL_LOG
+from medqade.scoring.outcome import PARQUET as PARQUET
+from medqade.scoring.outcome import Outcome as Outcome
+from medqade.scoring.outcome import Submitter as Submitter
+from medqade.scoring.outcome import Upload as Upload
+from medqade.scoring.outcome import duplicate_key as duplicate_key
+from medqade.scoring.outcome import line_refusal as line_refusal
+from medqade.scoring.outcome import problems_message as problems_message
+from medqade.scoring.outcome import refused as refuse
+from medqade.scoring.outcome import score_line as score_line
+from medqade.scoring.outcome import size_refusal as size_refusal
 from medqade.scoring.record import ScoreRecord, SpaceEntry
 from medqade.scoring.records import score
 from medqade.scoring.settings import Settings as Settings  # re-exported: policy.Settings
 from medqade.scoring.store import (
-    UPLOADS,
     ResultsStore,
     SubmissionRefused,
-    upload_sha256,
-    upload_suffix,
 )
 from medqade.scoring.submission import (
     Limits,
@@ -63,100 +71,6 @@ if TYPE_CHECKING:
     from medqade.dataset.release import Release
 
 log = logging.getLogger(__name__)
-
-PARQUET: Final = ".parquet"
-EVAL_LOG: Final = ".eval"
-
-
-@dataclass(frozen=True)
-class Upload:
-    """One uploaded file: its bytes, the name messages show, and the suffix it is stored
-    with (:func:`medqade.scoring.store.upload_suffix` of its own name)."""
-
-    data: bytes
-    shown: str
-    suffix: str
-
-
-@dataclass(frozen=True)
-class Submitter:
-    """Who submits, as the store keeps it: the stored account form (never a user name),
-    earlier stored forms of the same account (counted by the rate limit) and the scheme."""
-
-    account: str
-    aliases: tuple[str, ...] = ()
-    scheme: str | None = None
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The answer to one submission: a message, and a record, a summary or problems.
-
-    ``submission`` is the parsed upload (when it parsed); ``error`` the exception a refusal
-    came from, for a caller that reports it its own way (the CLI re-raises it)."""
-
-    ok: bool
-    message: str
-    record: ScoreRecord | None = None
-    summary: dict[str, Any] | None = None
-    problems: tuple[Problem, ...] = ()
-    warnings: tuple[str, ...] = field(default=())
-    submission: Submission | None = field(default=None, compare=False, repr=False)
-    error: Exception | None = field(default=None, compare=False, repr=False)
-    dry_run: bool = False
-    """A dry run (``validate_only``): ``record`` is what would be stored, and nothing was."""
-
-
-def size_refusal(shown: str, size: int, limits: Limits, suffix: str = "") -> str | None:
-    """Why a file of ``size`` bytes is refused before it is read, or ``None`` (an Inspect log,
-    ``suffix`` ``.eval``, may have up to ``limits.max_log_bytes``: it holds every message)."""
-    if suffix == EVAL_LOG:
-        if size <= limits.max_log_bytes:
-            return None
-        return (
-            f"{shown}: the Inspect log has {size:,} bytes, more than the limit of "
-            f"{limits.max_log_bytes:,} bytes; split the run (inspect eval --limit) or submit "
-            "the labels as JSON Lines."
-        )
-    if size <= limits.max_bytes:
-        return None
-    return (
-        f"{shown}: the file has {size:,} bytes, more than the limit of {limits.max_bytes:,} "
-        "bytes; remove extra columns or save it as Parquet."
-    )
-
-
-def line_refusal(upload: Upload, limits: Limits) -> str | None:
-    """Why a text file is refused for its number of lines before it is parsed, or ``None``
-    (a header and a trailing line are allowed beyond ``limits.max_rows``)."""
-    if upload.suffix in (PARQUET, EVAL_LOG):  # binary (an Inspect log is a ZIP archive)
-        return None
-    data = upload.data
-    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if lines <= limits.max_rows + 2:
-        return None
-    return (
-        f"{upload.shown}: the file has {lines:,} lines, more than the limit of "
-        f"{limits.max_rows:,} rows; submit one judge or one model per file."
-    )
-
-
-def duplicate_key(sub: Submission) -> str:
-    """The key two submissions share when they are the same content (the submission's
-    content hash, plus that of a judge's labels of model answers)."""
-    return sub.content_hash + (f"+{sub.answer_labels_hash}" if sub.answer_labels_hash else "")
-
-
-def problems_message(exc: InputError) -> str:
-    """One line for a submission that did not parse (the problems are listed beside it)."""
-    n = len(exc.problems)
-    return f"{n} problem{'s' if n != 1 else ''} found in {exc.what}; nothing was scored."
-
-
-def _refused(message: str, exc: Exception | None = None) -> Outcome:
-    if isinstance(exc, InputError):
-        return Outcome(False, problems_message(exc), problems=tuple(exc.problems), error=exc)
-    return Outcome(False, message, error=exc if exc is not None else ValueError(message))
 
 
 def parse(
@@ -174,7 +88,7 @@ def parse(
             upload.shown, len(upload.data), limits, upload.suffix
         ) or line_refusal(upload, limits)
         if refusal is not None:
-            return _refused(refusal)
+            return refuse(refusal)
     first = uploads[0]
     try:
         sub = parse_submission(first.data, first.shown, release, kind or None, limits)
@@ -182,16 +96,16 @@ def parse(
             sub = attach_labels(sub, uploads[1].data, uploads[1].shown, release, limits)
         if runs:
             if sub.kind != "judge":
-                return _refused(
+                return refuse(
                     f"{first.shown}: further files are runs of one judge, and this file holds "
                     "model answers; score each model's answers on their own"
                 )
             more = tuple(parse_submission(r.data, r.shown, release, "judge", limits) for r in runs)
             sub = with_runs(sub, more)
     except InputError as exc:
-        return _refused("", exc)
+        return refuse("", exc)
     except ValueError as exc:
-        return _refused(f"{first.shown}: {exc}", exc)
+        return refuse(f"{first.shown}: {exc}", exc)
     return sub
 
 
@@ -238,7 +152,7 @@ def _checks(
 ) -> _Passed | Outcome:
     """Steps 1-6 (the metadata's own checks are scoring's): what passed, or the refusal."""
     if not uploads:
-        return _refused("Choose a file to upload.")
+        return refuse("Choose a file to upload.")
     if store is not None and submitter is None:
         raise ValueError("storing a submission needs its submitter")
     if runs and store is not None:
@@ -326,7 +240,7 @@ def check(
     try:  # scored as the real run is: the same call, the same settings (issue 39)
         record = _score(release, sub, meta, settings)
     except InputError as exc:
-        return replace(_refused("", exc), summary=sub.summary(), submission=sub)
+        return replace(refuse("", exc), summary=sub.summary(), submission=sub)
     limited = passed.limited
     later = "" if limited is None else f" Note: a scored submission is refused now ({limited})."
     return Outcome(
@@ -372,7 +286,7 @@ def submit(
     try:
         record = _score(release, sub, meta, settings)
     except InputError as exc:
-        return _refused("", exc)
+        return refuse("", exc)
     if store is None or submitter is None:
         return Outcome(True, "scored", record=record, warnings=warnings, submission=sub)
 
@@ -387,26 +301,6 @@ def submit(
         )
 
     return _store(store, submitter, record, sub, uploads, passed.key, clock, refused)
-
-
-def score_line(rec: ScoreRecord) -> str:
-    """The headline of a scored record in words: a judge's core kappa with its 95% CI and
-    verdict, a model's accuracy with its 95% CI (what a dry run reports)."""
-
-    def num(x: object) -> str:
-        return f"{x:.3f}" if isinstance(x, (int, float)) and not isinstance(x, bool) else "n/a"
-
-    def ci(pair: object) -> str:
-        if isinstance(pair, (list, tuple)) and len(pair) == 2:
-            return f"95% CI {num(pair[0])} - {num(pair[1])}"
-        return "95% CI n/a"
-
-    if rec.kind == "judge":
-        core = rec.core
-        kappa, interval = (core.kappa, core.kappa_ci) if core is not None else (None, None)
-        return f"core kappa {num(kappa)} ({ci(interval)}), verdict {rec.verdict or 'n/a'}"
-    acc = next((a for a in (rec.accuracy_core, rec.accuracy) if a and a.json_keys), None)
-    return f"accuracy {num(acc.anchored)} ({ci(acc.ci)})" if acc is not None else "accuracy n/a"
 
 
 def _store(
@@ -454,77 +348,3 @@ def _store(
 
 def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
-
-
-def rescore(
-    release: Release,
-    store: ResultsStore,
-    record: ScoreRecord,
-    settings: Settings,
-    *,
-    clock: Callable[[], float] = time.time,
-) -> Outcome:
-    """Score a stored ``record`` of another release again on ``release``, from its stored
-    upload, with its kind, metadata and account, and store the new record (through
-    :func:`submit`: every rule applies). The old record stays as it was: it belongs on its
-    own release's board (:func:`medqade.scoring.board.board_records`).
-
-    A stored upload is read as :meth:`~medqade.scoring.store.ResultsStore.read_upload` reads
-    it (a plain file inside ``uploads/``, never through a link) and only when it is what was
-    stored: its bytes' SHA-256 equals the one the record kept (``space.upload_sha256``), or,
-    for a record stored before those were kept, its content hash on this release equals its
-    name. It keeps its stored suffix, so an Inspect log is read as a log. Every refusal names
-    the record, the stored file, why, and what to do."""
-    rec = record
-    rid = str(rec.id or "")[:16]
-    if rec.scored_on(release.data_hash):
-        return _refused(f"record {rid} was scored on this release already")
-    space = rec.space
-    sub = rec.submission
-    if space is None or not space.account or sub is None or not sub.content_hash:
-        return _refused(f"record {rid} was not stored by a results folder; score its file")
-    stored = [str(n) for n in (space.uploads or ())]
-    first = [n for n in stored if n.startswith(sub.content_hash)]
-    if not first:
-        return _refused(
-            f"record {rid}: its stored upload {UPLOADS}/{sub.content_hash[:16]}... is not named "
-            "in the record; score the original file again (medqade score --results)"
-        )
-    names = first[:1] + [n for n in stored if n not in first]  # the submission, its labels
-    kept = space.upload_sha256 or {}
-    uploads = []
-    for name in names:
-        log_file = upload_suffix(name) == EVAL_LOG  # read no more than an upload may have
-        limit = settings.limits.max_log_bytes if log_file else settings.limits.max_bytes
-        try:
-            data = store.read_upload(name, limit)
-        except ValueError as exc:
-            return _refused(f"record {rid}: {exc}", exc)
-        want = kept.get(name)
-        if want is not None and upload_sha256(data) != want:
-            return _refused(
-                f"record {rid}: {UPLOADS}/{name} was changed after it was stored (its SHA-256 "
-                "is not the one the record kept); it is not scored: restore the stored file, "
-                "or score the original file again (medqade score --results)"
-            )
-        uploads.append(Upload(data, f"{UPLOADS}/{name}", upload_suffix(name)))
-    if not kept:  # stored before the bytes' hashes were kept: the content hash, on this release
-        parsed = parse(release, uploads, rec.kind, settings.limits)
-        if isinstance(parsed, Outcome):
-            return replace(parsed, message=f"record {rid}: {parsed.message}")
-        hashes = [parsed.content_hash, parsed.answer_labels_hash]
-        for name, content in zip(names, hashes, strict=False):
-            if content is not None and not name.startswith(content):
-                return _refused(
-                    f"record {rid}: {UPLOADS}/{name} does not hold the content its name says "
-                    f"(its content hash on this release is {content[:16]}...); it is not "
-                    "scored: score the original file again (medqade score --results)"
-                )
-    meta = {} if rec.meta is None else rec.meta.to_json()
-    submitter = Submitter(space.account, (), space.account_scheme)
-    outcome = submit(
-        release, uploads, rec.kind, meta, settings, store=store, submitter=submitter, clock=clock
-    )
-    if outcome.ok:
-        return outcome
-    return replace(outcome, message=f"record {rid}: {outcome.message}")

@@ -63,9 +63,10 @@ import numpy as np
 from medqade import __version__
 from medqade.files.problems import InputError, Problem
 from medqade.scoring.answers import answer_metrics
+from medqade.scoring.decoding import deterministic_decoding
 from medqade.scoring.duplicates import reference_match
 from medqade.scoring.judge import PARTIAL, judge_metrics
-from medqade.scoring.meta import clean_meta, deterministic_decoding, merge_meta
+from medqade.scoring.meta import clean_meta, merge_meta
 from medqade.scoring.outputs import dumps, jsonable
 from medqade.scoring.record import (
     DatasetRef,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from medqade import vocab
-from medqade.files.problems import Problem, ProblemLog
+from medqade.files.problems import InputError, Problem, ProblemLog
 from medqade.scoring.upload_cells import NOT_TEXT, RawTable, cell_text, looks_like_formula
 
 if TYPE_CHECKING:
@@ -192,6 +192,39 @@ def ignored(table: RawTable, used: Iterable[str], log: ProblemLog) -> None:
                 fix="remove them, or check their names",
             )
         )
+
+
+def require_usable(
+    name: str, table: RawTable, present: int, usable: int, what: str = "label"
+) -> None:
+    """Refuse a file whose rows hold not a single usable label (or answer): it would score
+    as full coverage with every statistic null."""
+    if usable or not present:
+        return
+    column = "answer" if what == "answer" else "label"
+    if table.format != "csv" and any(c.startswith("resp_") for c in table.columns):
+        column = "resp_1..resp_5"
+    fix = (
+        "fill in the answers (the short answer text per question), or check that the "
+        "answer column was exported"
+        if what == "answer"
+        else "fill in the labels (Richtig, Falsch or Keine Angabe; correct, incorrect, "
+        "abstain), or check that the label column was exported"
+    )
+    raise InputError(
+        name,
+        [
+            Problem(
+                name,
+                None,
+                f"not a single usable {what}: it is empty or null in every one of the "
+                f"{len(table.frame):,} {table.row_kind}s, so there is nothing to score",
+                column=column,
+                value="(empty)",
+                fix=fix,
+            )
+        ],
+    )
 
 
 def summarise(

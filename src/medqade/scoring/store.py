@@ -33,92 +33,40 @@ only as a plain file inside ``uploads/`` (:meth:`ResultsStore.read_upload`).
 from __future__ import annotations
 
 import contextlib
-import errno
-import hashlib
 import json
 import logging
 import os
-import re
 import stat
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-from medqade.files import atomic, folder_lock, guards
+from medqade.files import atomic, folder_lock
 from medqade.scoring.record import ScoreRecord, SpaceEntry
+from medqade.scoring.results_folder import ENV_RESULTS_DIR as ENV_RESULTS_DIR
+from medqade.scoring.results_folder import MIRROR_IGNORE as MIRROR_IGNORE
+from medqade.scoring.results_folder import MIRROR_PATTERNS as MIRROR_PATTERNS
+from medqade.scoring.results_folder import RECORDS as RECORDS
+from medqade.scoring.results_folder import REFERENCE as REFERENCE
+from medqade.scoring.results_folder import SAFE_ID as SAFE_ID
+from medqade.scoring.results_folder import UPLOAD_NAME as UPLOAD_NAME
+from medqade.scoring.results_folder import UPLOAD_SUFFIXES as UPLOAD_SUFFIXES
+from medqade.scoring.results_folder import UPLOADS as UPLOADS
+from medqade.scoring.results_folder import RateLimit as RateLimit
+from medqade.scoring.results_folder import SubmissionRefused as SubmissionRefused
+from medqade.scoring.results_folder import check_results_folder as check_results_folder
+from medqade.scoring.results_folder import default_results_dir as default_results_dir
+from medqade.scoring.results_folder import on_space as on_space
+from medqade.scoring.results_folder import outside, read_stored_upload
+from medqade.scoring.results_folder import upload_sha256 as upload_sha256
+from medqade.scoring.results_folder import upload_suffix as upload_suffix
 
 log = logging.getLogger(__name__)
-
-RECORDS: Final = "records"
-UPLOADS: Final = "uploads"
-SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-UPLOAD_SUFFIXES: Final = (".csv", ".jsonl", ".json", ".parquet", ".tsv", ".eval")
-REFERENCE: Final = "reference"
-ENV_RESULTS_DIR: Final = "MEDQADE_RESULTS_DIR"
-MIRROR_PATTERNS: Final = (f"{RECORDS}/*.json", f"{UPLOADS}/*", f"{REFERENCE}/*.json")
-MIRROR_IGNORE: Final = ("**/.*", ".*")
-UPLOAD_NAME: Final = re.compile(r"^[0-9a-f]{16,128}\.(csv|jsonl|json|parquet|tsv|eval|bin)$")
-
-
-def on_space(env: Mapping[str, str] | None = None) -> bool:
-    """Whether this process runs inside a Hugging Face Space (``SPACE_ID`` is set there)."""
-    return bool((os.environ if env is None else env).get("SPACE_ID"))
-
-
-def default_results_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``./results`` in a Space; locally ``results`` under the MedQADE user cache folder
-    (``MEDQADE_RESULTS_DIR`` overrides both): the folder the Space writes and the CLI reads."""
-    env = os.environ if env is None else env
-    if env.get(ENV_RESULTS_DIR):
-        return Path(env[ENV_RESULTS_DIR])
-    if on_space(env):
-        return Path("results")
-    from medqade.dataset.sources import cache_dir
-
-    return cache_dir() / "results"
-
-
-def check_results_folder(folder: Path, who: str) -> None:
-    """Raise ``ValueError`` when ``folder`` is or lies inside a build or a raw release (also
-    through a link): ``who`` (the Space, ``medqade score``) never stores submissions there."""
-    inside = guards.guarded_within(Path(os.path.abspath(folder)))
-    if inside is not None:
-        raise ValueError(
-            f"the results folder {folder} is or lies inside {inside[1]} ({inside[0]}); {who} "
-            "never stores submissions there: choose another --results"
-        )
-
-
-class SubmissionRefused(Exception):
-    """A submission breaks a rule of the store (duplicate, rate limit); the message says which."""
-
-
-@dataclass(frozen=True)
-class RateLimit:
-    """At most ``count`` submissions per account in ``window_s`` seconds; 0 switches it off."""
-
-    count: int
-    window_s: float
-
-    @classmethod
-    def per_days(cls, count: int, days: float) -> RateLimit:
-        return cls(count, days * 86_400.0)
-
-
-def upload_sha256(data: bytes) -> str:
-    """The hash of a stored upload's bytes the record keeps (``space.upload_sha256``)."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def upload_suffix(filename: str) -> str:
-    """The stored suffix for an upload: its own when it is a known table format, else ``.bin``."""
-    suffix = Path(filename).suffix.casefold()
-    return suffix if suffix in UPLOAD_SUFFIXES else ".bin"
 
 
 def _data_hash(record: ScoreRecord) -> str | None:
@@ -272,61 +220,12 @@ class ResultsStore:
         return [p for p in paths if p.is_file() and not p.is_symlink()]
 
     def _outside(self, folder: Path) -> bool:
-        """Whether ``folder`` (``records/`` or ``uploads/``) is a link, or lies elsewhere
-        than directly inside the results folder once links are resolved."""
-        if folder.is_symlink():
-            return True
-        if not folder.exists():
-            return False
-        return folder.resolve() != self.root.resolve() / folder.name
+        return outside(self.root, folder)
 
     def read_upload(self, name: str, max_bytes: int) -> bytes:
-        """The bytes of the stored upload ``name``, read as a plain file inside ``uploads/``:
-        never through a link, never more than ``max_bytes``. Raise ``ValueError`` saying why
-        (one line naming ``uploads/<name>`` and what to do)."""
-        shown = f"{UPLOADS}/{name}"
-        if not UPLOAD_NAME.match(name):
-            raise ValueError(
-                f"{shown}: not the name of a stored upload (<hash>.<suffix>); score the "
-                "original file again"
-            )
-        if self._outside(self.uploads_dir):
-            raise ValueError(
-                f"{shown}: the folder {UPLOADS}/ is a link or lies outside the results folder; "
-                "a stored upload is read only inside it: replace the link with the folder"
-            )
-        try:
-            fd = os.open(
-                self.uploads_dir / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-            )
-        except FileNotFoundError:
-            raise ValueError(
-                f"{shown}: the stored upload is missing; score the original file again"
-            ) from None
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise ValueError(
-                    f"{shown}: the stored upload is a link, not a file the store wrote; it is "
-                    "never followed: remove the link and score the original file"
-                ) from None
-            raise ValueError(
-                f"{shown}: the stored upload cannot be read ({exc.strerror or type(exc).__name__});"
-                " check that this user may read it"
-            ) from None
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise ValueError(
-                    f"{shown}: the stored upload is not a plain file; remove it and score the "
-                    "original file again"
-                )
-            data = fh.read(max_bytes + 1) if st.st_size <= max_bytes else b""
-            if st.st_size > max_bytes or len(data) > max_bytes:
-                raise ValueError(
-                    f"{shown}: the stored upload has more than {max_bytes:,} bytes, the limit of "
-                    "an upload; it was not stored like this: score the original file"
-                )
-            return data
+        """The bytes of the stored upload ``name`` (:func:`read_stored_upload`: a plain file
+        inside ``uploads/``, never through a link, never more than ``max_bytes``)."""
+        return read_stored_upload(self.root, name, max_bytes)
 
     def check(
         self,

@@ -56,19 +56,18 @@ column, value and fix; notes that do not block scoring are :attr:`Submission.war
 
 The work is spread over small modules, re-exported here: :mod:`~medqade.scoring.kinds` (kinds,
 formats, :func:`detect_kind`), :mod:`~medqade.scoring.rows` (the shared row walker),
-:mod:`~medqade.scoring.judge_rows` and :mod:`~medqade.scoring.answer_rows` (the two formats)
-and :mod:`~medqade.scoring.coverage` (scope, coverage, content hashes).
+:mod:`~medqade.scoring.judge_rows` and :mod:`~medqade.scoring.answer_rows` (the two formats),
+:mod:`~medqade.scoring.coverage` (scope, coverage, content hashes), :mod:`~medqade.scoring.parsed`
+(:class:`Submission`) and :mod:`~medqade.scoring.judge_runs` (a judge's repeated runs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
-import numpy.typing as npt
 
 from medqade import vocab
 from medqade.files.problems import InputError, Problem, ProblemLog
@@ -83,15 +82,19 @@ from medqade.scoring.coverage import (
 )
 from medqade.scoring.inspect_log import grader_labels_text
 from medqade.scoring.judge_rows import judge_per_question, judge_rows
+from medqade.scoring.judge_runs import split_runs
+from medqade.scoring.judge_runs import with_runs as with_runs
 from medqade.scoring.kinds import ANSWERS, JUDGE, KINDS, PER_QUESTION, RESP, ROWS, detect_kind
 from medqade.scoring.limits import Limits
 from medqade.scoring.log_reader import is_eval_log
 from medqade.scoring.meta import clean_meta
 from medqade.scoring.normalize import normalise
-from medqade.scoring.outputs import jsonable
-from medqade.scoring.rows import IGNORED_COLUMNS, Walker, ignored, require
+from medqade.scoring.parsed import JudgeRun as JudgeRun
+from medqade.scoring.parsed import Submission as Submission
+from medqade.scoring.parsed import readonly
+from medqade.scoring.rows import IGNORED_COLUMNS, Walker, ignored, require, require_usable
 from medqade.scoring.upload import read_upload as _read_upload
-from medqade.scoring.upload_cells import LINE, NOT_TEXT, RawTable, cell_text
+from medqade.scoring.upload_cells import LINE
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -117,68 +120,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False)
-class JudgeRun:
-    """One run of a judge: labels, rows and positions (items, 5), read-only."""
-
-    run: str
-    labels: npt.NDArray[np.int8] = field(repr=False)
-    present: npt.NDArray[np.bool_] = field(repr=False)
-    positions: npt.NDArray[np.int8] = field(repr=False)
-
-
-@dataclass(frozen=True, eq=False)
-class Submission:
-    """A checked submission in the release's item order (arrays are read-only).
-
-    judge: ``labels`` (items, 5) label codes (-1 missing), ``present`` (items, 5) slots that
-    have a row. answers: ``answers`` per item (``None``: no row or not answered), ``present``
-    (items,) items that have a row, ``answer_labels`` (items,) a judge's codes for them (-1
-    none). ``content_hash`` is the SHA-256 of the canonical content (the same labels in CSV
-    or JSONL hash the same); ``scope`` is ``core``, ``full`` or ``partial``.
-    """
-
-    kind: str
-    format: str
-    filename: str
-    content_hash: str
-    n_rows: int
-    scope: str
-    coverage: Mapping[str, float]
-    present: npt.NDArray[np.bool_] = field(repr=False)
-    labels: npt.NDArray[np.int8] | None = field(default=None, repr=False)
-    answers: tuple[str | None, ...] | None = field(default=None, repr=False)
-    meta: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    warnings: tuple[Problem, ...] = ()
-    answer_labels: npt.NDArray[np.int8] | None = field(default=None, repr=False)
-    answer_labels_hash: str | None = None
-    positions: npt.NDArray[np.int8] | None = field(default=None, repr=False)
-    """judge: (items, 5) position 1-5 at which each answer was shown, 0 where unknown."""
-    runs: tuple[JudgeRun, ...] = field(default=(), repr=False)
-    """judge: every run when there are two or more (the first is ``labels``), else empty."""
-
-    def summary(self) -> dict[str, Any]:
-        """Plain-dict description (for the Space and ``validate_only``; NaN as ``None``)."""
-        summary: dict[str, Any] = jsonable(
-            {
-                "kind": self.kind,
-                "format": self.format,
-                "rows": self.n_rows,
-                "scope": self.scope,
-                "coverage": dict(self.coverage),
-                "content_hash": self.content_hash,
-                "warnings": [str(w) for w in self.warnings],
-            }
-        )
-        return summary
-
-
 DEFAULT_LIMITS: Final = Limits()
-
-
-def _readonly(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    a.setflags(write=False)
-    return a
 
 
 def parse_submission(
@@ -240,15 +182,15 @@ def parse_submission(
     if detected == JUDGE:
         walk = judge_per_question if fmt == PER_QUESTION else judge_rows
         runs = []
-        for k, (run, part) in enumerate(_split_runs(table, log)):
+        for k, (run, part) in enumerate(split_runs(table, log)):
             part_log = log if k == 0 else ProblemLog()  # warnings once, errors of every run
             walked = walk(Walker(part, release, part_log), part_log)
             if k:
                 log.errors.extend(part_log.errors)
-            runs.append(JudgeRun(run, *(_readonly(a) for a in walked)))
+            runs.append(JudgeRun(run, *(readonly(a) for a in walked)))
         log.raise_if_any(name)
         labels, present, positions = runs[0].labels, runs[0].present, runs[0].positions
-        _require_usable(name, table, int(present.sum()), int((labels != vocab.MISSING_CODE).sum()))
+        require_usable(name, table, int(present.sum()), int((labels != vocab.MISSING_CODE).sum()))
         scope = scope_of(np.asarray(present.all(axis=1)), is_core)
         coverage = coverage_of(present, is_core)
         content = judge_content_hash(release, labels, present)
@@ -271,7 +213,7 @@ def parse_submission(
         )
     answers, present_items = answer_rows(walker, log, limits)
     log.raise_if_any(name)
-    _require_usable(
+    require_usable(
         name, table, int(present_items.sum()), sum(a is not None for a in answers), "answer"
     )
     scope = scope_of(present_items, is_core)
@@ -287,7 +229,7 @@ def parse_submission(
         n_rows=len(table.frame),
         scope=scope,
         coverage=MappingProxyType(coverage),
-        present=_readonly(present_items),
+        present=readonly(present_items),
         answers=tuple(answers),
         meta=MappingProxyType(header),
         warnings=tuple(log.warnings),
@@ -296,105 +238,6 @@ def parse_submission(
     if graded is None:  # an Inspect log of medqade/answer brings its grader's labels along
         return submission
     return attach_labels(submission, graded.encode("utf-8"), f"{name} (grader)", release, limits)
-
-
-RUN_COLUMN: Final = "run"
-MAX_RUN: Final = 1_000_000
-"""The largest run (epoch) number a row may carry: far above any repeated run, and small
-enough that a huge number in a hostile file is an error, never an overflow."""
-
-
-def _split_runs(table: RawTable, log: ProblemLog) -> list[tuple[str, RawTable]]:
-    """The table's rows by their integer ``run`` (ascending), or the whole table as run "1"
-    when there is no ``run`` column. A run that is not an integer from 0 to :data:`MAX_RUN` is
-    an error."""
-    if RUN_COLUMN not in table.frame.columns:
-        return [("1", table)]
-    numbers: list[int | None] = []
-    for line, value in zip(table.frame[LINE], table.frame[RUN_COLUMN], strict=True):
-        text = cell_text(value)
-        number = None
-        if isinstance(text, str):
-            try:
-                x = float(text.strip())
-                number = int(x) if x.is_integer() and 0 <= x <= MAX_RUN else None
-            except ValueError:
-                number = None
-        if number is None:
-            listed = text is NOT_TEXT  # a list or object: show the cell, not the marker object
-            log.error(
-                Problem(
-                    table.name,
-                    int(line),
-                    "invalid run: a list or object, not a number" if listed else "invalid run",
-                    RUN_COLUMN,
-                    None if text is None else str(value if listed else text)[:80],
-                    "give every row the integer run (epoch) it comes from, e.g. 1 or 2 (at most "
-                    f"{MAX_RUN:,})",
-                    row_kind=table.row_kind,
-                )
-            )
-        numbers.append(number)
-    if any(n is None for n in numbers):
-        return [("1", table)]
-    keys = np.asarray(numbers, dtype=np.int64)
-    out = []
-    for run in np.unique(keys).tolist():
-        part = table.frame[keys == run].reset_index(drop=True)
-        out.append((str(run), replace(table, frame=part)))
-    return out
-
-
-def with_runs(first: Submission, others: tuple[Submission, ...]) -> Submission:
-    """``first`` with the runs of ``others`` (judge submissions of the same judge, e.g.
-    several files of reshuffled runs) appended for self-consistency; the labels scored for
-    agreement stay those of ``first``."""
-    if first.kind != JUDGE or any(o.kind != JUDGE for o in others):
-        raise ValueError("runs can only be combined for judge submissions")
-    runs = list(first.runs) or [_as_run(first, "1")]
-    for k, other in enumerate(others, start=2):
-        runs.extend(other.runs or [_as_run(other, str(k))])
-    named = [replace(r, run=str(k)) for k, r in enumerate(runs, start=1)]
-    return replace(first, runs=tuple(named) if len(named) > 1 else ())
-
-
-def _as_run(sub: Submission, run: str) -> JudgeRun:
-    labels = sub.labels if sub.labels is not None else np.full(sub.present.shape, -1, np.int8)
-    positions = sub.positions if sub.positions is not None else np.zeros(sub.present.shape, np.int8)
-    return JudgeRun(run, labels, sub.present, positions)
-
-
-def _require_usable(
-    name: str, table: RawTable, present: int, usable: int, what: str = "label"
-) -> None:
-    """Refuse a file whose rows hold not a single usable label (or answer): it would score
-    as full coverage with every statistic null."""
-    if usable or not present:
-        return
-    column = "answer" if what == "answer" else "label"
-    if table.format != "csv" and any(c.startswith("resp_") for c in table.columns):
-        column = "resp_1..resp_5"
-    fix = (
-        "fill in the answers (the short answer text per question), or check that the "
-        "answer column was exported"
-        if what == "answer"
-        else "fill in the labels (Richtig, Falsch or Keine Angabe; correct, incorrect, "
-        "abstain), or check that the label column was exported"
-    )
-    raise InputError(
-        name,
-        [
-            Problem(
-                name,
-                None,
-                f"not a single usable {what}: it is empty or null in every one of the "
-                f"{len(table.frame):,} {table.row_kind}s, so there is nothing to score",
-                column=column,
-                value="(empty)",
-                fix=fix,
-            )
-        ],
-    )
 
 
 def attach_labels(
@@ -477,7 +320,7 @@ def attach_labels(
             seen[i] = True
             codes[i] = code
     log.raise_if_any(name)
-    _require_usable(name, table, int(seen.sum()), int((codes[seen] != vocab.MISSING_CODE).sum()))
+    require_usable(name, table, int(seen.sum()), int((codes[seen] != vocab.MISSING_CODE).sum()))
     meta = dict(submission.meta)
     if judge:
         meta["judge"] = {**judge, **dict(meta.get("judge", {}))}
@@ -486,7 +329,7 @@ def attach_labels(
     )
     return replace(
         submission,
-        answer_labels=_readonly(codes),
+        answer_labels=readonly(codes),
         answer_labels_hash=labels_hash,
         meta=MappingProxyType(meta),
         warnings=submission.warnings + tuple(log.warnings),
