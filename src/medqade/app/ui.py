@@ -182,6 +182,10 @@ li.mq-card { display: grid; grid-template-columns: 3.4em 1fr; gap: 0 6px;
   /* Compare's small tables fit the phone: narrower cells, an interval may wrap at its dash */
   [id^=mq-compare-] .mq-table th, [id^=mq-compare-] .mq-table td {
     padding: 2px 4px; white-space: normal; }
+  /* the row labels ("kappa, against the consensus (as on the leaderboard)") may break
+     anywhere rather than push the numbers past the screen's edge */
+  [id^=mq-compare-] .mq-table tbody th, [id^=mq-compare-] .mq-table td:first-child {
+    overflow-wrap: anywhere; }
   #mq-lead { display: none; }  /* folded: "How to read these tables" stays */
   /* figures at their print size (6 in = 600 px, so 9 pt text is 12.5 px), panned inside
      their own box rather than scaled to 5-8 px text */

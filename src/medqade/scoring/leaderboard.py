@@ -193,10 +193,14 @@ def _frame(
             rank=None if interval is None else interval.best,
             rank_worst=None if interval is None else interval.worst,
         )
-        plain.append({**row.to_json(), "_key": r.key})
+        plain.append({**row.to_json(), "_key": r.key, "_unranked": interval is None})
     frame = pd.DataFrame(plain)
+    # best first; among equal values the ranked rows before the unranked ones, then by name
     frame = frame.sort_values(
-        ["_key", "name"], ascending=[False, True], na_position="last", kind="mergesort"
+        ["_key", "_unranked", "name"],
+        ascending=[False, True, True],
+        na_position="last",
+        kind="mergesort",
     ).reset_index(drop=True)
     for column in ("rank", "rank_worst"):
         frame[column] = pd.array(frame[column].tolist(), dtype="Int64")
