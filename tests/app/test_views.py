@@ -192,7 +192,7 @@ def test_phone_cards_badge_the_physicians_verified_and_self_reported_rows() -> N
 def test_every_verdict_word_reaches_the_phone_card() -> None:
     """The phone cards show the library's verdict words as they are (one constant tuple), in
     a cell that wraps (a long word never widens the card)."""
-    from medqade.app import phone, ui
+    from medqade.app import page_head, phone
     from medqade.measures.paired import VERDICTS
 
     table = pd.DataFrame(
@@ -204,7 +204,7 @@ def test_every_verdict_word_reaches_the_phone_card() -> None:
     cards = phone.judges_cards(table, "core")
     for v in VERDICTS:
         assert f'<span class="mq-card-verdict">{v}</span>' in cards
-    css = next(line for line in ui.CSS.splitlines() if line.startswith(".mq-card-verdict"))
+    css = next(line for line in page_head.CSS.splitlines() if line.startswith(".mq-card-verdict"))
     assert "overflow-wrap: anywhere" in css
 
 
