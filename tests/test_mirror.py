@@ -31,8 +31,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "app/tab_analysis.py": "tests/app/test_analysis.py, tests/app/test_figure_cache.py: the typed "
     "judge list the tab draws, and its encoded figures (Plots) read from and written to the "
     "disk cache",
-    "app/ui.py": "tests/app/conftest.py, tests/app/test_browser_layout.py, "
-    "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
     "scoring/leaderboard.py": "tests/scoring/test_board_rows.py, tests/scoring/test_records.py: "
     "the tables, with the records they rank",
 }

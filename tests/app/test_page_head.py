@@ -11,8 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from medqade.app import page_head, phone, ui
-from medqade.app.config import SpaceConfig
+from medqade.app import page_head, phone
 
 
 def _without_comments(css: str) -> str:
@@ -91,8 +90,3 @@ def test_head_script_is_valid_javascript(tmp_path: Path) -> None:
     assert node is not None
     checked = subprocess.run([node, "--check", str(script)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
-
-
-def test_launch_passes_the_stylesheet_and_head(tmp_path: Path) -> None:
-    kwargs = ui.launch_kwargs(SpaceConfig(results_dir=tmp_path))
-    assert kwargs["css"] is page_head.CSS and kwargs["head"] is page_head.HEAD

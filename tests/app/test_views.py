@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from medqade.app import cells, result_views, views
-from medqade.app.config import SpaceConfig
 from medqade.app.phone import judges_cards
 from medqade.measures.aat import alt_test
 from medqade.scoring import JUDGE_COLUMNS
@@ -97,21 +94,6 @@ def test_problems_table_lists_every_problem() -> None:
             "fix": "use Richtig",
         }
     ]
-
-
-def test_synthetic_release_shows_banner(sample_release, tmp_path: Path) -> None:
-    from medqade.app.ui import build_app
-
-    synthetic = replace(sample_release, meta=replace(sample_release.meta, synthetic=True))
-    config = SpaceConfig(results_dir=tmp_path, resamples=20)
-    demo = build_app(synthetic, tmp_path, config, background=False, analyses=False)
-    values = [c.get("props", {}).get("value") for c in demo.config["components"]]
-    assert any(isinstance(v, str) and "SYNTHETIC DATA" in v for v in values)
-    about = [v for v in values if isinstance(v, str) and "## What MedQADE is" in v]
-    assert about and "synthetic release" in about[0]
-    plain = build_app(sample_release, tmp_path, config, background=False, analyses=False)
-    values = [c.get("props", {}).get("value") for c in plain.config["components"]]
-    assert not any(isinstance(v, str) and "SYNTHETIC DATA" in v for v in values)
 
 
 def test_phone_card_shows_the_rank_range() -> None:
