@@ -31,10 +31,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
     "app/tab_analysis.py": "tests/app/test_analysis.py, tests/app/test_figure_cache.py: the typed "
     "judge list the tab draws, and its encoded figures (Plots) read from and written to the "
     "disk cache",
-    "app/tab_submit.py": "tests/app/test_submit_inspect_log.py, tests/dataset/test_hub_eval.py: "
-    "the upload types and the eval-results text; the form itself runs through medqade.app.ui",
-    "app/ui.py": "tests/app/conftest.py, tests/app/test_browser_layout.py, "
-    "tests/app/test_views.py: the Blocks page, built by the app fixture every app test uses",
 }
 
 ONLY_REACHED_THROUGH: dict[str, str] = {

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from medqade.app import views
+from medqade.app import cells
 from medqade.app.board_table import CEILING_ROW, board_html, decimals, event_text
 from medqade.app.panel_view import CEILING_BADGE
 
@@ -74,7 +74,7 @@ def judges() -> pd.DataFrame:
             "kappa": 0.71,
             "abstention (%)": 1.5,
             "n": 200.0,
-            "compare": views.compare_link(
+            "compare": cells.compare_link(
                 {"source": "paper", "model_id": "gemini-3-flash", "id": "x"}
             ),
         },

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from medqade.app.cells import number, plain
 from medqade.app.compare_views import (
     AGAINST_CONSENSUS,
     IN_PLACE,
@@ -18,7 +19,6 @@ from medqade.app.compare_views import (
     headline_html,
     overall_table,
 )
-from medqade.app.views import number, plain
 from medqade.dataset.release import Release
 from medqade.measures.aat import alt_test
 from medqade.measures.estimate import Estimate

@@ -13,8 +13,8 @@ from medqade.app.board_table import board_html
 def test_every_column_of_both_tables_has_exactly_one_entry() -> None:
     """The glossary lists the judges and models tables' columns, no more, no fewer."""
     assert list(glossary.JUDGES) == list(dict.fromkeys(glossary.JUDGES))
-    assert set(glossary.JUDGES) == set(views._JUDGE_ALL)
-    assert set(glossary.MODELS) == set(views._MODEL_ALL)
+    assert set(glossary.JUDGES) == set(views.JUDGE_ALL)
+    assert set(glossary.MODELS) == set(views.MODEL_ALL)
     assert all(len(words) > 15 for words in [*glossary.JUDGES.values(), *glossary.MODELS.values()])
 
 

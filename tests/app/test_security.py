@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from medqade import scoring
-from medqade.app import views
+from medqade.app import cells
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
 from medqade.files import atomic
@@ -63,8 +63,8 @@ def _hostile(app: Running, tmp_path: Path, record: dict[str, Any]) -> list[str]:
 
 
 def test_plain_escapes_markup() -> None:
-    assert views.plain(SCRIPT) == "&lt;script&gt;window.__mq_xss = 1&lt;/script&gt;"
-    assert "<" not in views.plain(IMG) and '"' not in views.plain(IMG)
+    assert cells.plain(SCRIPT) == "&lt;script&gt;window.__mq_xss = 1&lt;/script&gt;"
+    assert "<" not in cells.plain(IMG) and '"' not in cells.plain(IMG)
 
 
 def test_submit_javascript_link_refused(launch, judge_csv: Path) -> None:

@@ -17,7 +17,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from medqade import scoring
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
-from medqade.app.tab_submit import UPLOAD_TYPES
+from medqade.app.submit_form import UPLOAD_TYPES
 from medqade.dataset.release import Release
 from medqade.runners.inspect_tasks import judge
 

@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from medqade.app import result_views, views
-from medqade.app.config import SpaceConfig
+from medqade.app import cells, result_views, views
 from medqade.app.phone import judges_cards
 from medqade.measures.aat import alt_test
 from medqade.scoring import JUDGE_COLUMNS
 from medqade.scoring.record import read_record
-
-
-def test_number_rounds_and_maps_missing_to_nan() -> None:
-    assert views.number(0.123456) == 0.123
-    assert math.isnan(views.number(None)) and math.isnan(views.number("x"))
-    assert math.isnan(views.number(float("inf"))) and math.isnan(views.number(True))
-
-
-def test_ci_text() -> None:
-    assert views.ci_text(0.1, 0.23456) == "0.100 – 0.235"
-    assert views.ci_text(None, 0.2) == "" and views.ci_text(float("nan"), 1) == ""
 
 
 def test_badge() -> None:
@@ -90,7 +76,7 @@ def test_select_search_and_column_groups() -> None:
     out = views.select(table, views.JUDGE_GROUPS, ["kappa"], "org <B")
     assert out["name"].tolist() == ["Alpha"]
     assert list(out.columns) == [*views.IDENTITY, "kappa", "kappa 95% CI"]
-    assert views.datatypes(out)[:2] == ["number", "str"]
+    assert cells.datatypes(out)[:2] == ["number", "str"]
 
 
 def test_problems_table_lists_every_problem() -> None:
@@ -108,48 +94,6 @@ def test_problems_table_lists_every_problem() -> None:
             "fix": "use Richtig",
         }
     ]
-
-
-def test_synthetic_release_shows_banner(sample_release, tmp_path: Path) -> None:
-    from medqade.app.ui import build_app
-
-    synthetic = replace(sample_release, meta=replace(sample_release.meta, synthetic=True))
-    config = SpaceConfig(results_dir=tmp_path, resamples=20)
-    demo = build_app(synthetic, tmp_path, config, background=False, analyses=False)
-    values = [c.get("props", {}).get("value") for c in demo.config["components"]]
-    assert any(isinstance(v, str) and "SYNTHETIC DATA" in v for v in values)
-    about = [v for v in values if isinstance(v, str) and "## What MedQADE is" in v]
-    assert about and "synthetic release" in about[0]
-    plain = build_app(sample_release, tmp_path, config, background=False, analyses=False)
-    values = [c.get("props", {}).get("value") for c in plain.config["components"]]
-    assert not any(isinstance(v, str) and "SYNTHETIC DATA" in v for v in values)
-
-
-def test_compare_link_only_for_safe_tokens() -> None:
-    assert views.compare_link({"source": "paper", "model_id": "gemma3:4b"}) == (
-        "[vs physicians](?tab=compare&a=gemma3%3A4b&b=physicians)"
-    )
-    assert views.compare_link({"source": "submission", "id": "ab12" * 16}).startswith("[vs")
-    assert views.compare_link({"source": "physicians", "id": "x"}) == ""
-    # a hostile id never becomes Markdown
-    assert views.compare_link({"source": "submission", "id": "](javascript:alert(1))"}) == ""
-    frame = pd.DataFrame({"compare": ["x"], "kappa": [0.5], "name": ["n"]})
-    assert views.datatypes(frame) == ["markdown", "number", "str"]
-
-
-def test_flags_as_words_and_abstention_as_percent() -> None:
-    assert views.flag_words("synthetic_data;partial_coverage") == "synthetic data, partial coverage"
-    assert views.flag_words("some_new_flag") == "some new flag"
-    assert views.flag_words(None) == ""
-    assert views.percent(0.0018) == 0.2
-    assert math.isnan(views.percent(None))  # undefined stays empty, never 0
-
-
-def test_rank_range_text() -> None:
-    assert views.rank_range(1, 1) == "1"
-    assert views.rank_range(2, 7) == "2–7"
-    assert views.rank_range(None, None) == ""
-    assert views.rank_range(pd.NA, pd.NA) == ""
 
 
 def test_phone_card_shows_the_rank_range() -> None:
@@ -192,7 +136,7 @@ def test_phone_cards_badge_the_physicians_verified_and_self_reported_rows() -> N
 def test_every_verdict_word_reaches_the_phone_card() -> None:
     """The phone cards show the library's verdict words as they are (one constant tuple), in
     a cell that wraps (a long word never widens the card)."""
-    from medqade.app import phone, ui
+    from medqade.app import page_head, phone
     from medqade.measures.paired import VERDICTS
 
     table = pd.DataFrame(
@@ -204,7 +148,7 @@ def test_every_verdict_word_reaches_the_phone_card() -> None:
     cards = phone.judges_cards(table, "core")
     for v in VERDICTS:
         assert f'<span class="mq-card-verdict">{v}</span>' in cards
-    css = next(line for line in ui.CSS.splitlines() if line.startswith(".mq-card-verdict"))
+    css = next(line for line in page_head.CSS.splitlines() if line.startswith(".mq-card-verdict"))
     assert "overflow-wrap: anywhere" in css
 
 
@@ -251,24 +195,6 @@ def test_verdict_sits_beside_kappa_in_the_table_and_the_csv() -> None:
         c for c in JUDGE_COLUMNS if c not in views.JUDGE_EXPORT_FIRST
     ]
     assert export.loc[0, "verdict"] == "inferior"
-
-
-def test_table_links_are_read_back_by_the_select_handlers() -> None:
-    """Issue 27: the cells the leaderboard and Compare link from (Markdown, typed so) carry
-    what their select handlers open in place; any other cell opens nothing."""
-    from medqade.app import compare_views
-
-    link = views.compare_link({"source": "paper", "model_id": "gemma3:4b"})
-    assert views.linked_comparison(link) == ("gemma3:4b", "physicians")
-    assert views.linked_comparison("vs physicians") is None
-    assert views.linked_comparison(0.5) is None
-    cell = compare_views.browse_link("S-C01")
-    assert cell == "[S-C01](?tab=browse&item=S-C01)"
-    assert compare_views.linked_item(cell) == "S-C01"
-    assert compare_views.linked_item("S-C01/gemma3:4b") is None
-    assert compare_views.browse_link("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
-    frame = pd.DataFrame({"answer": ["S-C01/x"], "open in Browse": [cell]})
-    assert views.datatypes(frame) == ["str", "markdown"]
 
 
 def test_the_alt_test_shows_rho_beside_omega_and_the_question_variant() -> None:

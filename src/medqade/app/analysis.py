@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
-from medqade.app.views import ci_text, number
+from medqade.app.cells import ci_text, number
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

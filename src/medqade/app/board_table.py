@@ -15,7 +15,7 @@ and the page keeps three behaviours with a few lines of script (:data:`BOARD_JS`
   opens the address in a new browser tab.
 
 Formatting only: every cell is escaped (submitter text never becomes markup); the numbers are
-the display tables' (rounded by :mod:`medqade.app.views`), shown with as many decimals as the
+the display tables' (rounded by :mod:`medqade.app.cells`), shown with as many decimals as the
 column needs (three for kappa, one for percentages, none for counts) and kept unrounded in
 ``data-v`` for sorting. The first ``pinned`` columns stay in place when the table scrolls
 sideways.
@@ -31,10 +31,10 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from medqade.app import views
+from medqade.app.cells import DIGITS, LINK_COLUMNS, linked_comparison
 from medqade.app.panel_view import CEILING_BADGE
 
-MAX_DECIMALS: Final = views.DIGITS
+MAX_DECIMALS: Final = DIGITS
 MAX_EVENT_TEXT: Final = 200
 """Longest text a table event may carry (ids are far shorter); longer is ignored."""
 CEILING_ROW: Final = ' class="mq-ceiling" title="Click: the agreement of each physician"'
@@ -111,8 +111,8 @@ def _number(value: object, digits: int) -> tuple[str, str]:
 
 
 def _link(cell: object) -> str:
-    """A :func:`views.compare_link` cell as an in-page link (empty when it is not one)."""
-    pair = views.linked_comparison(cell)
+    """A :func:`~medqade.app.cells.compare_link` cell as an in-page link (empty if not one)."""
+    pair = linked_comparison(cell)
     if pair is None:
         return ""
     a, b = (html.escape(x, quote=True) for x in pair)
@@ -165,7 +165,7 @@ def board_html(
                 data = f' data-v="{key}"' if key else ""
                 cells.append(f"<{tag}{scope}{css}{data}>{text}</{tag}>")
                 continue
-            if column in views.LINK_COLUMNS:
+            if column in LINK_COLUMNS:
                 cells.append(f"<{tag}{scope}{pin[k]}>{_link(value)}</{tag}>")
                 continue
             text = "" if value is None else str(value)

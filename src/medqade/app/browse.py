@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import html
 import random
-import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from medqade import vocab
+from medqade.app.browse_judges import BrowseJudges, Codes, Mask
 from medqade.app.item_view import (  # the agreement words stay importable from here
     ABSTAINED_ONLY,  # noqa: F401
     NOBODY,  # noqa: F401
@@ -46,8 +45,6 @@ from medqade.dataset.release import Release
 ALL: Final = "all"
 FLAG_SPLIT: Final = "physicians split"
 FLAG_UNRESOLVED: Final = "unresolved"
-MIN_ID_PREFIX: Final = 8
-"""The shortest record id prefix the judge filter accepts (as ``/compare``)."""
 FLAG_JUDGE: Final = "chosen judge disagrees with consensus"
 FLAG_ALL_WRONG: Final = "all judges wrong"
 FLAG_ABSTAINED: Final = "physicians abstained"
@@ -57,9 +54,6 @@ NO_MATCH: Final = "no match"
 MAX_ROWS: Final = 500
 MAX_ID: Final = 200
 RESULT_COLUMNS: Final = ("item", "split", "tier", "lexical", "specialty", "question", "reference")
-
-Codes = npt.NDArray[np.int8]
-Mask = npt.NDArray[np.bool_]
 
 
 def german_key(text: str) -> tuple[str, str]:
@@ -77,13 +71,6 @@ def tier_name(tier: int) -> str:
 def blind_order(item_id: str) -> list[int]:
     """A fixed shuffle of the five slots for ``item_id`` (the same on every visit)."""
     return random.Random(f"medqade-blind:{item_id}").sample(range(vocab.N_SLOTS), vocab.N_SLOTS)
-
-
-def disagrees(labels: Codes, consensus: Codes) -> Mask:
-    """Per item: some answer where ``labels`` (items, 5) is substantive and differs."""
-    substantive = (labels == vocab.RICHTIG_CODE) | (labels == vocab.FALSCH_CODE)
-    resolved = consensus != vocab.MISSING_CODE
-    return np.asarray((substantive & resolved & (labels != consensus)).any(axis=1))
 
 
 @dataclass(frozen=True)
@@ -152,19 +139,8 @@ class BrowseIndex:
         self.flags: dict[str, Mask] = {
             flag: np.asarray(m.any(axis=1)) for flag, m in self.slot_flags.items()
         }
-        self._lock = threading.Lock()
-        self._judges: dict[str, Codes] = {
-            release.roster.name(e): ev[k] for k, e in enumerate(release.roster.evaluator_ids)
-        }
-        self._submitted: dict[str, Codes] = {}
-        # ids (a paper evaluator's model id, a submission's record id) -> display name: the
-        # judge filter takes either, as /compare takes ids
-        self._ids: dict[str, str] = {
-            e: release.roster.name(e) for e in release.roster.evaluator_ids
-        }
-        self._disagree: dict[str, Mask] = {
-            name: disagrees(codes, consensus) for name, codes in self._judges.items()
-        }
+        self.judges = BrowseJudges(release)
+        """The paper evaluators and submitted judges (:mod:`medqade.app.browse_judges`)."""
         self.row_of = release.item_index
         from medqade.labelstudio.review_queue import review_notes
 
@@ -185,51 +161,20 @@ class BrowseIndex:
         return [ALL, *sorted({s for s in self.specialty if s}, key=german_key)]
 
     def judge_choices(self) -> list[str]:
-        with self._lock:
-            return [*self._judges, *self._submitted]
+        return self.judges.choices()
 
     def judge_name(self, judge: str | None) -> str:
-        """The display name a judge filter value means: a display name as it is, else a paper
-        evaluator's id, a submitted judge's record id or a unique prefix of at least
-        :data:`MIN_ID_PREFIX` characters of one; ``""`` when it names no judge."""
-        token = (judge or "").strip()
-        with self._lock:
-            if token in self._judges or token in self._submitted:
-                return token
-            if token in self._ids:
-                return self._ids[token]
-            if len(token) >= MIN_ID_PREFIX:
-                hits = {n for i, n in self._ids.items() if i.startswith(token)}
-                if len(hits) == 1:
-                    return hits.pop()
-        return ""
+        """The display name a judge filter value means (:meth:`BrowseJudges.name`)."""
+        return self.judges.name(judge)
 
     def judge_labels(self, name: str | None) -> Codes | None:
-        """The labels (items, 5) of a paper evaluator or submitted judge by display name (or
-        id, see :meth:`judge_name`)."""
-        name = self.judge_name(name)
-        with self._lock:
-            return self._judges.get(name, self._submitted.get(name))
-
-    # --- submitted judges ---------------------------------------------------------------------
+        """The labels (items, 5) of a judge by display name or id (:meth:`BrowseJudges.labels`)."""
+        return self.judges.labels(name)
 
     def add_judge(self, name: str, labels: Codes, record_id: str | None = None) -> str:
         """Register a submitted judge's labels (items, 5); returns the unique name it got
-        (the filter also finds it by ``record_id``)."""
-        if labels.shape != self.release.consensus.shape:
-            raise ValueError(
-                f"judge labels have shape {labels.shape}, expected {self.release.consensus.shape}"
-            )
-        mask = disagrees(labels, self.release.consensus)
-        with self._lock:
-            unique, k = name, 2
-            while unique in self._judges or unique in self._submitted:
-                unique, k = f"{name} ({k})", k + 1
-            self._submitted[unique] = labels
-            self._disagree[unique] = mask
-            if record_id:
-                self._ids.setdefault(record_id, unique)
-        return unique
+        (:meth:`BrowseJudges.add`)."""
+        return self.judges.add(name, labels, record_id)
 
     # --- filtering ----------------------------------------------------------------------------
 
@@ -257,9 +202,7 @@ class BrowseIndex:
             keep &= self.specialty == specialty
         for flag in flags:
             if flag == FLAG_JUDGE:
-                name = self.judge_name(judge)
-                with self._lock:
-                    chosen = self._disagree.get(name)
+                chosen = self.judges.disagreement(judge)
                 if chosen is None and (judge or "").strip():
                     raise ValueError(
                         f"unknown judge {str(judge)[:80]!r} for the filter 'chosen judge "
@@ -338,10 +281,7 @@ class BrowseIndex:
                 continue
             role = "adjudicator" if extension and rater == rel.roster.adjudicator else "physician"
             grid.append((rater, role, [int(codes[s]) for s in order]))
-        with self._lock:
-            judges = [(n, c, "paper evaluator") for n, c in self._judges.items()]
-            judges += [(n, c, "submitted judge") for n, c in self._submitted.items()]
-        for name, labels, role in judges:
+        for name, labels, role in self.judges.every():
             grid.append((name, role, [int(labels[row][s]) for s in order]))
         return grid
 

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlencode
 
 import pandas as pd
 
-from medqade.app.views import COMPARE_TOKEN, ci_text, number, plain
+from medqade.app.cells import COMPARE_TOKEN, ci_text, number, plain
 from medqade.scoring.compare import Comparison, Difference
 from medqade.scoring.summary_text import alt_test_text
 

@@ -8,7 +8,7 @@ from typing import Any, Final
 import gradio as gr
 import pandas as pd
 
-from medqade.app import views
+from medqade.app import cells
 from medqade.app.config import SpaceConfig
 from medqade.app.exports import Exports
 from medqade.app.state import SpaceState
@@ -35,7 +35,7 @@ class TabContext:
 
 def frame(table: Table) -> Any:
     """A read-only, sortable table (numbers typed as numbers, the name column pinned)."""
-    return gr.update(value=table, datatype=views.datatypes(table))
+    return gr.update(value=table, datatype=cells.datatypes(table))
 
 
 def empty() -> Table:

@@ -16,7 +16,7 @@ from typing import Final
 
 import pandas as pd
 
-from medqade.app.views import DIGITS
+from medqade.app.cells import DIGITS
 
 NUMBER_CLASS: Final = "mq-num"
 

@@ -1,6 +1,6 @@
 """The leaderboard's phone view: one line per judge with its headline numbers.
 
-On a narrow screen (the CSS in :mod:`medqade.app.ui` shows it below 640 px and keeps the full
+On a narrow screen (the CSS in :mod:`medqade.app.page_head` shows it below 640 px and keeps the full
 tables below it) each judge is one card: rank interval (best–worst rank), name, a badge saying
 what the row is (*physicians* for the leave-one-out ceiling, *verified* or *self-reported* for a
 judge), core kappa with its 95% CI and verdict, so nothing needs sideways scrolling and a

@@ -12,7 +12,7 @@ from typing import Any, Final
 import pandas as pd
 
 from medqade import vocab
-from medqade.app.views import alt_text, ci_text, count, number, pair, points, points_ci
+from medqade.app.cells import alt_text, ci_text, count, number, pair, points, points_ci
 from medqade.scoring.record import Accuracy, Agreement, Difference, ScoreRecord
 
 PHYSICIANS_SCOPE: Final = "physicians (LOO ceiling, each on the answers rated)"

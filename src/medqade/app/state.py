@@ -10,14 +10,14 @@ rebuilt from records only when the store changed, under a lock. Submissions go t
 :meth:`SpaceState.submit`, which reads the upload and maps the form onto the library's one
 submission policy (:func:`medqade.scoring.policy.submit`: limits, duplicate and reference-copy
 checks, the rate limit, metadata, scoring, one atomic store write), the one ``medqade score``
-calls too.
+calls too. An upload is read by :mod:`medqade.app.uploads`; Compare's answers are kept by
+:mod:`medqade.app.comparisons`.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -35,7 +35,9 @@ from medqade.app import views
 from medqade.app.accounts import SCHEME as ACCOUNT_SCHEME
 from medqade.app.accounts import AccountHasher
 from medqade.app.browse import BrowseIndex
+from medqade.app.comparisons import Comparisons
 from medqade.app.config import SpaceConfig
+from medqade.app.uploads import Uploads
 from medqade.dataset.release import Release
 from medqade.files.problems import InputError
 from medqade.scoring import board, policy
@@ -44,7 +46,7 @@ from medqade.scoring.leaderboard import VIEWS, on_board
 from medqade.scoring.meta import SubmissionForm
 from medqade.scoring.policy import Outcome as Outcome  # the answer SpaceState.submit gives
 from medqade.scoring.record import ScoreRecord
-from medqade.scoring.store import RateLimit, ResultsStore, upload_suffix
+from medqade.scoring.store import RateLimit, ResultsStore
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -53,22 +55,9 @@ log = logging.getLogger(__name__)
 
 LOCAL_ACCOUNT: Final = "local"
 FAMILY_OTHER: Final = "other"
-SHOWN_NAME: Final = re.compile(r"[^\w .,()+=@-]+")
-REMEMBERED: Final = 1024
-COMPARISONS_KEPT: Final = 64
-"""How many comparisons the Space keeps (each a few kB; a repeat answers at once)."""
 BOARDS_KEPT: Final = 12
 """How many leaderboards (view, metric, margin) the Space keeps, the least recently asked for
 dropped first (each about 0.5 MB; the page's default ones are asked for on every visit)."""
-
-
-def display_name(path: str | os.PathLike[str], role: str = "submission") -> str:
-    """The uploaded file's own base name, as problems name it (plain text, at most 100
-    characters); Gradio keeps the original name as the last part of the upload's path."""
-    name = SHOWN_NAME.sub("_", Path(os.fspath(path)).name).strip(" .")
-    if len(name) > 100:
-        name = name[:60] + "..." + name[-37:]
-    return name or f"{role}{upload_suffix(os.fspath(path))}"
 
 
 @dataclass
@@ -131,20 +120,15 @@ class SpaceState:
         self.browse = BrowseIndex(release)
         self._lock = threading.Lock()
         self._boards: OrderedDict[tuple[str, str, float, int, bool], Boards] = OrderedDict()
-        self._comparisons: OrderedDict[tuple[str, str, str, int, bool], compare_mod.Comparison] = (
-            OrderedDict()
-        )
-        self._versus: dict[tuple[str, str, str, int, bool], compare_mod.Comparison] = {}
-        """Every board judge against the physicians on the core, for the current board only
-        (:meth:`warm_comparisons`; not among the last COMPARISONS_KEPT, so never pushed out)."""
-        self.compared = threading.Event()
+        self.comparisons = Comparisons(self)
+        """Compare's answers, kept until the board changes (:mod:`medqade.app.comparisons`)."""
+        self.compared = self.comparisons.compared
         """Set once :meth:`warm_comparisons` has run after the start-up work."""
+        self.uploads = Uploads(self.limits, self.store)
         self._ranker = measures.Ranker()
         self._references: list[ScoreRecord] | None = references
         self._judges_loaded: set[str] = set()
-        self._stored_uploads: dict[str, str] = {}
         self._noted_version = -1
-        self._uploads_lock = threading.Lock()
         self.report: Future[Report] = Future()
         self._on_report = on_report
         self._cached_report = cached_report
@@ -322,104 +306,24 @@ class SpaceState:
             return boards
 
     def compare_choices(self) -> list[tuple[str, str]]:
-        """``(label, token)`` of every judge row a Compare view can pick: the physicians,
-        the paper evaluators, the baselines and the stored judge submissions the leaderboard
-        shows (those :meth:`compare` accepts)."""
-        roster = self.release.roster
-        out = [("Physicians (leave-one-out, core)", compare_mod.PHYSICIANS)]
-        out += [(f"{m.name} (paper)", m.id) for m in roster.evaluators]
-        out += [(f"{b.name} (baseline)", b.id) for b in scoring.BASELINES]
-        for r in self.board_records().stored:
-            if on_board(r) and self.store.upload_paths(r):
-                name = str((r.meta and r.meta.name) or "submission")
-                out.append((f"{name} (submitted, {str(r.id)[:8]})", str(r.id)))
-        return out
+        """``(label, token)`` of every judge row a Compare view can pick
+        (:meth:`medqade.app.comparisons.Comparisons.choices`)."""
+        return self.comparisons.choices()
 
     def compare(self, a: str, b: str, view: str) -> compare_mod.Comparison:
-        """Compare two judge rows on the same resamples as the leaderboard
-        (:mod:`medqade.scoring.compare`); raises ``ValueError`` with a readable message.
-
-        ``a`` and ``b`` are row ids, looked up in a closed set: the paper evaluators, the
-        physicians, the baselines and the judge rows the leaderboard shows (a stored record
-        is compared through its stored upload, found by its id). They are never paths."""
-        a, b = (compare_mod.check_token(str(t or "")) for t in (a, b))  # before any work
-        # seeded, so the same rows on the same board give the same comparison: kept (the last
-        # COMPARISONS_KEPT) until a submission or the reference rows change the board
-        key = (a, b, view, self.store.version, self.references_ready)
-        with self._lock:
-            kept = self._versus.get(key)
-            if kept is not None:
-                return kept
-            kept = self._comparisons.get(key)
-            if kept is not None:
-                self._comparisons.move_to_end(key)
-                return kept
-        made = self._compare(a, b, view)
-        with self._lock:
-            self._comparisons[key] = made
-            while len(self._comparisons) > COMPARISONS_KEPT:
-                self._comparisons.popitem(last=False)
-        return made
+        """Compare two judge rows on the same resamples as the leaderboard, kept until the
+        board changes (:meth:`medqade.app.comparisons.Comparisons.get`); raises
+        ``ValueError`` with a readable message. ``a`` and ``b`` are row ids, never paths."""
+        return self.comparisons.get(a, b, view)
 
     def warm_comparisons(self) -> None:
-        """Compare every judge row the leaderboard shows with the physicians on the core
-        (what its *vs physicians* link and Compare's default open) and keep them until the
-        board changes, so a visitor's first such comparison is answered from memory (issue 39:
-        a paired bootstrap at 1,000 resamples took 840 ms under load). Run after the start-up
-        work and again after each stored submission; sets :attr:`compared`."""
-        physicians = compare_mod.PHYSICIANS
-        try:
-            for _, token in self.compare_choices():
-                key = (token, physicians, "core", self.store.version, self.references_ready)
-                if token == physicians or key in self._versus:
-                    continue
-                made = self._compare(token, physicians, "core")
-                with self._lock:
-                    for old in [k for k in self._versus if k[3:] != key[3:]]:
-                        del self._versus[old]  # an earlier board's
-                    self._versus[key] = made
-        except Exception:  # asked for, it is computed then (and its error shown)
-            log.exception("the comparisons with the physicians could not be computed ahead")
-        finally:
-            self.compared.set()
-
-    def _compare(self, a: str, b: str, view: str) -> compare_mod.Comparison:
-        shown = self.board_judge_ids()
-        # model-answer records stay, to be refused as "not a judge" by name
-        chosen = self.board_records()
-        records = [r for r in chosen.records if str(r.id) in shown or r.kind != "judge"]
-        uploads = {
-            str(r.id): paths[0]
-            for r in chosen.stored
-            if str(r.id) in shown and (paths := self.store.upload_paths(r))
-        }
-        side_a, side_b = (
-            compare_mod.resolve(self.release, t, records, uploads, self.limits) for t in (a, b)
-        )
-        ranked = self.boards(view if view in VIEWS else "core").judges_board  # kappa
-        return compare_mod.compare(
-            self.release,
-            side_a,
-            side_b,
-            view,
-            self.config.resamples,
-            self.config.seed,
-            ranked=ranked,
-            records=records,
-        )
+        """Every board judge against the physicians on the core, computed ahead
+        (:meth:`medqade.app.comparisons.Comparisons.warm`); sets :attr:`compared`."""
+        self.comparisons.warm()
 
     def board_judge_ids(self) -> set[str]:
         """The record ids of the judge rows the leaderboard shows, in either view."""
         return {str(r.id) for r in self.records() if on_board(r)}
-
-    def _remember_upload(self, path: str | os.PathLike[str], record_id: str) -> None:
-        """Keep which record an upload path was stored as (the last :data:`REMEMBERED`):
-        Gradio gives identical uploads the same path, so a concurrent request for the same
-        file may find it deleted by the first, and is then told it is a duplicate."""
-        with self._uploads_lock:
-            self._stored_uploads[os.fspath(path)] = record_id
-            while len(self._stored_uploads) > REMEMBERED:
-                self._stored_uploads.pop(next(iter(self._stored_uploads)))
 
     # --- submissions ---------------------------------------------------------------------------
 
@@ -455,7 +359,7 @@ class SpaceState:
         for p, role in ((path, "submission"), (labels_path, "labels")):
             if p is None:
                 continue
-            read = self._read_upload(p, role)
+            read = self.uploads.read(p, role)
             if isinstance(read, Outcome):
                 return read
             uploads.append(read)
@@ -473,7 +377,7 @@ class SpaceState:
         if not outcome.ok or outcome.record is None or outcome.dry_run:
             return outcome  # a dry run's record was scored, not stored: nothing to register
         record = outcome.record  # typed from the scorer on
-        self._remember_upload(path, str(record.id))
+        self.uploads.remember(path, str(record.id))
         sub = outcome.submission
         self._register_judge(record, None if sub is None else sub.labels)
         for listener in list(self.board_listeners):
@@ -484,30 +388,3 @@ class SpaceState:
         # the new board's comparisons with the physicians, behind this answer
         threading.Thread(target=self.warm_comparisons, name="medqade-compare").start()
         return replace(outcome, message=views.headline(record))
-
-    def _read_upload(self, path: str | os.PathLike[str], role: str) -> policy.Upload | Outcome:
-        """The bytes of one Gradio upload (its size checked before it is read), or why not."""
-        shown = display_name(path, role)
-        try:
-            refusal = policy.size_refusal(
-                shown, os.path.getsize(path), self.limits, upload_suffix(os.fspath(path))
-            )
-            if refusal is not None:
-                return Outcome(False, refusal)
-            content = Path(path).read_bytes()
-        except FileNotFoundError:
-            with self._uploads_lock:
-                stored = self._stored_uploads.get(os.fspath(path))
-            if stored is not None:  # the same file, read and stored by a request just now
-                return Outcome(False, f"{shown}: {self.store.duplicate_message(stored)}")
-            return Outcome(
-                False,
-                f"{shown}: the uploaded file is no longer on the server (uploads are removed "
-                "once they have been checked); upload it again.",
-            )
-        except OSError as exc:
-            return Outcome(
-                False,
-                f"{shown}: the upload cannot be read ({type(exc).__name__}); upload it again.",
-            )
-        return policy.Upload(content, shown, upload_suffix(os.fspath(path)))

@@ -10,10 +10,10 @@ import gradio as gr
 import pandas as pd
 
 from medqade.app import compare_views
+from medqade.app.cells import plain
 from medqade.app.context import HIDDEN, READS, TabContext, frame
 from medqade.app.html_table import html_table
 from medqade.app.tab_browse import BrowseTab
-from medqade.app.views import plain
 from medqade.files.problems import InputError
 from medqade.scoring.compare import MAX_TOKEN
 from medqade.scoring.outputs import jsonable

@@ -13,8 +13,9 @@ import gradio as gr
 
 from medqade import scoring
 from medqade.app import glossary, text, views
-from medqade.app.board_table import BOARD_JS, board_html, event_text
+from medqade.app.board_table import board_html, event_text
 from medqade.app.context import HIDDEN, READS, TabContext, Table
+from medqade.app.leaderboard_layout import SEARCH_MAX, controls_components, table_components
 from medqade.app.leaderboard_page import (
     DEFAULT_COLUMNS,
     FIRST_PAGE_KEYS,
@@ -33,9 +34,6 @@ log = logging.getLogger(__name__)
 
 METRICS: Final = {"kappa": "kappa", "PA": "pa", "PABAK": "pabak", "pa": "pa", "pabak": "pabak"}
 """The ranking metric as shown (and as the library names it)."""
-SEARCH_MAX: Final = 200
-"""The longest search text the page's refresh takes (longer: every row, and a note): what the
-page shows is remembered per session, so a visitor's text must stay small."""
 SCROLL_TO_PHYSICIANS: Final = """() => {
   const go = (tries) => {
     const el = document.querySelector("#mq-physicians");
@@ -313,87 +311,13 @@ class LeaderboardHandlers:
         return gr.update(value=note, visible=True), gr.update(value=board, visible=True)
 
 
-def _controls(ctx: TabContext) -> dict[str, Any]:
-    """The view, search, column groups, ranking metric and margin (in this order on the page,
-    the phone's judge cards above them)."""
-    out: dict[str, Any] = {}
-    gr.Markdown(text.LEADERBOARD_LEAD, elem_id="mq-lead")
-    with gr.Accordion("How to read these tables", open=False, elem_id="mq-help"):
-        gr.Markdown(text.LEADERBOARD_HELP)
-    with gr.Row():
-        out["view"] = gr.Radio(
-            ["core", "full"], value="core", label="View", scale=1, min_width=160, elem_id="mq-view"
-        )
-        out["search"] = gr.Textbox(
-            label="Search",
-            placeholder="name, model id, family, organisation",
-            max_length=SEARCH_MAX,
-            scale=3,
-            elem_id="mq-search",
-        )
-    # phone only (CSS): the judge cards, below View and Search (which filter them)
-    out["cards"] = gr.HTML(elem_id="mq-cards", elem_classes="mq-phone-only")
-    # folded, side by side, so the judges start on the first screen (issue 27)
-    with gr.Row(equal_height=False):
-        with gr.Accordion("Columns", open=False, elem_id="mq-columns-fold"):
-            out["columns"] = gr.CheckboxGroup(
-                list(views.COLUMN_GROUPS),
-                value=list(views.DEFAULT_GROUPS),
-                show_label=False,
-                elem_id="mq-columns",
-            )
-        with gr.Accordion("Rank and verdict", open=False, elem_id="mq-rank-fold"):
-            gr.Markdown(text.RANK_HELP)
-            out["metric"] = gr.Radio(
-                ["kappa", "PA", "PABAK"], value="kappa", label="Rank judges on", elem_id="mq-metric"
-            )
-            out["margin"] = gr.Number(
-                value=ctx.config.margin,
-                label="Non-inferiority margin (verdict)",
-                minimum=0,
-                maximum=1,
-                step=MARGIN_STEP,
-                elem_id="mq-margin",
-            )
-    return out
-
-
-def board(**kwargs: Any) -> gr.HTML:
-    """An empty leaderboard board (:func:`board_table.board_html` fills it)."""
-    return gr.HTML(
-        js_on_load=BOARD_JS, show_label=False, padding=False, apply_default_css=False, **kwargs
-    )
-
-
-def _tables() -> dict[str, Any]:
-    """The note line, the judges table, the per-physician entry and table, the models table
-    and the three downloads."""
-    out: dict[str, Any] = {"note": gr.Markdown()}
-    out["judges"] = board(elem_id="mq-judges", elem_classes="mq-inpage")
-    out["physicians_button"] = gr.Button(
-        "Per-physician agreement", size="sm", variant="secondary", elem_id="mq-physicians-open"
-    )
-    out["physicians_note"] = gr.Markdown(visible=False, elem_id="mq-physicians-note")
-    out["physicians"] = board(visible=False, elem_id="mq-physicians")
-    out["models"] = board(elem_id="mq-models")
-    with gr.Accordion("What the columns mean", open=False, elem_id="mq-glossary"):
-        gr.Markdown(glossary.markdown())
-    with gr.Row():
-        out["downloads"] = (
-            gr.DownloadButton("Judges CSV", size="sm"),
-            gr.DownloadButton("Models CSV", size="sm"),
-            gr.DownloadButton("Leaderboard JSON", size="sm"),
-        )
-    return out
-
-
 def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
     """Lay out the Leaderboard tab (inside ``gr.Tabs``) over the state in ``ctx``."""
     first = FirstPage()
     handlers = LeaderboardHandlers(ctx, PhysicianPanel(ctx.release), first)
     with gr.Tab("Leaderboard", id="leaderboard", render_children=True) as tab:
-        controls = _controls(ctx)
-        tables = _tables()
+        controls = controls_components(ctx)
+        tables = table_components()
         pool = pool_view(ctx.config.data, ctx.release)  # the whole pool, when published
         if pool is not None:
             add_pool_panel(pool)

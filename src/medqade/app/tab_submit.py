@@ -20,22 +20,22 @@ from gradio import utils as gradio_utils
 from medqade import scoring
 from medqade.app import result_views, text, views
 from medqade.app.context import TabContext, Table, empty, frame
-from medqade.app.state import FAMILY_OTHER, Outcome
+from medqade.app.state import Outcome
+from medqade.app.submit_form import (
+    FORM,
+    RESULT_TABLES,
+    form_components,
+    result_components,
+)
 from medqade.dataset import hub_eval
 from medqade.files.problems import Problem
 from medqade.measures.paired import DEFAULT_MARGIN
-from medqade.scoring.meta import FORM_KEYS
 from medqade.scoring.record import ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.app.tab_browse import BrowseTab
     from medqade.app.tab_leaderboard import LeaderboardTab
 
-UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet", ".eval"]
-KIND_CHOICES: Final = [("judge labels", "judge"), ("model answers", "answers")]
-PROMPT_CHOICES: Final = [("not stated", ""), ("the official prompt", "official"), ("own", "own")]
-RESULT_KEPT_S: Final = 3600
-"""How long a session's last result stays on the server for the page to show it."""
 WARNINGS_KEPT: Final = 50
 """The warnings a session's last result keeps on the server (then a line counting the rest)."""
 
@@ -162,7 +162,7 @@ class SubmitHandlers:
             if not keep:
                 for path in (file, labels_file):
                     discard_upload(path)
-        return _outcome(outcome, self.problems_file(outcome.problems))
+        return shown_outcome(outcome, self.problems_file(outcome.problems))
 
     def problems_file(self, problems: tuple[Problem, ...]) -> str | None:
         """The problems of a submission as a CSV download (``None``: none), written once per
@@ -243,95 +243,6 @@ class SubmitHandlers:
         )
 
 
-def _form(ctx: TabContext) -> dict[str, Any]:
-    """The upload, its kind, the optional labels file and the metadata fields, keyed by the
-    ``/submit`` parameter each one fills."""
-    config = ctx.config
-    families = [*ctx.release.roster.families, FAMILY_OTHER]
-    out: dict[str, Any] = {}
-    with gr.Row():
-        with gr.Column(scale=2):
-            out["file"] = gr.File(
-                label=f"Submission file (at most {config.max_upload_mb:g} MiB)",
-                file_types=UPLOAD_TYPES,
-                type="filepath",
-                elem_id="mq-upload",
-            )
-            out["kind"] = gr.Radio(KIND_CHOICES, value="judge", label="Kind")
-            out["labels_file"] = gr.File(
-                label="Optional, model answers only: a judge's labels for unmatched answers",
-                file_types=UPLOAD_TYPES,
-                type="filepath",
-            )
-        with gr.Column(scale=3):
-            with gr.Row():
-                out["name"] = gr.Textbox(label="Display name", max_length=300)
-                out["model_id"] = gr.Textbox(label="Model id", max_length=300)
-                out["revision"] = gr.Textbox(label="Revision / access date", max_length=300)
-            with gr.Row():
-                out["family"] = gr.Dropdown(families, value=None, label="Family")
-                out["organisation"] = gr.Textbox(label="Organisation", max_length=300)
-                out["link"] = gr.Textbox(label="Link (https://...)", max_length=300)
-            with gr.Row():
-                out["prompt"] = gr.Dropdown(PROMPT_CHOICES, value="", label="Prompt")
-                out["prompt_sha256"] = gr.Textbox(label="Prompt SHA-256", max_length=64)
-            out["decoding"] = gr.Textbox(
-                label="Decoding settings", placeholder="temperature 0", max_length=300
-            )
-            out["notes"] = gr.Textbox(label="Notes", lines=2, max_length=2000)
-    with gr.Row():
-        out["validate_only"] = gr.Checkbox(label="validate only (dry run: scored, nothing stored)")
-        out["button"] = gr.Button("Check and score", variant="primary")
-    return out
-
-
-def _result() -> dict[str, Any]:
-    """The status, warnings, problems and the result box with its tables and downloads, keyed
-    in the order :meth:`SubmitHandlers.render_result` fills them."""
-    out: dict[str, Any] = {}
-    out["status"] = gr.Textbox(label="Status", interactive=False, elem_id="mq-status", lines=2)
-    out["warnings"] = gr.Textbox(label="Warnings", interactive=False, lines=2)
-    out["result_json"] = gr.JSON(label="Result record", visible=False)
-    out["shown"] = gr.State(None, time_to_live=RESULT_KEPT_S)
-    out["problems"] = gr.Dataframe(
-        label="Problems", interactive=False, elem_id="mq-problems", visible=False
-    )
-    out["problems_file"] = gr.DownloadButton("Problems CSV", visible=False, size="sm")
-    with gr.Column(visible=False) as out["box"]:
-        out["summary"] = gr.Dataframe(label="Summary", interactive=False, elem_id="mq-summary")
-        for key, label in RESULT_TABLES:
-            out[key] = gr.Dataframe(label=label, interactive=False)
-        with gr.Row():
-            out["record_file"] = gr.DownloadButton("Result record (JSON)", size="sm")
-            out["eval_file"] = gr.DownloadButton(
-                "For your model repo's .eval_results/ (YAML)", size="sm", visible=False
-            )
-    return out
-
-
-RESULT_TABLES: Final = (
-    ("slots", "Per answer slot (core)"),
-    ("grouped", "By difficulty tier and lexical stratum"),
-    ("confusion", "Confusion matrix (judge label x consensus)"),
-    ("abstention", "Abstention by tier"),
-    ("bias", "Self and family bias (percentage points, vs out-of-family evaluators)"),
-    ("ensembles", "Majority-vote panels with and without the submission (core)"),
-    ("disagreements", "Answers where the judge contradicts a unanimous physician panel"),
-)
-"""The result's tables below the summary, in the order they are filled, with their labels."""
-FORM: Final = (
-    "file",
-    "kind",
-    *FORM_KEYS,
-    "prompt_sha256",
-    "decoding",
-    "notes",
-    "validate_only",
-    "labels_file",
-)
-"""The ``/submit`` parameters in order (the form's components are keyed by them)."""
-
-
 def add_submit_tab(ctx: TabContext) -> SubmitTab:
     """Lay out the Submit tab (inside ``gr.Tabs``) over the state in ``ctx``."""
     handlers = SubmitHandlers(ctx)
@@ -339,8 +250,8 @@ def add_submit_tab(ctx: TabContext) -> SubmitTab:
         gr.Markdown(text.SUBMIT_HELP)
         if ctx.config.show_login:
             gr.LoginButton()
-        form = _form(ctx)
-        result = _result()
+        form = form_components(ctx)
+        result = result_components()
     tables = [result[key] for key, _ in RESULT_TABLES]
     return SubmitTab(
         form=[form[key] for key in FORM],
@@ -409,7 +320,7 @@ def discard_upload(path: str | os.PathLike[str] | None) -> bool:
     return True
 
 
-def _outcome(
+def shown_outcome(
     outcome: Outcome, problems_file: str | None = None
 ) -> tuple[str, dict[str, Any], Table, Shown]:
     """The status line, result JSON and problems table of one submission's outcome, and what

@@ -1,29 +1,40 @@
 """Display tables from library output: the leaderboard's frames and a result's headline, formatted
-only (a result record's tables are in :mod:`medqade.app.result_views`).
+only (one value as a cell is :mod:`medqade.app.cells`; a result record's tables are in
+:mod:`medqade.app.result_views`).
 
 Every number here was computed by :mod:`medqade.scoring`; these functions pick columns, join a
 CI into one text cell, round for display (three decimals) and never compute a statistic. Text
 that came from a submitter (names, links, notes) stays plain text: it only ever reaches the
-page as a Dataframe cell or escaped HTML (:func:`plain`).
+page as a Dataframe cell or escaped HTML (:func:`medqade.app.cells.plain`).
 """
 
 from __future__ import annotations
 
-import html
 import json
 import math
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
-from urllib.parse import parse_qs, urlencode
 
 import pandas as pd
 
 from medqade import vocab
+from medqade.app.cells import (
+    alt_text,
+    as_text,
+    ci_text,
+    compare_link,
+    count,
+    flag_words,
+    number,
+    pair,
+    percent,
+    points,
+    points_ci,
+    rank_range,
+)
 from medqade.scoring.board_rows import rated_n
 from medqade.scoring.record import Accuracy, ScoreRecord
 
-DIGITS: Final = 3
 ABOVE_CEILING: Final = "above_physician_ceiling"
 PHYSICIAN_REFERENCE: Final = "physician_reference"
 
@@ -96,33 +107,6 @@ IDENTITY: Final = ("rank", "rank range", "name", "family", "source", "badge")
 SEARCHED: Final = ("name", "model_id", "family", "source", "badge", "organisation")
 
 
-def plain(value: object) -> str:
-    """``value`` as text that is safe inside HTML (every markup character escaped)."""
-    return html.escape("" if value is None else str(value), quote=True)
-
-
-def number(x: object, digits: int = DIGITS) -> float:
-    """A finite number rounded for display, NaN for anything else (None, NaN, text)."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return math.nan
-    value = float(x)
-    return round(value, digits) if math.isfinite(value) else math.nan
-
-
-def ci_text(low: object, high: object, digits: int = DIGITS) -> str:
-    """``"0.612 – 0.701"``, or an empty string when the interval is undefined."""
-    lo, hi = number(low, digits), number(high, digits)
-    if math.isnan(lo) or math.isnan(hi):
-        return ""
-    return f"{lo:.{digits}f} – {hi:.{digits}f}"
-
-
-def pair(value: object) -> tuple[object, object]:
-    if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2:
-        return value[0], value[1]
-    return None, None
-
-
 def badge(record: ScoreRecord) -> str:
     """``physician ceiling``, ``verified`` or ``self-reported`` (plus ``partial``)."""
     if record.has_flag(PHYSICIAN_REFERENCE):
@@ -133,17 +117,10 @@ def badge(record: ScoreRecord) -> str:
 
 
 def _organisation(record: ScoreRecord | None) -> str:
-    return _text(record.meta.organisation if record is not None and record.meta else None)
+    return as_text(record.meta.organisation if record is not None and record.meta else None)
 
 
 # --- leaderboard ----------------------------------------------------------------------------------
-
-
-def alt_text(passed: object) -> str:
-    """``pass``, ``fail`` or empty (no alt-test)."""
-    if passed is True:
-        return "pass"
-    return "fail" if passed is False else ""
 
 
 def judges_table(
@@ -163,9 +140,9 @@ def judges_table(
                 "rank": count(r["rank"]),
                 "rank range": rank_range(r["rank"], r["rank_worst"]),
                 "name": name,
-                "family": _text(r["family"]),
-                "source": _text(r["source"]),
-                "badge": badge(rec) if rec is not None else _text(r["status"]),
+                "family": as_text(r["family"]),
+                "source": as_text(r["source"]),
+                "badge": badge(rec) if rec is not None else as_text(r["status"]),
                 "kappa": number(r["kappa"]),
                 "kappa 95% CI": ci_text(r["kappa_low"], r["kappa_high"]),
                 "PA": number(r["pa"]),
@@ -175,10 +152,10 @@ def judges_table(
                 "abstention (%)": percent(r["abstention"]),
                 "coverage": number(r["coverage"]),
                 "n": count(r["n"]),
-                "verdict": _text(r["verdict"]),
+                "verdict": as_text(r["verdict"]),
                 "vs physicians": number(r["d"]),
                 "vs physicians 95% CI": ci_text(r["d_low"], r["d_high"]),
-                "decided on": _text(r["decided_on"]),
+                "decided on": as_text(r["decided_on"]),
                 "vs physicians (core)": number(r["d_physicians"]),
                 "vs physicians (core) 95% CI": ci_text(
                     r["d_physicians_low"], r["d_physicians_high"]
@@ -200,13 +177,13 @@ def judges_table(
                 "self-bias flag": "yes" if r["self_bias_significant"] is True else "",
                 "flags": flag_words(r["flags"]),
                 "compare": compare_link(r),
-                "id": _text(r["id"])[:16],
-                "model_id": _text(r["model_id"]),
+                "id": as_text(r["id"])[:16],
+                "model_id": as_text(r["model_id"]),
                 "organisation": _organisation(rec),
                 **behaviour_cells(r),
             }
         )
-    return pd.DataFrame(rows, columns=_JUDGE_ALL)
+    return pd.DataFrame(rows, columns=JUDGE_ALL)
 
 
 JUDGE_EXPORT_FIRST: Final = (
@@ -245,9 +222,9 @@ def models_table(
             "rank": count(r["rank"]),
             "rank range": rank_range(r["rank"], r["rank_worst"]),
             "name": str(r["name"]),
-            "family": _text(r["family"]),
-            "source": _text(r["source"]),
-            "badge": badge(rec) if rec is not None else _text(r["status"]),
+            "family": as_text(r["family"]),
+            "source": as_text(r["source"]),
+            "badge": badge(rec) if rec is not None else as_text(r["status"]),
             "accuracy": number(r["accuracy"]),
             "accuracy 95% CI": ci_text(r["accuracy_low"], r["accuracy_high"]),
             "lower": number(r["lower"]),
@@ -255,12 +232,12 @@ def models_table(
             "bounds 95% CI": ci_text(r["lower_low"], r["upper_high"]),
             "judged": number(r["judged"]),
             "judged 95% CI": ci_text(r["judged_low"], r["judged_high"]),
-            "judge": _text(r["judge"]),
+            "judge": as_text(r["judge"]),
             "coverage": number(r["coverage"]),
             "n": count(r["n"]),
             "flags": flag_words(r["flags"]),
-            "id": _text(r["id"])[:16],
-            "model_id": _text(r["model_id"]),
+            "id": as_text(r["id"])[:16],
+            "model_id": as_text(r["model_id"]),
             "organisation": _organisation(rec),
         }
         for t in vocab.TIERS:
@@ -269,45 +246,16 @@ def models_table(
         row["exact match"] = number((by_lex.get("exact_match") or {}).get("anchored"))
         row["no match"] = number((by_lex.get("no_match") or {}).get("anchored"))
         rows.append(row)
-    return pd.DataFrame(rows, columns=_MODEL_ALL)
+    return pd.DataFrame(rows, columns=MODEL_ALL)
 
 
-def rank_range(best: object, worst: object) -> str:
-    """``"1–4"``: the rank interval (best to worst rank; one number when they agree), empty
-    for a row that is not ranked."""
-    lo, hi = count(best), count(worst)
-    if math.isnan(lo):
-        return ""
-    if math.isnan(hi) or hi == lo:
-        return f"{lo:.0f}"
-    return f"{lo:.0f}–{hi:.0f}"
-
-
-def count(value: object) -> float:
-    if value is None or isinstance(value, bool):
-        return math.nan
-    try:
-        x = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return math.nan
-    return x if math.isfinite(x) else math.nan
-
-
-def _text(value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if value is pd.NA:
-        return ""
-    return str(value)
-
-
-_JUDGE_ALL: Final = (
+JUDGE_ALL: Final = (
     *IDENTITY,
     *(c for g in JUDGE_GROUPS.values() for c in g),
     "model_id",
     "organisation",
 )
-_MODEL_ALL: Final = (
+MODEL_ALL: Final = (
     *IDENTITY,
     *(c for g in MODEL_GROUPS.values() for c in g),
     "model_id",
@@ -330,90 +278,6 @@ def select(
         if group in wanted:
             columns.extend(cols)
     return table.loc[:, columns].reset_index(drop=True)
-
-
-FLAG_WORDS: Final[Mapping[str, str]] = {
-    "synthetic_data": "synthetic data",
-    "physician_reference": "physician reference",
-    "above_physician_ceiling": "above the physicians (check for leakage)",
-    "partial_coverage": "partial coverage",
-    "core_above_extension": (
-        "core agreement above what its extension supports (not ranked; verdict from the extension)"
-    ),
-    "no_core": "no core items",
-    "duplicate_of_reference": "copy of a reference row",
-    "near_duplicate_of_reference": "near copy of a reference row",
-    "same_family_judge": "judge of the model's own family",
-}
-
-
-def flag_words(flags: object) -> str:
-    """The record's ``;``-separated flags as words for a reader (unknown flags as given,
-    underscores turned into spaces)."""
-    names = [f for f in _text(flags).split(";") if f]
-    return ", ".join(FLAG_WORDS.get(f, f.replace("_", " ")) for f in names)
-
-
-def percent(x: object, digits: int = 1) -> float:
-    """A proportion as percent for display (``0.0018`` -> ``0.2``); NaN stays NaN (shown
-    empty, never as 0)."""
-    value = number(x, 6)
-    return value if math.isnan(value) else round(100 * value, digits)
-
-
-def points(x: object, digits: int = 1) -> float:
-    """A difference of proportions in percentage points (``0.034`` -> ``3.4``), the unit of
-    bias everywhere (leaderboard, Submit, Figure 3); NaN stays NaN."""
-    return percent(x, digits)
-
-
-def points_ci(low: object, high: object, digits: int = 1) -> str:
-    """An interval of proportions in percentage points: ``"-1.2 – 3.4"``, or empty."""
-    return ci_text(percent(low, digits + 2), percent(high, digits + 2), digits)
-
-
-def datatypes(frame: pd.DataFrame) -> list[str]:
-    """Gradio column types: ``number`` for numeric columns (sortable), ``markdown`` for the
-    links we build (:data:`LINK_COLUMNS`, never submitter text), ``str`` otherwise."""
-    return [
-        "number"
-        if pd.api.types.is_numeric_dtype(frame[c])
-        else "markdown"
-        if c in LINK_COLUMNS
-        else "str"
-        for c in frame.columns
-    ]
-
-
-LINK_COLUMNS: Final = ("compare", "open in Browse")
-COMPARE_TOKEN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,127}$")
-
-
-def compare_link(row: Mapping[Any, Any]) -> str:
-    """A Markdown link that opens the Compare tab with this row against the physicians
-    (paper rows and baselines by their id, submissions by record id); empty for the
-    physician reference and for anything that is not a safe token."""
-    source = row.get("source")
-    if source == "physicians":
-        return ""
-    token = row.get("model_id") if source in ("paper", "baseline") else row.get("id")
-    if not isinstance(token, str) or not COMPARE_TOKEN.match(token):
-        return ""
-    return f"[vs physicians](?{urlencode({'tab': 'compare', 'a': token, 'b': 'physicians'})})"
-
-
-COMPARE_HREF: Final = re.compile(r"\]\((\?tab=compare&[^)\s]{1,600})\)")
-
-
-def linked_comparison(cell: object) -> tuple[str, str] | None:
-    """The two rows a :func:`compare_link` cell compares (``a``, ``b``), ``None`` for any
-    other cell."""
-    found = COMPARE_HREF.search(str(cell or ""))
-    if not found:
-        return None
-    query = parse_qs(found.group(1)[1:])
-    a, b = query.get("a", [""])[0], query.get("b", [""])[0]
-    return (a, b) if a and b else None
 
 
 # --- one result record (its tables: medqade.app.result_views) --------------------------------
@@ -482,7 +346,7 @@ def behaviour_cells(row: Mapping[Any, Any]) -> dict[str, Any]:
             number(row.get("caution_vs_physicians_high"), 6) * 100,
             1,
         ),
-        "caution: sparsest tier": _text(row.get("caution_sparsest_tier")),
+        "caution: sparsest tier": as_text(row.get("caution_sparsest_tier")),
         "self kappa": number(row.get("self_kappa")),
         "self kappa 95% CI": ci_text(row.get("self_kappa_low"), row.get("self_kappa_high")),
         "physicians' self kappa": number(row.get("physicians_self_kappa")),
