@@ -71,13 +71,14 @@ def test_intervals_equal_a_loop_over_resampled_questions() -> None:
 
 
 def test_an_invalid_reply_is_neither_a_label_nor_an_abstention() -> None:
+    """Also the worked example of docs/statistics.md (parse failures)."""
     codes = np.array([[1, 0, 2, -1, -1]])
     invalid = np.array([[False, False, False, True, False]])
     assert output_kinds(codes, invalid).tolist() == [[0, 0, 1, 2, 3]]
     got = output_shares(codes, invalid)
     assert isinstance(got, OutputShares)
     assert got.counts == (2, 1, 1, 1)
-    assert got.share("abstained").value == 0.2 and got.share("invalid").value == 0.2
+    assert [got.share(k).value for k in KINDS] == [0.4, 0.2, 0.2, 0.2]
     assert got.invalid_of_replies.value == 0.25  # 1 of the 4 replies could not be parsed
     js = got.to_json()
     assert js["invalid"] == 1 and js["abstained"] == 1 and js["invalid_of_replies"] == 0.25
