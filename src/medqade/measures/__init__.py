@@ -18,7 +18,11 @@ compute their numbers here and never import each other:
 - :mod:`~.ranking`: rank intervals from simultaneous paired intervals (studentized max-T
   bootstrap) and what a board can resolve; :mod:`~.max_t`: its critical value and pair errors;
 - :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
-- :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel.
+- :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel;
+- :mod:`~.fidelity`: whether a judge ranks the student models as the physicians do;
+  :mod:`~.length_bias`: its Richtig rate and agreement by answer length beside the
+  physicians'; :mod:`~.output_shares`: its outputs as labels, abstentions, unparseable
+  replies or nothing.
 
 Significance, "undefined" and verdicts are decided here on unrounded values. (The function
 ``agreement`` lives in :mod:`~.agreement`; the package name ``agreement`` is that module.)
