@@ -71,21 +71,21 @@ def scored(*args: Any, **kwargs: Any) -> dict[str, Any]:
     settings given as keywords)."""
     from medqade.scoring import score
 
-    settings = settings_of(kwargs)
-    return score(*args, settings=settings, **kwargs).to_json()
+    kwargs["settings"] = settings_of(kwargs)
+    return score(*args, **kwargs).to_json()
 
 
 def scored_file(*args: Any, **kwargs: Any) -> dict[str, Any]:
     """:func:`medqade.scoring.score_file`'s record as the JSON object it is written as."""
     from medqade.scoring import score_file
 
-    settings = settings_of(kwargs)
-    return score_file(*args, settings=settings, **kwargs).to_json()
+    kwargs["settings"] = settings_of(kwargs)
+    return score_file(*args, **kwargs).to_json()
 
 
 def reference_json(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
     """:func:`medqade.scoring.reference_records` as the JSON objects they are written as."""
     from medqade.scoring import reference_records
 
-    settings = settings_of(kwargs)
-    return [r.to_json() for r in reference_records(*args, settings=settings, **kwargs)]
+    kwargs["settings"] = settings_of(kwargs)
+    return [r.to_json() for r in reference_records(*args, **kwargs)]
