@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -63,13 +62,19 @@ def test_two_identical_uploads_at_once_one_is_duplicate(
     both_uploaded = threading.Barrier(2, timeout=60)
     order = itertools.count()
 
+    first_done = threading.Event()
+
     def gated(path: str, *args: Any, **kwargs: Any) -> Any:
         both_uploaded.wait()
-        if next(order) == 1:  # the second waits for the first request to delete the upload
-            deadline = time.monotonic() + 60
-            while os.path.exists(path) and time.monotonic() < deadline:
-                time.sleep(0.05)
-        return real(path, *args, **kwargs)
+        k = next(order)
+        if k == 1:  # the second waits until the first has read, scored and deleted the upload
+            first_done.wait(timeout=600)  # (however long a loaded machine takes: no deadline)
+            assert not os.path.exists(path)
+        try:
+            return real(path, *args, **kwargs)
+        finally:
+            if k == 0:
+                first_done.set()
 
     monkeypatch.setattr(app.state, "submit", gated)
     clients = [app.client() for _ in range(2)]
