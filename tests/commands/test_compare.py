@@ -40,5 +40,12 @@ def test_compare_two_reference_rows(
     assert f"core view, {result['n_items']} items, 5 paired question resamples" in first
     assert table.splitlines()[0].split() == ["A", "B", "A", "-", "B", "[95%", "paired", "CI]"]
     assert table.splitlines()[1].startswith("kappa")
+    # one verdict word, with the interval it is read from; the table's intervals are said to
+    # hold the physicians fixed, so the two are not read as rival answers
+    vs = result["versus_physicians"]
+    verdict_line = next(x for x in text.splitlines() if "verdict vs physicians" in x)
+    assert f"verdict vs physicians {vs['verdict'] or 'n/a'} (kappa d" in verdict_line
+    assert "over questions and physicians" in verdict_line
+    assert "hold the ten physicians fixed" in text and "\nverdict:" not in text
     code, _, err = _run(capsys, "compare", "nobody", "gemma3:4b", *board)
     assert code == 2 and "nobody" in err

@@ -143,10 +143,13 @@ def headline(c: Comparison) -> str:
         block = c.versus_physicians["alt_test"]
         alt = "no alt-test (no core labels)" if block is None else alt_test_text(block)
         head = c.versus_physicians["headline"]
+        low, high = (head.get("kappa_ci") or [None, None])[:2]
+        answer += " with these ten physicians held fixed"
         vs = (
             " The judge took each physician's place in turn (abstentions count as "
             f"disagreements): verdict **{plain(c.versus_physicians['verdict'] or 'n/a')}** "
-            f"(kappa d {_signed(head['kappa'])}, decided on {plain(head['decided_on'])}). "
+            f"(kappa d {_signed(head['kappa'])} [{ci_text(low, high)}] over questions and "
+            f"physicians, decided on {plain(head['decided_on'])}). "
             f"{plain(alt[0].upper() + alt[1:])}."
         )
         vs += _in_place_text(c)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
+def _ci_pair(ci: Any) -> str:
+    """``[low, high]`` of a stored interval (``n/a`` bounds when missing)."""
+    low, high = (ci or (math.nan, math.nan))[:2]
+    return "[" + ", ".join(_f(math.nan if x is None else float(x)) for x in (low, high)) + "]"
+
+
 def _f(x: float, signed: bool = True) -> str:
     if x != x:  # NaN
         return "n/a"
@@ -81,7 +88,13 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
         "b": f"B ({b}) is better",
         None: "no significant kappa difference",
     }
-    lines += ["", f"verdict: {better[c.better]} (paired 95% CI of the kappa difference)"]
+    fixed = (
+        "; these intervals hold the ten physicians fixed, the verdict's below is over "
+        "questions and physicians"
+        if c.versus_physicians is not None
+        else ""
+    )
+    lines += ["", f"difference: {better[c.better]} (paired 95% CI of the kappa difference{fixed})"]
     if c.board is not None:
         lines.append(c.board.text())
     vs = c.versus_physicians
@@ -89,8 +102,9 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
         lines.append(
             "the judge in each physician's place (abstentions as disagreements): "
             f"verdict vs physicians {vs['verdict'] or 'n/a'} (kappa d "
-            f"{_f(vs['headline']['kappa'], True)}, margin {vs['headline']['margin']:g}, decided "
-            f"on {vs['headline']['decided_on']}, the same as score and the leaderboard)"
+            f"{_f(vs['headline']['kappa'], True)} {_ci_pair(vs['headline']['kappa_ci'])}, over "
+            f"questions and physicians, margin {vs['headline']['margin']:g}, decided on "
+            f"{vs['headline']['decided_on']}: the same as score and the leaderboard)"
         )
         if vs["alt_test"] is not None:
             lines.append(alt_test_text(vs["alt_test"]))
