@@ -51,6 +51,21 @@ SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample"
 
 
 @pytest.fixture
+def write(tmp_path: Path) -> Callable[[str, str | bytes], Path]:
+    """Write text (UTF-8) or bytes to ``tmp_path/name`` and return the path."""
+
+    def _write(name: str, content: str | bytes) -> Path:
+        path = tmp_path / name
+        if isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        else:
+            path.write_bytes(content)
+        return path
+
+    return _write
+
+
+@pytest.fixture
 def copy_sample(tmp_path: Path) -> Callable[[], Path]:
     """Return a function that copies ``data/sample`` to a fresh folder under ``tmp_path``."""
     counter = iter(range(1_000))

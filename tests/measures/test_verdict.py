@@ -4,8 +4,6 @@ tests/measures/test_aat.py)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
@@ -13,8 +11,8 @@ from sklearn.metrics import cohen_kappa_score
 from medqade.consensus import majority_of_codes
 from medqade.dataset.release import Release
 from medqade.measures import agreement as agr
-from medqade.measures import in_place, paired, physician_reference
-from medqade.measures.paired import VERDICTS, margins, verdict_of_bounds
+from medqade.measures import in_place, physician_reference
+from medqade.measures.paired import VERDICTS, verdict_of_bounds
 from medqade.measures.seeds import question_weights
 
 from .conftest import RESAMPLES
@@ -74,29 +72,6 @@ def test_abstaining_never_raises_agreement(full: Release) -> None:
 
 
 # --- one margin ------------------------------------------------------------------------------
-
-
-def test_margins_link_pa_and_pabak_and_kappa() -> None:
-    pa, kappa = 0.84, 0.6
-    p_e = (pa - kappa) / (1 - kappa)
-    m = margins(0.05, pa, kappa)
-    assert m["kappa"] == 0.05
-    assert m["pa"] == pytest.approx(0.05 * (1 - p_e))
-    assert m["pabak"] == 2 * m["pa"]
-    by_pa = margins(m["pa"], pa, kappa, primary="pa")
-    assert by_pa["kappa"] == pytest.approx(0.05)
-    assert margins(m["pabak"], pa, kappa, primary="pabak")["pa"] == pytest.approx(m["pa"])
-    assert math.isnan(margins(0.05, math.nan, kappa)["pa"])
-    assert paired.derived_verdict(-0.1, 0.1, math.nan) is None
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_pa_and_pabak_verdicts_never_disagree(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    low = rng.uniform(-0.2, 0.1)
-    high = low + rng.uniform(0.0, 0.2)
-    m = margins(rng.uniform(0.0, 0.2), 0.85, 0.65)
-    assert verdict_of_bounds(low, high, m["pa"]) == verdict_of_bounds(2 * low, 2 * high, m["pabak"])
 
 
 def test_verdict_words_are_ordered_and_monotone() -> None:

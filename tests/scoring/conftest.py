@@ -6,7 +6,6 @@ The full release is the session-wide ``synthetic_build`` of ``tests/conftest.py`
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,21 +46,6 @@ def sample_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def sample(sample_dir: Path) -> Release:
     return load_release(sample_dir)
-
-
-@pytest.fixture
-def write(tmp_path: Path) -> Callable[[str, str | bytes], Path]:
-    """Write text (UTF-8) or bytes to ``tmp_path/name`` and return the path."""
-
-    def _write(name: str, content: str | bytes) -> Path:
-        path = tmp_path / name
-        if isinstance(content, str):
-            path.write_text(content, encoding="utf-8")
-        else:
-            path.write_bytes(content)
-        return path
-
-    return _write
 
 
 # --- real Inspect logs of the sample release (mock model), for the log readers' tests ---------

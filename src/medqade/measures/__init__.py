@@ -11,10 +11,11 @@ compute their numbers here and never import each other:
 - :mod:`~.physician_reference`: the leave-one-out physician reference, each labeller against
   its own reference;
 - :mod:`~.bias`: self and family bias terms;
-- :mod:`~.paired`: paired differences, the verdict against physicians (its words and
-  margins);
-- :mod:`~.verdicts`: the verdict against the physicians of one judge, core and extension
-  (differences, margins and verdict words; shared by ``score`` and ``reproduce``);
+- :mod:`~.paired`: paired differences, the verdict words read from an interval and a margin;
+- :mod:`~.in_place`: the judge in each physician's place, with intervals over questions and
+  physicians;
+- :mod:`~.verdicts`: the one verdict of a judge from its core and extension differences, by
+  one stated rule (every surface reads it);
 - :mod:`~.ranking`: rank intervals from simultaneous paired intervals (studentized max-T
   bootstrap) and what a board can resolve; :mod:`~.max_t`: its critical value and pair errors;
 - :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
@@ -46,7 +47,6 @@ from medqade.measures.paired import (
     PRIMARY,
     VERDICTS,
     difference,
-    margins,
     verdict,
     verdict_of_bounds,
 )
@@ -81,7 +81,6 @@ __all__ = [
     "grouped_leave_one_out",
     "leave_one_out",
     "macro_agreement",
-    "margins",
     "pabak_of",
     "question_weights",
     "ranks",

@@ -7,9 +7,9 @@ weights are compared through their replicate differences: the difference of A an
 Ranks use simultaneous intervals over all ranked pairs instead (:mod:`medqade.measures.ranking`).
 
 Verdict against the physicians (``d`` = the like-for-like difference judge minus physicians,
-:func:`medqade.measures.in_place.judge_in_place`; margin ``m`` >= 0 on the metric's own
-scale, from one declared margin by :func:`margins`). The words name what the 95% interval of
-``d`` shows, one of :data:`VERDICTS`:
+:func:`medqade.measures.in_place.judge_in_place`, always on kappa, the rule in
+:mod:`medqade.measures.verdicts`; margin ``m`` >= 0). The words name what the 95% interval
+of ``d`` shows, one of :data:`VERDICTS`:
 
 * lower bound > 0: :data:`ABOVE` (better than the physicians agree among themselves, which
   for a judge usually means leakage: check it);
@@ -32,7 +32,7 @@ from typing import Final
 from medqade.measures.estimate import Estimate
 
 DEFAULT_MARGIN: Final = 0.05
-"""The non-inferiority margin, declared once on the primary metric (:data:`PRIMARY`)."""
+"""The non-inferiority margin on kappa (:data:`PRIMARY`)."""
 PRIMARY: Final = "kappa"
 """The metric the margin is declared on, and whose verdict is the headline."""
 
@@ -54,34 +54,6 @@ def check_margin(margin: float) -> float:
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
         raise ValueError(f"the margin must be a number between 0 and 1, got {margin!r}")
     return value
-
-
-def chance_agreement(pa: float, kappa: float) -> float:
-    """The chance agreement ``p_e`` implied by a PA and a kappa: ``(PA - kappa) / (1 -
-    kappa)`` (NaN when undefined)."""
-    if not (math.isfinite(pa) and math.isfinite(kappa)) or kappa == 1.0:
-        return math.nan
-    return (pa - kappa) / (1.0 - kappa)
-
-
-def margins(
-    margin: float, reference_pa: float, reference_kappa: float, primary: str = PRIMARY
-) -> dict[str, float]:
-    """The margin of every metric from one margin declared on ``primary``.
-
-    PABAK is ``2 PA - 1``, so ``m_PABAK = 2 m_PA`` exactly (their verdicts always agree).
-    Kappa is ``(PA - p_e) / (1 - p_e)``; at the physicians' chance agreement ``p_e`` (from
-    the reference's PA and kappa, :func:`chance_agreement`) a kappa margin ``m`` is the PA
-    margin ``m (1 - p_e)``. Without a defined ``p_e`` the margins not linked to ``primary``
-    are NaN (no verdict on them).
-    """
-    m = check_margin(margin)
-    if primary not in ("kappa", "pa", "pabak"):
-        raise ValueError(f"the primary metric must be kappa, pa or pabak, got {primary!r}")
-    scale = 1.0 - chance_agreement(reference_pa, reference_kappa)
-    m_pa = {"kappa": m * scale, "pa": m, "pabak": m / 2.0}[primary]
-    m_kappa = m if primary == "kappa" else m_pa / scale
-    return {"kappa": m_kappa, "pa": m_pa, "pabak": 2.0 * m_pa}
 
 
 def difference(a: Estimate, b: Estimate) -> Estimate:
@@ -123,11 +95,3 @@ def verdict_of_bounds(low: float | None, high: float | None, margin: float) -> s
     if high < 0:
         return BELOW
     return INCONCLUSIVE
-
-
-def derived_verdict(low: float | None, high: float | None, margin: float) -> str | None:
-    """:func:`verdict_of_bounds` with a margin from :func:`margins`, which is NaN when it
-    cannot be derived (then no verdict)."""
-    if isinstance(margin, float) and math.isnan(margin):
-        return None
-    return verdict_of_bounds(low, high, margin)

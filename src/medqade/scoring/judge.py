@@ -12,16 +12,15 @@ Around it, on the items the submission covers (all items when it covers any exte
 else the core), with the same weights (a subgroup statistic is bootstrapped by resampling all
 questions and recomputing it in the subgroup, so its CI is paired with the headline):
 
-- the like-for-like difference on the core: the judge in each physician's place against the
-  majority of the other nine, minus the physician there (:func:`medqade.measures.agreement.
-  judge_in_place`, same question resamples) for kappa, PA and PABAK, with margins declared on
-  kappa and derived for PA and PABAK (:func:`medqade.measures.paired.margins`), and the verdict
-  (one of :data:`medqade.measures.paired.VERDICTS`); the same on the extension (the judge in
-  each primary physician's place against the other) and the alternative annotator test. Each
-  physician's term is computed on the answers that physician rated; there a judge's
-  abstention counts as a disagreement. A kappa verdict ``above physicians`` raises the flag
-  ``above_physician_ceiling``; the difference with the judge's abstentions dropped is kept
-  under ``rated``;
+- the one verdict (:func:`medqade.measures.verdicts.judge_headline`, the same for every
+  surface): the like-for-like differences on the core (the judge in each physician's place
+  against the majority of the other nine) and on the extension (in each primary physician's
+  place against the other), kappa, PA and PABAK with intervals over questions and
+  physicians, pooled by the stated rule into one kappa ``d`` read against the margin; the
+  alternative annotator test on the core as evidence. Each physician's term is computed on
+  the answers that physician rated; there a judge's abstention counts as a disagreement. A
+  verdict ``above physicians`` raises the flag ``above_physician_ceiling``; the core
+  difference with the judge's abstentions dropped is kept under ``rated``;
 - ``core`` and ``full`` count an abstention or missing label as a disagreement (the verdict and
   the rank read these), with the paper's agreement when rated under ``rated``, coverage and
   the view's abstention share beside it;
