@@ -10,10 +10,11 @@ submission (the labels of a paper evaluator with a seeded 5% of its substantive 
 is scored with :func:`medqade.scoring.score`; ``--submissions`` N stored submissions are copies
 of that record, each with its own id (sha256 of its index), name, and seeded perturbations of
 its point values, intervals and bootstrap replicates (``numpy.random.default_rng(i)``), so that
-their ranks differ. Reference records come from :mod:`medqade.scoring.board` (computed once into
+their ranks differ. Reference records come from :mod:`medqade.scoring.board.sources` (computed once
+into
 the temporary results folder, not timed). Measured:
 
-1. leaderboard rebuild (:func:`medqade.scoring.leaderboard`, core view, kappa): the first call
+1. leaderboard rebuild (:func:`medqade.scoring.board.leaderboard`, core view, kappa): the first call
    over the reference rows + N records with a fresh :class:`~medqade.measures.Ranker` (cold),
    then one new record added and the second call with the same ranker (goal < 2 s); once with
    the N stored rows unverified (the usual case: only verified rows are ranked) and once with
@@ -27,8 +28,8 @@ the temporary results folder, not timed). Measured:
    ``/`` (goal < 30 s), and to the first ``/leaderboard`` API answer (``gradio_client``) that
    lists the reference rows and all N submissions. ``--verified`` stores them verified, so the
    Space ranks all of them on its first leaderboard call.
-3. ``medqade compare`` (goal < 1 s): in-process :func:`medqade.scoring.compare.resolve` +
-   :func:`~medqade.scoring.compare.compare` for two paper evaluators and for the physicians
+3. ``medqade compare`` (goal < 1 s): in-process :func:`medqade.scoring.board.compare.resolve` +
+   :func:`~medqade.scoring.board.compare.compare` for two paper evaluators and for the physicians
    against an evaluator (median of 5 after one warm-up), and the CLI ``python -m medqade
    compare gemini-2.5-flash gemma3:4b`` on the results folder with the N submissions (median of
    3 after one warm-up run; this includes interpreter start, imports, loading the release and
@@ -68,10 +69,11 @@ from medqade.dataset.sources import open_release, resolve_data
 from medqade.measures import Ranker
 from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import leaderboard, parse_submission, replicates, score
-from medqade.scoring.board import cached_reference_records
-from medqade.scoring.compare import compare, resolve
-from medqade.scoring.record import ScoreRecord
+from medqade.scoring import leaderboard, parse_submission, score
+from medqade.scoring.board.compare import compare, resolve
+from medqade.scoring.board.sources import cached_reference_records
+from medqade.scoring.record import replicates
+from medqade.scoring.record.score_record import ScoreRecord
 
 EVALUATOR = "gpt-5.4-mini"
 FLIP_SHARE = 0.05

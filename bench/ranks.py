@@ -247,7 +247,8 @@ def core_kappa(record: Any) -> float:
 def release_board() -> None:
     """The default release's reference board ranked four ways (module docstring)."""
     from medqade.dataset.sources import open_release
-    from medqade.scoring import reference_records, replicates
+    from medqade.scoring import reference_records
+    from medqade.scoring.record import replicates
 
     release = open_release(None)
     refs = [

@@ -32,7 +32,8 @@ import pandas as pd
 
 from medqade.dataset.build import build
 from medqade.dataset.release import Release, load_release
-from medqade.scoring import context, parse_submission, score
+from medqade.scoring import parse_submission, score
+from medqade.scoring.metrics import context
 from medqade.synthetic import synthesize
 
 FACTS = Path(__file__).resolve().parents[1] / "data" / "synthetic" / "facts.jsonl"

@@ -40,10 +40,11 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "app/tab_browse.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browse.py",
     "app/tab_compare.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_security.py "
     "(its from_url handler)",
-    "measures/behaviour.py": "via medqade.scoring.judge, medqade.scoring.records: "
-    "tests/scoring/test_judge.py, tests/scoring/test_records.py, tests/scoring/test_behaviour.py",
-    "scoring/judge_rows.py": "via medqade.scoring.submission: tests/scoring/test_submission.py, "
-    "tests/scoring/test_fuzz.py",
+    "measures/behaviour.py": "via medqade.scoring.metrics.judge, medqade.scoring.metrics.records: "
+    "tests/scoring/metrics/test_judge.py, tests/scoring/metrics/test_records.py, "
+    "tests/scoring/test_behaviour.py",
+    "scoring/intake/judge_rows.py": "via medqade.scoring.intake.submission: "
+    "tests/scoring/intake/test_submission.py, tests/scoring/test_fuzz.py",
 }
 
 TEST_FILE = re.compile(r"tests/[\w/]+\.py")
@@ -180,7 +181,9 @@ def test_only_reached_through_is_true() -> None:
 
 def test_references_reads_imports_and_commands() -> None:
     """The check itself: an import, a dotted name and a CLI call count; a bare word does not."""
-    assert _references(TESTS / "scoring" / "test_kinds.py", "scoring/kinds.py")
+    assert _references(TESTS / "scoring" / "intake" / "test_kinds.py", "scoring/intake/kinds.py")
     assert _references(TESTS / "commands" / "test_build.py", "commands/build.py")
-    assert not _references(TESTS / "scoring" / "test_kinds.py", "scoring/coverage.py")
+    assert not _references(
+        TESTS / "scoring" / "intake" / "test_kinds.py", "scoring/intake/coverage.py"
+    )
     assert not _references(TESTS / "commands" / "test_build.py", "commands/score.py")

@@ -13,8 +13,8 @@ from medqade.app import browse
 from medqade.dataset.release import Release
 from medqade.dataset.sources import open_release
 from medqade.labelstudio import review_queue as review
-from medqade.scoring import context
-from medqade.scoring.breakdowns import disagreements, unanimous_panel
+from medqade.scoring.metrics import context
+from medqade.scoring.metrics.breakdowns import disagreements, unanimous_panel
 
 
 @pytest.fixture(scope="module")

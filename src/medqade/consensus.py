@@ -6,7 +6,7 @@ the adjudicator's ratings are simply more votes. Consensus is derived data: anyo
 recompute it from the raw votes with :func:`majority`.
 
 A *unanimous* group (:func:`unanimous`) is the one definition the leaderboard's
-disagreement list (:func:`medqade.scoring.breakdowns.unanimous_panel`), the review queues
+disagreement list (:func:`medqade.scoring.metrics.breakdowns.unanimous_panel`), the review queues
 (:mod:`medqade.labelstudio.review_queue`) and the Space's Browse tab
 (:func:`medqade.app.browse.agreement`) share: at least ``min_votes`` non-abstaining votes, all the
 same; abstentions are ignored. Each caller names its threshold (:data:`PANEL_MIN_VOTES` for the

@@ -35,8 +35,8 @@ ABSTAIN_CODE: Final = 2
 MISSING_CODE: Final = -1
 PARTIAL_COVERAGE: Final = "partial_coverage"
 """The flag of a result that covers neither exactly the core nor every item: never ranked and
-given no verdict (set by :mod:`medqade.scoring.records`; read by the Space, the Inspect metrics
-and the Hub entry)."""
+given no verdict (set by :mod:`medqade.scoring.metrics.records`; read by the Space, the Inspect
+metrics and the Hub entry)."""
 EMPTY_ANSWER: Final = "(keine Antwort)"
 """How a missing or empty student answer is shown to a judge (every judge prompt)."""
 LABEL_CODES: Final[Mapping[str, int]] = {FALSCH: 0, RICHTIG: 1, KEINE_ANGABE: 2}

@@ -19,7 +19,7 @@ from medqade.app import accounts
 from medqade.app.config import ENV_ACCOUNT_KEY, SpaceConfig
 from medqade.app.state import SpaceState
 from medqade.dataset.release import Release
-from medqade.scoring.store import MIRROR_PATTERNS
+from medqade.scoring.policy.store import MIRROR_PATTERNS
 
 from .helpers import make_state, write_variant
 

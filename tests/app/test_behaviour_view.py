@@ -8,7 +8,7 @@ import pandas as pd
 
 from medqade.app import behaviour_view, views
 from medqade.scoring import JUDGE_COLUMNS
-from medqade.scoring.behaviour_columns import BEHAVIOUR_COLUMNS, behaviour_columns
+from medqade.scoring.board.behaviour_columns import BEHAVIOUR_COLUMNS, behaviour_columns
 
 
 def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None:

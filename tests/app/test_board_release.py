@@ -1,5 +1,5 @@
 """Issue 25: which stored records belong on a release's board is one library rule
-(:func:`medqade.scoring.board.board_records`), called by the Space and the CLI alike."""
+(:func:`medqade.scoring.board.sources.board_records`), called by the Space and the CLI alike."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
 from medqade.cli import main
 from medqade.dataset.release import Release
-from medqade.scoring import board, record_id
-from medqade.scoring.record import ScoreRecord
+from medqade.scoring import record_id
+from medqade.scoring.board import sources as board
+from medqade.scoring.record.score_record import ScoreRecord
 
 RESAMPLES = 10
 
@@ -126,7 +127,7 @@ def test_board_rule_lives_in_one_place_the_space_and_the_cli_call_board_records(
     cli_ids = _cli_judge_ids(capsys, built_sample, results, "core")
     assert space_ids == cli_ids
     assert own not in space_ids and foreign not in space_ids
-    assert set(callers) == {"medqade.scoring.board"}  # through open_board only
+    assert set(callers) == {"medqade.scoring.board.sources"}  # through open_board only
     assert {"medqade.app.state", "medqade.commands._board"} <= set(openers)
     assert own not in {token for _, token in state.compare_choices()}
 

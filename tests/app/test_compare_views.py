@@ -23,8 +23,8 @@ from medqade.dataset.release import Release
 from medqade.measures.aat import alt_test
 from medqade.measures.estimate import Estimate
 from medqade.measures.ranking import rank_board
-from medqade.scoring.compare import compare, resolve
-from medqade.scoring.simultaneous import board_pair
+from medqade.scoring.board.compare import compare, resolve
+from medqade.scoring.board.simultaneous import board_pair
 
 
 def _side(token: str, name: str, physicians: bool) -> Any:

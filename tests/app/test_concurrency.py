@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from medqade.scoring.store import RateLimit, ResultsStore
+from medqade.scoring.policy.store import RateLimit, ResultsStore
 
 from .helpers import judge_variant, submit_args
 

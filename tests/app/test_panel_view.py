@@ -6,7 +6,7 @@ from medqade.analyses.panel_table import HEADER
 from medqade.app import views
 from medqade.app.panel_view import CEILING_BADGE, PhysicianPanel
 from medqade.dataset.release import Release
-from medqade.scoring.record import read_record
+from medqade.scoring.record.score_record import read_record
 
 
 def test_ceiling_badge_is_the_leaderboards_physician_badge() -> None:

@@ -1,5 +1,5 @@
 """Issue 38: two Spaces and ``medqade rescore`` on one results folder. Each store write takes
-the folder's lock and re-reads what the others stored (:mod:`medqade.scoring.store`): the
+the folder's lock and re-reads what the others stored (:mod:`medqade.scoring.policy.store`): the
 same file is stored once, the rate limit holds across them, and each board shows every
 record at its next refresh, without a restart."""
 

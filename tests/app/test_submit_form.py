@@ -12,8 +12,8 @@ from medqade.app import submit_form
 from medqade.app.config import SpaceConfig
 from medqade.app.state import FAMILY_OTHER
 from medqade.dataset.release import Release
-from medqade.scoring.meta import FORM_KEYS
-from medqade.scoring.store import UPLOAD_SUFFIXES, upload_suffix
+from medqade.scoring.intake.meta import FORM_KEYS
+from medqade.scoring.policy.store import UPLOAD_SUFFIXES, upload_suffix
 
 
 def test_every_upload_type_is_stored_with_its_own_suffix() -> None:

@@ -13,7 +13,7 @@ from medqade.app import tab_submit
 from medqade.app.submit_form import FORM
 from medqade.app.tab_submit import WARNINGS_KEPT, Shown, SubmitHandlers, discard_upload
 from medqade.files.problems import Problem
-from medqade.scoring.policy import Outcome
+from medqade.scoring.policy.policy import Outcome
 
 
 def test_submit_takes_the_form_in_its_order() -> None:

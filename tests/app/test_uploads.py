@@ -7,9 +7,9 @@ from pathlib import Path
 
 from medqade.app import uploads
 from medqade.app.uploads import Uploads, display_name
-from medqade.scoring.limits import Limits
-from medqade.scoring.policy import Outcome, Upload
-from medqade.scoring.store import RateLimit, ResultsStore
+from medqade.scoring.intake.limits import Limits
+from medqade.scoring.policy.policy import Outcome, Upload
+from medqade.scoring.policy.store import RateLimit, ResultsStore
 
 
 def _uploads(tmp_path: Path, max_bytes: int = 1_000) -> Uploads:

@@ -11,7 +11,7 @@ from medqade.app import cells, result_views, views
 from medqade.app.phone import judges_cards
 from medqade.measures.aat import alt_test
 from medqade.scoring import JUDGE_COLUMNS
-from medqade.scoring.record import read_record
+from medqade.scoring.record.score_record import read_record
 
 
 def test_badge() -> None:

@@ -1,5 +1,5 @@
 """``medqade score``: summary, --json, --out, --validate-only, labels and user errors; the
-same rules and the same record as the Space's /submit (:mod:`medqade.scoring.policy`)."""
+same rules and the same record as the Space's /submit (:mod:`medqade.scoring.policy.policy`)."""
 
 from __future__ import annotations
 
@@ -166,7 +166,7 @@ def test_validate_only_refuses_what_the_real_run_refuses(
     sample_dir: Path, write: Write, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 34: the dry run applies every rule of the real run (one
-    :func:`medqade.scoring.policy.check`), the metadata's link among them."""
+    :func:`medqade.scoring.policy.policy.check`), the metadata's link among them."""
     path = write("a.csv", ANSWERS)
     base = ["score", str(path), "--data", str(sample_dir), "--resamples", "0"]
     link = ["--link", "javascript:alert(1)"]
@@ -202,8 +202,8 @@ def test_one_submission_one_record_from_the_cli_and_the_space(
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     """Issue 34: the same file and fields give one record id whichever front end they come
-    through (one :class:`medqade.scoring.meta.SubmissionForm` parse): stored by ``medqade score
-    --results``, the Space's /submit of them is refused as a duplicate of that very record."""
+    through (one :class:`medqade.scoring.intake.meta.SubmissionForm` parse): stored by ``medqade
+    score --results``, the Space's /submit of them is refused as a duplicate of that very record."""
     from medqade.app.config import SpaceConfig
     from medqade.app.state import SpaceState
 

@@ -150,7 +150,7 @@ def _the_space_reads_it_the_same_way(log: Path, built: Path, record: dict[str, A
     from dataclasses import replace
 
     from medqade.dataset.release import load_release
-    from medqade.scoring import policy
+    from medqade.scoring.policy import policy
 
     release = load_release(built)
     data = log.read_bytes()

@@ -27,7 +27,7 @@ from medqade.dataset import hub_eval
 from medqade.runners.inspect_metrics import answer_values, judge_values
 from medqade.runners.inspect_tasks import answer, epoch_seed, judge
 from medqade.runners.judge import answer_order
-from medqade.scoring.inspect_log import log_rows
+from medqade.scoring.intake.inspect_log import log_rows
 from servers.stub_server import StubServer
 
 from .helpers import DATA, RESP, SAMPLE_IDS, STUDENTS, read_jsonl

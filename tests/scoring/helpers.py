@@ -58,7 +58,7 @@ def parquet_bytes(frame: pd.DataFrame) -> bytes:
 
 
 def settings_of(kwargs: dict[str, Any]) -> Any:
-    """A :class:`~medqade.scoring.settings.Settings` of the ``resamples``, ``seed``,
+    """A :class:`~medqade.scoring.intake.settings.Settings` of the ``resamples``, ``seed``,
     ``margin`` and ``limits`` keywords in ``kwargs`` (taken out of it), the defaults else."""
     from medqade.scoring import Settings
 

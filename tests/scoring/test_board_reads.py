@@ -13,13 +13,15 @@ import pytest
 
 from medqade.cli import main
 from medqade.dataset.release import Release
-from medqade.scoring import board, leaderboard, policy
-from medqade.scoring.record import ScoreRecord
-from medqade.scoring.store import RateLimit, ResultsStore
+from medqade.scoring import leaderboard
+from medqade.scoring.board import sources as board
+from medqade.scoring.policy import policy
+from medqade.scoring.policy.store import RateLimit, ResultsStore
+from medqade.scoring.record.score_record import ScoreRecord
 
 from .helpers import judge_rows
 
-leaderboard_mod = importlib.import_module("medqade.scoring.leaderboard")
+leaderboard_mod = importlib.import_module("medqade.scoring.board.leaderboard")
 
 
 def _stored(sample: Release, folder: Path) -> None:

@@ -21,13 +21,13 @@ from medqade.dataset.release import Release
 from medqade.measures import paired
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.measures.verdicts import CORE_ABOVE_EXTENSION
-from medqade.scoring.judge import judge_metrics
-from medqade.scoring.leaderboard import leaderboard
-from medqade.scoring.record import RecordMeta, SubmissionInfo
-from medqade.scoring.records import judge_record
-from medqade.scoring.reference_rows import reference_records
-from medqade.scoring.replicates import decode
-from medqade.scoring.settings import Settings
+from medqade.scoring.board.leaderboard import leaderboard
+from medqade.scoring.intake.settings import Settings
+from medqade.scoring.metrics.judge import judge_metrics
+from medqade.scoring.metrics.records import judge_record
+from medqade.scoring.metrics.reference_rows import reference_records
+from medqade.scoring.record.replicates import decode
+from medqade.scoring.record.score_record import RecordMeta, SubmissionInfo
 
 from .conftest import RESAMPLES
 

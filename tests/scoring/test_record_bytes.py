@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from medqade.dataset.release import Release
-from medqade.scoring import policy, records
-from medqade.scoring.board import cached_reference_records, reference_path
-from medqade.scoring.store import RateLimit, ResultsStore
+from medqade.scoring.board.sources import cached_reference_records, reference_path
+from medqade.scoring.metrics import records
+from medqade.scoring.policy import policy
+from medqade.scoring.policy.store import RateLimit, ResultsStore
 
 from .helpers import answers_csv, judge_rows
 

@@ -1,6 +1,6 @@
 """Every writer of a results folder at random targets (issue 38): ``medqade score --results``,
 ``medqade rescore``, the store's add and the Space's submit path through
-:func:`medqade.scoring.policy.submit`, aimed at results folders, builds, raw releases, links
+:func:`medqade.scoring.policy.policy.submit`, aimed at results folders, builds, raw releases, links
 to them and results folders with links inside. File hashes before and after: nothing outside
 the results folder changes, a refused target not at all, and no link is ever followed or
 replaced."""
@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 from medqade.cli import main
 from medqade.dataset.release import Release
 from medqade.files import guards
-from medqade.scoring import policy, record_id
-from medqade.scoring.record import ScoreRecord, SpaceEntry
-from medqade.scoring.store import RateLimit, ResultsStore, SubmissionRefused
+from medqade.scoring import record_id
+from medqade.scoring.policy import policy
+from medqade.scoring.policy.store import RateLimit, ResultsStore, SubmissionRefused
+from medqade.scoring.record.score_record import ScoreRecord, SpaceEntry
 
 from .helpers import judge_rows
 

@@ -1,7 +1,7 @@
 """The Space's view of a judge's behaviour beyond agreement (issue 28): formatting only.
 
 The judges table's behaviour columns live in :mod:`medqade.app.views` (``BEHAVIOUR_GROUPS``,
-``behaviour_cells``, from the library's :mod:`medqade.scoring.behaviour_columns`); this module
+``behaviour_cells``, from the library's :mod:`medqade.scoring.board.behaviour_columns`); this module
 holds a section of the Analysis tab
 (:func:`add_section`): the caution, breakdown and cost figures of
 :mod:`medqade.analyses.behaviour_figures` drawn from the board's judge records. Every number
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from medqade.app.state import SpaceState
-    from medqade.scoring.record import ScoreRecord
+    from medqade.scoring.record.score_record import ScoreRecord
 
 SECTION: Final = (
     (

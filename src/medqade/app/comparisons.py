@@ -1,5 +1,5 @@
 """Compare's answers, kept: two judge rows compared on the leaderboard's resamples
-(:func:`medqade.scoring.compare.compare`), each comparison kept until the board changes.
+(:func:`medqade.scoring.board.compare.compare`), each comparison kept until the board changes.
 
 Two stores: the last :data:`COMPARISONS_KEPT` a visitor asked for, and every board judge
 against the physicians on the core, computed ahead after the start-up work and after each
@@ -19,10 +19,10 @@ from typing import Final, Protocol
 from medqade import measures, scoring
 from medqade.app.config import SpaceConfig
 from medqade.dataset.release import Release
-from medqade.scoring import board
-from medqade.scoring import compare as compare_mod
-from medqade.scoring.leaderboard import VIEWS, on_board
-from medqade.scoring.store import ResultsStore
+from medqade.scoring.board import compare as compare_mod
+from medqade.scoring.board import sources as board
+from medqade.scoring.board.leaderboard import VIEWS, on_board
+from medqade.scoring.policy.store import ResultsStore
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ class Comparisons:
 
     def get(self, a: str, b: str, view: str) -> compare_mod.Comparison:
         """Compare two judge rows on the same resamples as the leaderboard
-        (:mod:`medqade.scoring.compare`); raises ``ValueError`` with a readable message.
+        (:mod:`medqade.scoring.board.compare`); raises ``ValueError`` with a readable message.
 
         ``a`` and ``b`` are row ids, looked up in a closed set: the paper evaluators, the
         physicians, the baselines and the judge rows the leaderboard shows (a stored record

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from medqade.measures.paired import DEFAULT_MARGIN, check_margin
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring.store import check_results_folder, default_results_dir, on_space
+from medqade.scoring.policy.store import check_results_folder, default_results_dir, on_space
 
 ENV_DATASET: Final = "MEDQADE_DATASET"
 ENV_RESULTS_REPO: Final = "MEDQADE_RESULTS_REPO"

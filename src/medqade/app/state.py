@@ -8,9 +8,10 @@ reference records, from the disk cache a start on the same release wrote:
 :mod:`medqade.app.figure_cache`). The leaderboard tables are
 rebuilt from records only when the store changed, under a lock. Submissions go through
 :meth:`SpaceState.submit`, which reads the upload and maps the form onto the library's one
-submission policy (:func:`medqade.scoring.policy.submit`: limits, duplicate and reference-copy
-checks, the rate limit, metadata, scoring, one atomic store write), the one ``medqade score``
-calls too. An upload is read by :mod:`medqade.app.uploads`; Compare's answers are kept by
+submission policy (:func:`medqade.scoring.policy.policy.submit`: limits, duplicate and
+reference-copy checks, the rate limit, metadata, scoring, one atomic store write), the one
+``medqade score`` calls too. An upload is read by :mod:`medqade.app.uploads`; Compare's answers are
+kept by
 :mod:`medqade.app.comparisons`.
 """
 
@@ -40,13 +41,14 @@ from medqade.app.config import SpaceConfig
 from medqade.app.uploads import Uploads
 from medqade.dataset.release import Release
 from medqade.files.problems import InputError
-from medqade.scoring import board, policy
-from medqade.scoring import compare as compare_mod
-from medqade.scoring.leaderboard import VIEWS, on_board
-from medqade.scoring.meta import SubmissionForm
-from medqade.scoring.policy import Outcome as Outcome  # the answer SpaceState.submit gives
-from medqade.scoring.record import ScoreRecord
-from medqade.scoring.store import RateLimit, ResultsStore
+from medqade.scoring.board import compare as compare_mod
+from medqade.scoring.board import sources as board
+from medqade.scoring.board.leaderboard import VIEWS, on_board
+from medqade.scoring.intake.meta import SubmissionForm
+from medqade.scoring.policy import policy
+from medqade.scoring.policy.policy import Outcome as Outcome  # the answer SpaceState.submit gives
+from medqade.scoring.policy.store import RateLimit, ResultsStore
+from medqade.scoring.record.score_record import ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -75,8 +77,8 @@ class Boards:
 
 
 def form_meta(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The submission form as :mod:`medqade.scoring.meta` keys (empty fields dropped), parsed
-    as ``medqade score`` parses its flags (:class:`medqade.scoring.meta.SubmissionForm`);
+    """The submission form as :mod:`medqade.scoring.intake.meta` keys (empty fields dropped), parsed
+    as ``medqade score`` parses its flags (:class:`medqade.scoring.intake.meta.SubmissionForm`);
     ``ValueError`` for malformed decoding settings."""
     return SubmissionForm.from_fields(fields).meta()
 
@@ -254,7 +256,7 @@ class SpaceState:
         return self._references is not None
 
     def board_records(self) -> board.BoardRecords:
-        """The records on this release's board: :func:`medqade.scoring.board.board_records`,
+        """The records on this release's board: :func:`medqade.scoring.board.sources.board_records`,
         the rule ``medqade leaderboard`` applies too (a stored record scored on another
         release is left out, and counted in the log once per change of the store)."""
         chosen = board.open_board(self.release, self._references or [], self.store)

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Final
 
 from medqade import scoring
-from medqade.scoring import policy
-from medqade.scoring.policy import Outcome
-from medqade.scoring.store import ResultsStore, upload_suffix
+from medqade.scoring.policy import policy
+from medqade.scoring.policy.policy import Outcome
+from medqade.scoring.policy.store import ResultsStore, upload_suffix
 
 SHOWN_NAME: Final = re.compile(r"[^\w .,()+=@-]+")
 REMEMBERED: Final = 1024

@@ -1,9 +1,10 @@
 """What ``medqade leaderboard`` and ``medqade compare`` read: the rows the Space shows.
 
-The reference rows come from the same cache file as the Space's (:mod:`medqade.scoring.board`)
-and the submissions from the same results folder (default: the local Space's), so the CLI and
-the Space show the same rows and numbers; which stored records belong on the board is decided
-by the same library rule (:func:`medqade.scoring.board.board_records`).
+The reference rows come from the same cache file as the Space's
+(:mod:`medqade.scoring.board.sources`) and the submissions from the same results folder (default:
+the local Space's), so the CLI and the Space show the same rows and numbers; which stored records
+belong on the board is decided by the same library rule
+(:func:`medqade.scoring.board.sources.board_records`).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from medqade.commands._args import (
 from medqade.dataset.release import Release
 from medqade.dataset.sources import open_release
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import board
-from medqade.scoring.leaderboard import VIEWS
-from medqade.scoring.record import ScoreRecord
-from medqade.scoring.store import RateLimit, ResultsStore, default_results_dir
+from medqade.scoring.board import sources as board
+from medqade.scoring.board.leaderboard import VIEWS
+from medqade.scoring.policy.store import RateLimit, ResultsStore, default_results_dir
+from medqade.scoring.record.score_record import ScoreRecord
 
 log = logging.getLogger(__name__)
 

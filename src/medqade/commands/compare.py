@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from medqade.commands._board import Board, add_board_arguments, open_board
-from medqade.scoring.compare import (
+from medqade.scoring.board.compare import (
     CompareError,
     Comparison,
     Difference,
@@ -18,10 +18,10 @@ from medqade.scoring.compare import (
     resolve,
     submission_side,
 )
-from medqade.scoring.leaderboard import leaderboard_tables
-from medqade.scoring.outputs import jsonable
-from medqade.scoring.submission import JUDGE, parse_submission
-from medqade.scoring.summary_text import alt_test_text
+from medqade.scoring.board.leaderboard import leaderboard_tables
+from medqade.scoring.intake.submission import JUDGE, parse_submission
+from medqade.scoring.record.outputs import jsonable
+from medqade.scoring.record.summary_text import alt_test_text
 
 NAME = "compare"
 LOCAL_FILE = "a judge submission file that exists"

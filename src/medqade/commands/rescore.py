@@ -2,14 +2,14 @@
 
 A results folder keeps every accepted upload. When a Space moves to another release (another
 data hash), the records scored on the old one are left out of its board
-(:func:`medqade.scoring.board.board_records`); this command scores each of their stored
+(:func:`medqade.scoring.board.sources.board_records`); this command scores each of their stored
 uploads again on ``--data`` through the library's submission policy
-(:func:`medqade.scoring.rescore.rescore`) and stores the new records beside the old ones.
+(:func:`medqade.scoring.policy.rescore.rescore`) and stores the new records beside the old ones.
 
 It writes under the same rules as ``medqade score --results`` and the Space: never into a
 build or a raw release (also not through a link), never following a link out of the folder,
 each stored upload read only when it is what was stored, and one write at a time beside any
-other writer of the folder (:mod:`medqade.scoring.store`).
+other writer of the folder (:mod:`medqade.scoring.policy.store`).
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from medqade.commands._args import (
 )
 from medqade.dataset.sources import open_release
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import board, policy, rescore
-from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder
+from medqade.scoring.board import sources as board
+from medqade.scoring.policy import policy, rescore
+from medqade.scoring.policy.store import RateLimit, ResultsStore, check_results_folder
 
 NAME = "rescore"
 HELP = "Score the stored submissions of another release again on this release (--data)."

@@ -17,12 +17,18 @@ from medqade.dataset.sources import open_release
 from medqade.files import atomic, file_output
 from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring import Limits, policy
-from medqade.scoring.meta import FORM_KEYS, PROMPTS, SubmissionForm
-from medqade.scoring.record import ScoreRecord
-from medqade.scoring.records import is_record_file
-from medqade.scoring.store import RateLimit, ResultsStore, check_results_folder, upload_suffix
-from medqade.scoring.summary_text import summary
+from medqade.scoring import Limits
+from medqade.scoring.intake.meta import FORM_KEYS, PROMPTS, SubmissionForm
+from medqade.scoring.metrics.records import is_record_file
+from medqade.scoring.policy import policy
+from medqade.scoring.policy.store import (
+    RateLimit,
+    ResultsStore,
+    check_results_folder,
+    upload_suffix,
+)
+from medqade.scoring.record.score_record import ScoreRecord
+from medqade.scoring.record.summary_text import summary
 
 NAME = "score"
 CLI_ACCOUNT = "cli"
@@ -145,7 +151,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def meta_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The metadata flags as a dict (unset flags left out), parsed as the Space parses its
-    form (:class:`medqade.scoring.meta.SubmissionForm`)."""
+    form (:class:`medqade.scoring.intake.meta.SubmissionForm`)."""
     fields = {key: getattr(args, key) for key in (*FORM_KEYS, "notes", "decoding")}
     try:
         if args.prompt_file is not None:
@@ -237,7 +243,7 @@ def _store(args: argparse.Namespace) -> ResultsStore | None:
 
 
 def _check(args: argparse.Namespace, release: Release, limits: Limits) -> dict[str, Any]:
-    """``--validate-only``: the Space's dry run (:func:`medqade.scoring.policy.check`, every
+    """``--validate-only``: the Space's dry run (:func:`medqade.scoring.policy.policy.check`, every
     rule, against ``--results`` when given, scored as the real run is, nothing stored), as
     ``{"ok", "kind", "format", "rows", "scope", "coverage", "content_hash", "warnings",
     "problems", "stored", "score"}`` (problems as text; ``score`` the headline when scored)."""
@@ -264,7 +270,7 @@ def _check(args: argparse.Namespace, release: Release, limits: Limits) -> dict[s
 
 def _score(args: argparse.Namespace, release: Release, limits: Limits) -> ScoreRecord:
     """The record of the submission (and ``--labels``), through the library's one submission
-    policy (:func:`medqade.scoring.policy.submit`). Without ``--results`` nothing is stored
+    policy (:func:`medqade.scoring.policy.policy.submit`). Without ``--results`` nothing is stored
     and a copy of a reference row is scored and flagged; with it the record is stored there
     (as the account :data:`CLI_ACCOUNT`, no rate limit). A refusal is raised for ``main``."""
     uploads, runs = _uploads(args)

@@ -5,7 +5,7 @@ a POSIX file system with working ``flock``).
 duration of one write, and records the holder (process id, host, since when) in that file, so
 a writer that waits too long is told who holds it. The lock is held per write, not per
 process: two writers on one folder take turns, each re-reading what the other wrote before it
-decides (the results store, :mod:`medqade.scoring.store`). The kernel releases a ``flock``
+decides (the results store, :mod:`medqade.scoring.policy.store`). The kernel releases a ``flock``
 when its holder dies, so a crashed writer never blocks the next one; the holder line it left
 is only overwritten. The lock file is a dotfile, which the Hub mirror of a results folder
 ignores. A lock file that is a link, or not a regular file, is refused (never followed).

@@ -45,7 +45,7 @@ FloatWeights = npt.NDArray[np.float64]
 
 
 class Run(Protocol):
-    """One run of a judge (:class:`medqade.scoring.submission.JudgeRun` is one)."""
+    """One run of a judge (:class:`medqade.scoring.intake.submission.JudgeRun` is one)."""
 
     @property
     def run(self) -> str: ...

@@ -17,9 +17,9 @@ Per pair of runs ``(a, b)``, on the answers both runs labelled substantively:
 
 **Not informative.** Agreement of a judge with itself measures its sampling noise only when
 the runs could differ: runs decoded deterministically (temperature 0, greedy; the caller reads
-the submission's decoding settings, :func:`medqade.scoring.meta.deterministic_decoding`) repeat
-themselves by construction wherever the prompt is the same, and identical runs (the same labels
-at the same positions, e.g. one file given twice) agree by construction. Then the intra-rater
+the submission's decoding settings, :func:`medqade.scoring.intake.meta.deterministic_decoding`)
+repeat themselves by construction wherever the prompt is the same, and identical runs (the same
+labels at the same positions, e.g. one file given twice) agree by construction. Then the intra-rater
 kappa, PA and PABAK (and their re-rated counterparts) are ``None`` and
 :attr:`Consistency.not_informative` says why (:data:`DETERMINISTIC`, :data:`IDENTICAL`); the
 flip rates stay, since under deterministic decoding a label that flips when the position moved

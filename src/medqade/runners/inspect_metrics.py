@@ -11,8 +11,8 @@ Every run states what it covered: ``covered_core`` and ``covered_all``, the shar
 and of all question sets (or questions) the run scored, as the record's ``submission.coverage``
 holds them. A run that covers neither exactly the core nor every item (``--limit``, an
 interrupted run) carries the record's :data:`~medqade.vocab.PARTIAL_COVERAGE` flag, set by the
-same rule that keeps it off the Space's ranking (:mod:`medqade.scoring.records`): its metrics
-say ``partial_coverage`` = 1 and give no verdict.
+same rule that keeps it off the Space's ranking (:mod:`medqade.scoring.metrics.records`): its
+metrics say ``partial_coverage`` = 1 and give no verdict.
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ def judgment_rows(
 ) -> list[dict[str, Any]]:
     """The output lines (see the module docstring), in item order: an item's row from the
     earlier output (``earlier``, kept by a resumed run) or from this run's log (``asked``,
-    rows of :func:`medqade.scoring.log_rows.rows_of_log`); an item in neither was not
+    rows of :func:`medqade.scoring.intake.log_rows.rows_of_log`); an item in neither was not
     answered (an interrupted run) and gets null labels with the error saying so."""
     rows: list[dict[str, Any]] = []
     for item in items:

@@ -45,7 +45,7 @@ def submission_rows(
 ) -> list[dict[str, Any]]:
     """Rows ``{"question_id", "answer"}`` in question order, from the earlier output
     (``earlier``, kept by a resumed run) or this run's log (``asked``, rows of
-    :func:`medqade.scoring.log_rows.rows_of_log`); failures get ``answer: None``,
+    :func:`medqade.scoring.intake.log_rows.rows_of_log`); failures get ``answer: None``,
     ``error``, ``raw``."""
     rows: list[dict[str, Any]] = []
     for qid in question_ids:

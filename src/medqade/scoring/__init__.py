@@ -8,30 +8,19 @@ package; nothing here imports gradio). Frozen dataclasses inside, JSON only at t
     record = score(release, sub, {"name": "My judge", "family": "GPT"})  # a ScoreRecord
     judges, models = leaderboard([*reference_records(release), record], view="core")
 
-Modules: :mod:`~medqade.scoring.submission` (formats, checks; helped by :mod:`~.kinds`,
+Modules: :mod:`~medqade.scoring.intake.submission` (formats, checks; helped by :mod:`~.kinds`,
 :mod:`~.rows`, :mod:`~.judge_rows`, :mod:`~.answer_rows` and :mod:`~.coverage`),
 :mod:`~.judge` and :mod:`~.answers` (metrics), :mod:`~.baselines` (judges without an LLM),
 :mod:`~.records` (result records), :mod:`~.leaderboard`, :mod:`~.meta` (metadata fields),
 :mod:`~.normalize` (answer normalisation) and :mod:`~.upload` (reading uploads, safe CSV out).
 """
 
-from medqade.scoring.baselines import BASELINES, Baseline, baseline_labels
-from medqade.scoring.board_rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
-from medqade.scoring.context import prepare
-from medqade.scoring.leaderboard import LeaderboardTables, leaderboard, leaderboard_tables
-from medqade.scoring.meta import META_KEYS
-from medqade.scoring.normalize import normalise
-from medqade.scoring.outputs import csv_cell, csv_text
-from medqade.scoring.records import (
-    SCHEMA_VERSION,
-    SCORER_VERSION,
-    record_id,
-    score,
-    score_file,
-)
-from medqade.scoring.reference_rows import reference_records
-from medqade.scoring.settings import Settings
-from medqade.scoring.submission import (
+from medqade.scoring.board.leaderboard import LeaderboardTables, leaderboard, leaderboard_tables
+from medqade.scoring.board.rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
+from medqade.scoring.intake.meta import META_KEYS
+from medqade.scoring.intake.normalize import normalise
+from medqade.scoring.intake.settings import Settings
+from medqade.scoring.intake.submission import (
     KINDS,
     Limits,
     Submission,
@@ -39,6 +28,17 @@ from medqade.scoring.submission import (
     parse_submission,
     validate_only,
 )
+from medqade.scoring.metrics.baselines import BASELINES, Baseline, baseline_labels
+from medqade.scoring.metrics.context import prepare
+from medqade.scoring.metrics.records import (
+    SCHEMA_VERSION,
+    SCORER_VERSION,
+    record_id,
+    score,
+    score_file,
+)
+from medqade.scoring.metrics.reference_rows import reference_records
+from medqade.scoring.record.outputs import csv_cell, csv_text
 
 __all__ = [
     "BASELINES",

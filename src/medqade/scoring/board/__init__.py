@@ -1,0 +1,3 @@
+"""The leaderboard: records as rows, ranked by simultaneous paired intervals, and the comparison
+of two rows (``medqade compare``, the Space's Compare).
+"""

@@ -1,0 +1,82 @@
+"""A checked submission: :class:`Submission` (and one judge run, :class:`JudgeRun`), in the
+release's item order with read-only arrays, as
+:func:`medqade.scoring.intake.submission.parse_submission` gives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from medqade.files.problems import Problem
+from medqade.scoring.record.outputs import jsonable
+
+
+@dataclass(frozen=True, eq=False)
+class JudgeRun:
+    """One run of a judge: labels, rows and positions (items, 5), read-only."""
+
+    run: str
+    labels: npt.NDArray[np.int8] = field(repr=False)
+    present: npt.NDArray[np.bool_] = field(repr=False)
+    positions: npt.NDArray[np.int8] = field(repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Submission:
+    """A checked submission in the release's item order (arrays are read-only).
+
+    judge: ``labels`` (items, 5) label codes (-1 missing), ``present`` (items, 5) slots that
+    have a row. answers: ``answers`` per item (``None``: no row or not answered), ``present``
+    (items,) items that have a row, ``answer_labels`` (items,) a judge's codes for them (-1
+    none). ``content_hash`` is the SHA-256 of the canonical content (the same labels in CSV
+    or JSONL hash the same); ``scope`` is ``core``, ``full`` or ``partial``.
+    """
+
+    kind: str
+    format: str
+    filename: str
+    content_hash: str
+    n_rows: int
+    scope: str
+    coverage: Mapping[str, float]
+    present: npt.NDArray[np.bool_] = field(repr=False)
+    labels: npt.NDArray[np.int8] | None = field(default=None, repr=False)
+    answers: tuple[str | None, ...] | None = field(default=None, repr=False)
+    meta: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    warnings: tuple[Problem, ...] = ()
+    answer_labels: npt.NDArray[np.int8] | None = field(default=None, repr=False)
+    answer_labels_hash: str | None = None
+    positions: npt.NDArray[np.int8] | None = field(default=None, repr=False)
+    """judge: (items, 5) position 1-5 at which each answer was shown, 0 where unknown."""
+    runs: tuple[JudgeRun, ...] = field(default=(), repr=False)
+    """judge: every run when there are two or more (the first is ``labels``), else empty."""
+
+    def summary(self) -> dict[str, Any]:
+        """Plain-dict description (for the Space and ``validate_only``; NaN as ``None``)."""
+        summary: dict[str, Any] = jsonable(
+            {
+                "kind": self.kind,
+                "format": self.format,
+                "rows": self.n_rows,
+                "scope": self.scope,
+                "coverage": dict(self.coverage),
+                "content_hash": self.content_hash,
+                "warnings": [str(w) for w in self.warnings],
+            }
+        )
+        return summary
+
+
+def readonly(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """``a`` itself, made read-only (the arrays a :class:`Submission` holds)."""
+    a.setflags(write=False)
+    return a
+
+
+__all__ = ["JudgeRun", "Submission", "readonly"]
