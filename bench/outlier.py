@@ -27,7 +27,7 @@ import numpy as np
 
 from medqade.dataset.release import Release
 from medqade.dataset.sources import open_release, resolve_data
-from medqade.measures.agreement import agreement
+from medqade.measures.reference_agreement import agreement
 from medqade.measures.physician_reference import loo_references
 from medqade.measures.rater_report import panel_report
 from medqade.measures.raters import (

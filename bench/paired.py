@@ -14,7 +14,7 @@ their ranks differ. Reference records come from :mod:`medqade.scoring.board.sour
 into
 the temporary results folder, not timed). Measured:
 
-1. leaderboard rebuild (:func:`medqade.scoring.board.leaderboard`, core view, kappa): the first call
+1. leaderboard rebuild (:func:`medqade.scoring.board.tables`, core view, kappa): the first call
    over the reference rows + N records with a fresh :class:`~medqade.measures.Ranker` (cold),
    then one new record added and the second call with the same ranker (goal < 2 s); once with
    the N stored rows unverified (the usual case: only verified rows are ranked) and once with
@@ -28,8 +28,8 @@ the temporary results folder, not timed). Measured:
    ``/`` (goal < 30 s), and to the first ``/leaderboard`` API answer (``gradio_client``) that
    lists the reference rows and all N submissions. ``--verified`` stores them verified, so the
    Space ranks all of them on its first leaderboard call.
-3. ``medqade compare`` (goal < 1 s): in-process :func:`medqade.scoring.board.compare.resolve` +
-   :func:`~medqade.scoring.board.compare.compare` for two paper evaluators and for the physicians
+3. ``medqade compare`` (goal < 1 s): in-process :func:`medqade.scoring.board.comparison.resolve` +
+   :func:`~medqade.scoring.board.comparison.compare` for two paper evaluators and for the physicians
    against an evaluator (median of 5 after one warm-up), and the CLI ``python -m medqade
    compare gemini-2.5-flash gemma3:4b`` on the results folder with the N submissions (median of
    3 after one warm-up run; this includes interpreter start, imports, loading the release and
@@ -70,7 +70,7 @@ from medqade.measures import Ranker
 from medqade.measures.paired import DEFAULT_MARGIN
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.scoring import leaderboard, parse_submission, score
-from medqade.scoring.board.compare import compare, resolve
+from medqade.scoring.board.comparison import compare, resolve
 from medqade.scoring.board.sources import cached_reference_records
 from medqade.scoring.record import replicates
 from medqade.scoring.record.score_record import ScoreRecord

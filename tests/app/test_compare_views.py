@@ -23,7 +23,7 @@ from medqade.dataset.release import Release
 from medqade.measures.aat import alt_test
 from medqade.measures.estimate import Estimate
 from medqade.measures.ranking import rank_board
-from medqade.scoring.board.compare import compare, resolve
+from medqade.scoring.board.comparison import compare, resolve
 from medqade.scoring.board.simultaneous import board_pair
 
 

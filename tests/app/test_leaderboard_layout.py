@@ -13,7 +13,7 @@ from medqade.app import leaderboard_layout, views
 from medqade.app.board_table import BOARD_JS
 from medqade.app.config import SpaceConfig
 from medqade.app.tab_leaderboard import LeaderboardTab
-from medqade.scoring.board.leaderboard import MARGIN_STEP
+from medqade.scoring.board.tables import MARGIN_STEP
 
 
 def _controls(tmp_path: Path, margin: float = 0.07) -> dict[str, object]:

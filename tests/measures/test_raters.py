@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from analyses.helpers import kappa, pa, statsmodels_fleiss
-from medqade.measures.agreement import agreement
+from medqade.measures.reference_agreement import agreement
 from medqade.measures.physician_reference import leave_one_out, loo_references
 from medqade.measures.raters import (
     ABOVE_PANEL,

@@ -21,7 +21,7 @@ from medqade.scoring.record.score_record import ScoreRecord
 
 from .helpers import judge_rows
 
-leaderboard_mod = importlib.import_module("medqade.scoring.board.leaderboard")
+leaderboard_mod = importlib.import_module("medqade.scoring.board.tables")
 
 
 def _stored(sample: Release, folder: Path) -> None:

@@ -21,7 +21,7 @@ from medqade.dataset.release import Release
 from medqade.measures import paired
 from medqade.measures.seeds import BOOTSTRAP_SEED
 from medqade.measures.verdicts import CORE_ABOVE_EXTENSION
-from medqade.scoring.board.leaderboard import leaderboard
+from medqade.scoring.board.tables import leaderboard
 from medqade.scoring.intake.settings import Settings
 from medqade.scoring.metrics.judge import judge_metrics
 from medqade.scoring.metrics.records import judge_record

@@ -1,7 +1,7 @@
 """Figures of the judges' behaviour beyond agreement, drawn from score records.
 
 Each takes judge result records (the JSON of :func:`medqade.scoring.score`, e.g. the
-leaderboard's) and reads their ``behaviour`` block (:mod:`medqade.measures.behaviour`);
+leaderboard's) and reads their ``behaviour`` block (:mod:`medqade.measures.judge_behaviour`);
 records without one are skipped. Same style as :mod:`medqade.analyses.figures`:
 
 - :func:`caution_figure`: every judge's abstention slope per difficulty tier with its 95% CI,
@@ -23,7 +23,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from medqade.analyses.figures import STYLE, WIDTH, new_figure, watermark
-from medqade.measures.caution import MIN_TIER_QUESTIONS
+from medqade.measures import MIN_TIER_QUESTIONS
 
 Record = Mapping[str, Any]
 

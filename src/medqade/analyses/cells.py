@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 
 from medqade.analyses.common import Proportion
-from medqade.measures.estimate import Estimate
+from medqade.measures import Estimate
 
 Cell = str | int | float | None
 

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats, vocab
-from medqade.measures.bias import ratio, substantive_scores
+from medqade.measures import ratio, substantive_scores
 
 Codes = npt.NDArray[np.int8]
 FloatArray = npt.NDArray[np.float64]

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from medqade import vocab
 from medqade.analyses.cells import NA, Cell, Table, est, est_csv, num, pct
-from medqade.measures.estimate import Estimate
-from medqade.measures.rater_report import PanelReport
+from medqade.measures import Estimate, PanelReport
 
 NAME = "table_s4_physicians"
 HEADER = (

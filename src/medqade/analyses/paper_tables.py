@@ -32,7 +32,7 @@ from medqade.analyses.rq3 import EvaluatorAlignment
 from medqade.analyses.rq4 import EvaluatorBias
 from medqade.analyses.rq5 import Abstention
 from medqade.analyses.verdicts import PhysicianVerdicts
-from medqade.measures.rater_report import PanelReport
+from medqade.measures import PanelReport
 
 
 class ReportParts(Protocol):

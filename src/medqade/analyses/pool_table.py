@@ -18,7 +18,7 @@ from typing import Any
 from medqade import vocab
 from medqade.analyses.cells import Cell, Table
 from medqade.dataset.pool_data import load_pool_labels, pool_evaluators
-from medqade.measures.pool import StudentPoolEstimate, estimate_pool
+from medqade.measures import StudentPoolEstimate, estimate_pool
 
 NAME = "table_s5_pool"
 

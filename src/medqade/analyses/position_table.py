@@ -18,8 +18,8 @@ import numpy.typing as npt
 from medqade import vocab
 from medqade.analyses.cells import NA, Cell, Table, est_pct, num
 from medqade.dataset.release import Release
-from medqade.measures.position import N_POSITIONS, PERMUTATIONS, PositionBias, release_positions
-from medqade.measures.position import position_bias as measure
+from medqade.measures import N_POSITIONS, PERMUTATIONS, PositionBias, release_positions
+from medqade.measures import position_bias as measure
 
 NAME = "table_s7_position"
 

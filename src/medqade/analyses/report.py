@@ -38,13 +38,15 @@ from medqade.analyses.supplement_tables import supplement_tables
 from medqade.analyses.supplementary import Supplementary, supplementary
 from medqade.analyses.verdicts import PhysicianVerdicts, physician_verdicts
 from medqade.dataset.release import Release
-from medqade.measures import paired
-from medqade.measures.rater_report import PanelReport, panel_report
-from medqade.measures.seeds import (
+from medqade.measures import (
     BOOTSTRAP_SEED,
+    DEFAULT_MARGIN,
     STREAM_ALL,
     STREAM_BIAS,
+    PanelReport,
+    check_margin,
     check_seed,
+    panel_report,
     physician_weights,
     question_weights,
 )
@@ -128,7 +130,7 @@ def reproduce(
     resamples: int = 1000,
     seed: int = BOOTSTRAP_SEED,
     contrast_resamples: int = 5000,
-    margin: float = paired.DEFAULT_MARGIN,
+    margin: float = DEFAULT_MARGIN,
 ) -> Report:
     """Run every analysis of the paper on ``release`` (see the module docstring).
 
@@ -139,7 +141,7 @@ def reproduce(
     _positive(resamples, "resamples")
     _positive(contrast_resamples, "contrast_resamples")
     check_seed(seed)
-    margin = paired.check_margin(margin)
+    margin = check_margin(margin)
     n_core = int(release.is_core.sum())
     if n_core == 0:
         raise ValueError("the release has no core items; RQ1 and RQ3 need them")

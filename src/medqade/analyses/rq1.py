@@ -29,10 +29,7 @@ import numpy.typing as npt
 from medqade import stats, vocab
 from medqade.analyses.common import FloatArray
 from medqade.dataset.release import Release
-from medqade.measures.estimate import Estimate, pabak_of
-from medqade.measures.panel import difficulty_icc, panel_slots
-from medqade.measures.seeds import Weights
-from medqade.measures.slots import substantive
+from medqade.measures import Estimate, Weights, difficulty_icc, pabak_of, panel_slots, substantive
 
 
 def _mean(values: list[float]) -> float:

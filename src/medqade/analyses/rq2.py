@@ -23,8 +23,7 @@ import numpy.typing as npt
 from medqade import stats, vocab
 from medqade.analyses.common import FloatArray, Proportion, physician_tiers, ratio
 from medqade.dataset.release import Release
-from medqade.measures.estimate import Estimate
-from medqade.measures.seeds import BOOTSTRAP_SEED, STREAM_LEXICAL, STREAM_TIER, generator
+from medqade.measures import BOOTSTRAP_SEED, STREAM_LEXICAL, STREAM_TIER, Estimate, generator
 
 BLOCK: Final = 500
 """Resamples drawn per block in :func:`stratum_difference` (bounds memory, fixes the stream)."""

@@ -1,12 +1,12 @@
 """RQ3: evaluator alignment with the physician consensus on the core items (Table 3).
 
 Each evaluator and the leave-one-out physician reference go through
-:mod:`medqade.measures.agreement` (per-slot PA, kappa and PABAK against the reference, unweighted
-mean over slots, question bootstrap CIs with all five slots of a question together).
+:mod:`medqade.measures.reference_agreement` (per-slot PA, kappa and PABAK against the reference,
+unweighted mean over slots, question bootstrap CIs with all five slots of a question together).
 
 The ensemble search (exploratory, in-sample) votes every subset of size 1, 3, 5 and 7 of the
-roster's ensemble pool with :func:`~medqade.measures.agreement.ensemble_vote` (majority after
-removing abstentions, all abstain = missing, tie = Falsch) and scores each against the
+roster's ensemble pool with :func:`~medqade.measures.reference_agreement.ensemble_vote` (majority
+after removing abstentions, all abstain = missing, tie = Falsch) and scores each against the
 consensus like a single evaluator. The best subset is chosen separately for kappa, PA and PABAK
 (ties: the first subset in search order, i.e. smaller subsets first, then pool order). Its
 difference to the best *single* pool member for the same metric gets a paired bootstrap
@@ -26,11 +26,15 @@ import numpy.typing as npt
 
 from medqade.analyses.common import FloatArray
 from medqade.dataset.release import Release
-from medqade.measures.agreement import agreement, ensemble_vote, macro_agreement
-from medqade.measures.estimate import Estimate
-from medqade.measures.physician_reference import quiet_leave_one_out
-from medqade.measures.seeds import Weights
-from medqade.measures.slots import Agreement
+from medqade.measures import (
+    Agreement,
+    Estimate,
+    Weights,
+    agreement,
+    ensemble_vote,
+    macro_agreement,
+    quiet_leave_one_out,
+)
 
 ENSEMBLE_SIZES: Final = (1, 3, 5, 7)
 METRICS: Final = ("kappa", "pa", "pabak")

@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from medqade.dataset.release import Release
-from medqade.measures.bias import (
+from medqade.measures import (
     FAMILY,
     SELF,
     Bias,
     Target,
+    Weights,
     bias_replicates,
     bias_targets,
     bias_terms,
     biases,
 )
-from medqade.measures.seeds import Weights
 
 __all__ = [
     "FAMILY",

@@ -22,8 +22,7 @@ from medqade.analyses.panel_table import panel_table
 from medqade.analyses.paper_tables import ReportParts, model_name
 from medqade.analyses.pool_table import pool_table
 from medqade.analyses.verdicts import JudgeVerdict
-from medqade.measures import paired
-from medqade.measures.estimate import Estimate
+from medqade.measures import VERDICTS, Estimate
 
 
 def supplement_tables(r: ReportParts) -> tuple[Table, ...]:
@@ -104,7 +103,7 @@ def _table_verdicts(r: ReportParts) -> tuple[Table, ...]:
         return ()
     rows, csv_rows = zip(*(_verdict_row(r, v) for v in found.evaluators.values()), strict=True)
     first = next(iter(found.evaluators.values()))
-    words = "; ".join(f"'{w}'" for w in paired.VERDICTS)
+    words = "; ".join(f"'{w}'" for w in VERDICTS)
     alt = first.alt_test
     n_p = found.n_physicians
     note = (

@@ -25,7 +25,7 @@ import numpy as np
 from medqade import stats, vocab
 from medqade.analyses.common import FloatArray, ratio
 from medqade.dataset.release import Release
-from medqade.measures.slots import substantive
+from medqade.measures import substantive
 
 
 @dataclass(frozen=True)

@@ -20,17 +20,20 @@ import numpy as np
 
 from medqade import vocab
 from medqade.dataset.release import Release
-from medqade.measures import aat, paired
-from medqade.measures.in_place import physicians_in_place
-from medqade.measures.seeds import Weights
-from medqade.measures.verdicts import (
+from medqade.measures import (
+    DEFAULT_MARGIN,
     RULE,
     VERDICT_METRIC,
+    AltTest,
     Design,
     Headline,
+    Weights,
+    check_margin,
     extension_pairs,
     judge_headline,
+    physicians_in_place,
 )
+from medqade.measures import alt_test as measure_alt_test
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class JudgeVerdict:
 
     evaluator: str
     headline: Headline
-    alt_test: aat.AltTest
+    alt_test: AltTest
 
     @property
     def core(self) -> Design | None:
@@ -90,7 +93,7 @@ def physician_verdicts(
     core_weights: Weights | None,
     all_weights: Weights | None,
     panel_weights: Weights | None,
-    margin: float = paired.DEFAULT_MARGIN,
+    margin: float = DEFAULT_MARGIN,
 ) -> PhysicianVerdicts:
     """Every evaluator's verdict against the physicians (module docstring).
 
@@ -99,7 +102,7 @@ def physician_verdicts(
     ``panel_weights`` (R, physicians) the physician resamples (``STREAM_PHYSICIANS``), as in
     judge scoring.
     """
-    margin = paired.check_margin(margin)
+    margin = check_margin(margin)
     roster = release.roster
     slots = roster.student_ids
     core = np.asarray(release.is_core, dtype=bool)
@@ -128,7 +131,7 @@ def physician_verdicts(
                 margin,
                 physicians,
             ),
-            alt_test=aat.alt_test(labels[core], phys_core),
+            alt_test=measure_alt_test(labels[core], phys_core),
         )
     return PhysicianVerdicts(
         margin=margin,

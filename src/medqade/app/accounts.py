@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Final
 
 from medqade.app.config import ENV_ACCOUNT_KEY, SpaceConfig
-from medqade.scoring.policy.store import on_space
+from medqade.scoring.policy import on_space
 
 log = logging.getLogger(__name__)
 

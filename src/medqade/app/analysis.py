@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from medqade.analyses.report import Report
-    from medqade.scoring.record.score_record import ScoreRecord
+    from medqade.scoring.record import ScoreRecord
 
 FIGURES: Final = (
     (

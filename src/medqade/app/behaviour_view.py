@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from medqade.app.state import SpaceState
-    from medqade.scoring.record.score_record import ScoreRecord
+    from medqade.scoring.record import ScoreRecord
 
 SECTION: Final = (
     (

@@ -1,7 +1,7 @@
-"""Display tables of a :class:`~medqade.scoring.board.compare.Comparison` (formatting only).
+"""Display tables of a :class:`~medqade.scoring.board.comparison.Comparison` (formatting only).
 
-Every number and every "significant" mark comes from :mod:`medqade.scoring.board.compare` (decided
-there on unrounded values); this module rounds for display and builds links into Browse.
+Every number and every "significant" mark comes from :mod:`medqade.scoring.board.comparison`
+(decided there on unrounded values); this module rounds for display and builds links into Browse.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from urllib.parse import unquote, urlencode
 import pandas as pd
 
 from medqade.app.cells import COMPARE_TOKEN, ci_text, number, plain
-from medqade.scoring.board.compare import Comparison, Difference
-from medqade.scoring.record.summary_text import alt_test_text
+from medqade.scoring.board import Comparison, Difference
+from medqade.scoring.record import alt_test_text
 
 METRIC_NAMES: Final = {"kappa": "kappa", "pa": "PA", "pabak": "PABAK"}
 DIFF_COLUMNS: Final = ("", "A", "B", "A - B", "A - B 95% paired CI", "significant")

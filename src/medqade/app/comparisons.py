@@ -1,5 +1,5 @@
 """Compare's answers, kept: two judge rows compared on the leaderboard's resamples
-(:func:`medqade.scoring.board.compare.compare`), each comparison kept until the board changes.
+(:func:`medqade.scoring.board.comparison.compare`), each comparison kept until the board changes.
 
 Two stores: the last :data:`COMPARISONS_KEPT` a visitor asked for, and every board judge
 against the physicians on the core, computed ahead after the start-up work and after each
@@ -19,10 +19,17 @@ from typing import Final, Protocol
 from medqade import measures, scoring
 from medqade.app.config import SpaceConfig
 from medqade.dataset.release import Release
-from medqade.scoring.board import compare as compare_mod
-from medqade.scoring.board import sources as board
-from medqade.scoring.board.leaderboard import VIEWS, on_board
-from medqade.scoring.policy.store import ResultsStore
+from medqade.scoring.board import (
+    PHYSICIANS,
+    VIEWS,
+    BoardRecords,
+    Comparison,
+    check_token,
+    compare,
+    on_board,
+    resolve,
+)
+from medqade.scoring.policy import ResultsStore
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +56,7 @@ class Space(Protocol):
     @property
     def references_ready(self) -> bool: ...
 
-    def board_records(self) -> board.BoardRecords: ...
+    def board_records(self) -> BoardRecords: ...
 
     def board_judge_ids(self) -> set[str]: ...
 
@@ -62,20 +69,20 @@ class Comparisons:
     def __init__(self, space: Space) -> None:
         self.space = space
         self._lock = threading.Lock()
-        self._asked: OrderedDict[Key, compare_mod.Comparison] = OrderedDict()
-        self._versus: dict[Key, compare_mod.Comparison] = {}
+        self._asked: OrderedDict[Key, Comparison] = OrderedDict()
+        self._versus: dict[Key, Comparison] = {}
         """Every board judge against the physicians on the core, for the current board only
         (:meth:`warm`; not among the last COMPARISONS_KEPT, so never pushed out)."""
         self.compared = threading.Event()
         """Set once :meth:`warm` has run after the start-up work."""
 
     @property
-    def asked(self) -> Mapping[Key, compare_mod.Comparison]:
+    def asked(self) -> Mapping[Key, Comparison]:
         """The comparisons computed on request and kept (the last :data:`COMPARISONS_KEPT`)."""
         return self._asked
 
     @property
-    def ahead(self) -> Mapping[Key, compare_mod.Comparison]:
+    def ahead(self) -> Mapping[Key, Comparison]:
         """The board judges against the physicians, computed ahead by :meth:`warm`."""
         return self._versus
 
@@ -88,7 +95,7 @@ class Comparisons:
         shows (those :meth:`get` accepts)."""
         space = self.space
         roster = space.release.roster
-        out = [("Physicians (leave-one-out, core)", compare_mod.PHYSICIANS)]
+        out = [("Physicians (leave-one-out, core)", PHYSICIANS)]
         out += [(f"{m.name} (paper)", m.id) for m in roster.evaluators]
         out += [(f"{b.name} (baseline)", b.id) for b in scoring.BASELINES]
         for r in space.board_records().stored:
@@ -97,14 +104,14 @@ class Comparisons:
                 out.append((f"{name} (submitted, {str(r.id)[:8]})", str(r.id)))
         return out
 
-    def get(self, a: str, b: str, view: str) -> compare_mod.Comparison:
+    def get(self, a: str, b: str, view: str) -> Comparison:
         """Compare two judge rows on the same resamples as the leaderboard
-        (:mod:`medqade.scoring.board.compare`); raises ``ValueError`` with a readable message.
+        (:mod:`medqade.scoring.board.comparison`); raises ``ValueError`` with a readable message.
 
         ``a`` and ``b`` are row ids, looked up in a closed set: the paper evaluators, the
         physicians, the baselines and the judge rows the leaderboard shows (a stored record
         is compared through its stored upload, found by its id). They are never paths."""
-        a, b = (compare_mod.check_token(str(t or "")) for t in (a, b))  # before any work
+        a, b = (check_token(str(t or "")) for t in (a, b))  # before any work
         # seeded, so the same rows on the same board give the same comparison: kept (the last
         # COMPARISONS_KEPT) until a submission or the reference rows change the board
         key = self._key(a, b, view)
@@ -129,7 +136,7 @@ class Comparisons:
         board changes, so a visitor's first such comparison is answered from memory (issue 39:
         a paired bootstrap at 1,000 resamples took 840 ms under load). Run after the start-up
         work and again after each stored submission; sets :attr:`compared`."""
-        physicians = compare_mod.PHYSICIANS
+        physicians = PHYSICIANS
         try:
             for _, token in self.choices():
                 key = self._key(token, physicians, "core")
@@ -145,7 +152,7 @@ class Comparisons:
         finally:
             self.compared.set()
 
-    def fresh(self, a: str, b: str, view: str) -> compare_mod.Comparison:
+    def fresh(self, a: str, b: str, view: str) -> Comparison:
         """The comparison of ``a`` and ``b`` computed now (neither kept nor looked up)."""
         space = self.space
         shown = space.board_judge_ids()
@@ -157,11 +164,9 @@ class Comparisons:
             for r in chosen.stored
             if str(r.id) in shown and (paths := space.store.upload_paths(r))
         }
-        side_a, side_b = (
-            compare_mod.resolve(space.release, t, records, uploads, space.limits) for t in (a, b)
-        )
+        side_a, side_b = (resolve(space.release, t, records, uploads, space.limits) for t in (a, b))
         ranked = space.boards(view if view in VIEWS else "core").judges_board  # kappa
-        return compare_mod.compare(
+        return compare(
             space.release,
             side_a,
             side_b,

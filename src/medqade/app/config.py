@@ -9,9 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
-from medqade.measures.paired import DEFAULT_MARGIN, check_margin
-from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring.policy.store import check_results_folder, default_results_dir, on_space
+from medqade.measures import BOOTSTRAP_SEED, DEFAULT_MARGIN, check_margin
+from medqade.scoring.policy import check_results_folder, default_results_dir, on_space
 
 ENV_DATASET: Final = "MEDQADE_DATASET"
 ENV_RESULTS_REPO: Final = "MEDQADE_RESULTS_REPO"

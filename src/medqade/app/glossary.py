@@ -5,7 +5,7 @@ The boards (:mod:`medqade.app.board_table`) show each entry as its header's tool
 and the About tab lists them under *What the columns mean* (:func:`markdown`), so the two never
 differ. Every display column of :mod:`medqade.app.views` has an entry (a test compares them);
 a column added there without one fails that test. The words describe what
-:mod:`medqade.scoring.board.leaderboard` computes; nothing is computed here.
+:mod:`medqade.scoring.board.tables` computes; nothing is computed here.
 """
 
 from __future__ import annotations

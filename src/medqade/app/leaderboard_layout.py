@@ -13,7 +13,7 @@ import gradio as gr
 from medqade.app import glossary, text, views
 from medqade.app.board_table import BOARD_JS
 from medqade.app.context import TabContext
-from medqade.scoring.board.leaderboard import MARGIN_STEP
+from medqade.scoring.board import MARGIN_STEP
 
 SEARCH_MAX: Final = 200
 """The longest search text the page's refresh takes (longer: every row, and a note): what the

@@ -26,7 +26,7 @@ class PhysicianPanel:
         with self._lock:
             if self._shown is None:
                 from medqade.analyses.panel_table import panel_table
-                from medqade.measures.rater_report import panel_report
+                from medqade.measures import panel_report
 
                 t = panel_table(panel_report(self.release, self.resamples))
                 note = f"**{t.title}** (the terms the ceiling averages)\n\n{t.note}"

@@ -20,7 +20,7 @@ from medqade.app.context import HIDDEN
 from medqade.dataset.pool_data import load_pool_labels, pool_evaluators
 from medqade.dataset.release import Release
 from medqade.dataset.sources import resolve_data
-from medqade.measures.pool import estimate_pool
+from medqade.measures import estimate_pool
 
 POOL_NOTE = (
     "**Accuracy on the whole pool** ({n_pool} items, {n_lab} of them rated by physicians), "

@@ -13,7 +13,7 @@ import pandas as pd
 
 from medqade import vocab
 from medqade.app.cells import alt_text, ci_text, count, number, pair, points, points_ci
-from medqade.scoring.record.score_record import Accuracy, Agreement, Difference, ScoreRecord
+from medqade.scoring.record import Accuracy, Agreement, Difference, ScoreRecord
 
 PHYSICIANS_SCOPE: Final = "physicians (LOO ceiling, each on the answers rated)"
 """The physicians' row of the summary: their leave-one-out agreement counts each physician on

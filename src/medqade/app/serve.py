@@ -18,7 +18,7 @@ from typing import Any
 
 from medqade.app.config import ENV_DATASET, ENV_RESULTS_REPO, SpaceConfig
 from medqade.dataset.sources import open_release
-from medqade.scoring.policy.store import MIRROR_IGNORE, MIRROR_PATTERNS
+from medqade.scoring.policy import MIRROR_IGNORE, MIRROR_PATTERNS
 
 log = logging.getLogger(__name__)
 

@@ -41,14 +41,20 @@ from medqade.app.config import SpaceConfig
 from medqade.app.uploads import Uploads
 from medqade.dataset.release import Release
 from medqade.files.problems import InputError
-from medqade.scoring.board import compare as compare_mod
-from medqade.scoring.board import sources as board
-from medqade.scoring.board.leaderboard import VIEWS, on_board
-from medqade.scoring.intake.meta import SubmissionForm
-from medqade.scoring.policy import policy
-from medqade.scoring.policy.policy import Outcome as Outcome  # the answer SpaceState.submit gives
-from medqade.scoring.policy.store import RateLimit, ResultsStore
-from medqade.scoring.record.score_record import ScoreRecord
+from medqade.scoring.board import (
+    VIEWS,
+    BoardRecords,
+    Comparison,
+    cached_reference_records,
+    on_board,
+    open_board,
+    reference_path,
+)
+from medqade.scoring.intake import SubmissionForm
+from medqade.scoring.policy import Outcome as Outcome  # the answer SpaceState.submit gives
+from medqade.scoring.policy import RateLimit, ResultsStore, Settings, Submitter, Upload
+from medqade.scoring.policy import submit as submit_upload
+from medqade.scoring.record import ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report
@@ -116,7 +122,7 @@ class SpaceState:
         self.limits = scoring.Limits(
             max_bytes=self.config.max_upload_bytes, max_rows=self.config.max_rows
         )
-        self.settings = policy.Settings(
+        self.settings = Settings(
             self.config.resamples, self.config.seed, self.config.margin, self.limits
         )
         self.browse = BrowseIndex(release)
@@ -165,13 +171,13 @@ class SpaceState:
 
     def _reference_path(self) -> Path:
         c = self.config
-        return board.reference_path(self.results_dir, self.release, c.resamples, c.seed, c.margin)
+        return reference_path(self.results_dir, self.release, c.resamples, c.seed, c.margin)
 
     def _load_references(self) -> None:
         if self._references is not None:
             return
         c = self.config
-        refs = board.cached_reference_records(
+        refs = cached_reference_records(
             self.release, self.results_dir, c.resamples, c.seed, c.margin
         )
         with self._lock:
@@ -255,11 +261,11 @@ class SpaceState:
     def references_ready(self) -> bool:
         return self._references is not None
 
-    def board_records(self) -> board.BoardRecords:
+    def board_records(self) -> BoardRecords:
         """The records on this release's board: :func:`medqade.scoring.board.sources.board_records`,
         the rule ``medqade leaderboard`` applies too (a stored record scored on another
         release is left out, and counted in the log once per change of the store)."""
-        chosen = board.open_board(self.release, self._references or [], self.store)
+        chosen = open_board(self.release, self._references or [], self.store)
         version = self.store.version
         if chosen.other_release and self._noted_version != version:
             self._noted_version = version
@@ -312,7 +318,7 @@ class SpaceState:
         (:meth:`medqade.app.comparisons.Comparisons.choices`)."""
         return self.comparisons.choices()
 
-    def compare(self, a: str, b: str, view: str) -> compare_mod.Comparison:
+    def compare(self, a: str, b: str, view: str) -> Comparison:
         """Compare two judge rows on the same resamples as the leaderboard, kept until the
         board changes (:meth:`medqade.app.comparisons.Comparisons.get`); raises
         ``ValueError`` with a readable message. ``a`` and ``b`` are row ids, never paths."""
@@ -354,10 +360,10 @@ class SpaceState:
             meta = form_meta(fields)
         except ValueError as exc:
             return Outcome(False, f"{exc}; nothing was checked or scored.", error=exc)
-        submitter = policy.Submitter(
+        submitter = Submitter(
             self.account(username), tuple(self.account.aliases(username)), ACCOUNT_SCHEME
         )
-        uploads: list[policy.Upload] = []
+        uploads: list[Upload] = []
         for p, role in ((path, "submission"), (labels_path, "labels")):
             if p is None:
                 continue
@@ -365,7 +371,7 @@ class SpaceState:
             if isinstance(read, Outcome):
                 return read
             uploads.append(read)
-        outcome = policy.submit(
+        outcome = submit_upload(
             self.release,
             uploads,
             kind,

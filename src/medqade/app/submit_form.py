@@ -11,7 +11,7 @@ import gradio as gr
 
 from medqade.app.context import TabContext
 from medqade.app.state import FAMILY_OTHER
-from medqade.scoring.intake.meta import FORM_KEYS
+from medqade.scoring.intake import FORM_KEYS
 
 UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet", ".eval"]
 

@@ -21,7 +21,7 @@ from gradio.components.plot import PlotData
 
 from medqade.app import analysis, behaviour_view, text
 from medqade.app.context import HIDDEN, TabContext, empty, frame
-from medqade.scoring.record.score_record import ScoreRecord
+from medqade.scoring.record import ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.analyses.report import Report

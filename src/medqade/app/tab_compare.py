@@ -15,8 +15,8 @@ from medqade.app.context import HIDDEN, READS, TabContext, frame
 from medqade.app.html_table import html_table
 from medqade.app.tab_browse import BrowseTab
 from medqade.files.problems import InputError
-from medqade.scoring.board.compare import MAX_TOKEN
-from medqade.scoring.record.outputs import jsonable
+from medqade.scoring.board import MAX_TOKEN
+from medqade.scoring.record import jsonable
 
 HELP = """\
 Pick two judges. Both are scored against the physician consensus on the **same** questions and

@@ -27,8 +27,7 @@ from medqade.app.leaderboard_page import (
 from medqade.app.panel_view import PhysicianPanel
 from medqade.app.pool_view import add_pool_panel, pool_view
 from medqade.app.tab_compare import CompareTab
-from medqade.scoring.board.leaderboard import MARGIN_STEP, board_margin, rows
-from medqade.scoring.board.simultaneous import resolution_note
+from medqade.scoring.board import MARGIN_STEP, board_margin, resolution_note, rows
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +199,7 @@ class LeaderboardHandlers:
     def margin(self, margin: Any) -> tuple[float, str]:
         """The verdict's margin as given (the Space's default when empty), or the default with
         a line saying why when it is not one the board offers
-        (:func:`medqade.scoring.board.leaderboard.board_margin`: 0 to 1 in steps of 0.01)."""
+        (:func:`medqade.scoring.board.tables.board_margin`: 0 to 1 in steps of 0.01)."""
         default = self.ctx.state.config.margin
         if margin is None or margin == default:
             return default, ""

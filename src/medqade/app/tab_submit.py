@@ -29,8 +29,8 @@ from medqade.app.submit_form import (
 )
 from medqade.dataset import hub_eval
 from medqade.files.problems import Problem
-from medqade.measures.paired import DEFAULT_MARGIN
-from medqade.scoring.record.score_record import ScoreRecord
+from medqade.measures import DEFAULT_MARGIN
+from medqade.scoring.record import ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.app.tab_browse import BrowseTab

@@ -5,7 +5,17 @@ from __future__ import annotations
 from typing import Final
 
 from medqade import vocab
-from medqade.measures import aat, paired
+from medqade.measures import (
+    ABOVE,
+    BELOW,
+    EPSILON,
+    INCONCLUSIVE,
+    INFERIOR,
+    MEANING,
+    NON_INFERIOR,
+    NON_INFERIOR_BELOW,
+    PASS_RATE,
+)
 
 TITLE: Final = "MedQADE leaderboard"
 
@@ -207,16 +217,16 @@ shown for reference, without a rank.
 other nine (core): d = mean of [judge - that physician], with its paired 95% interval and the
 margin m (declared on kappa; PA and PABAK margins derived from it). Each physician's term
 uses the answers that physician rated; there a judge's abstention counts as a disagreement.
-Lower bound > 0: *{paired.ABOVE}*; lower bound > -m: *{paired.NON_INFERIOR}*
-(*{paired.NON_INFERIOR_BELOW}* when the upper bound is also below 0); upper bound < -m:
-*{paired.INFERIOR}*; upper bound < 0 otherwise:
-*{paired.BELOW}*; else (the interval holds 0 and -m) *{paired.INCONCLUSIVE}*. The verdict is
+Lower bound > 0: *{ABOVE}*; lower bound > -m: *{NON_INFERIOR}*
+(*{NON_INFERIOR_BELOW}* when the upper bound is also below 0); upper bound < -m:
+*{INFERIOR}*; upper bound < 0 otherwise:
+*{BELOW}*; else (the interval holds 0 and -m) *{INCONCLUSIVE}*. The verdict is
 a core quantity and is shown in the full view too, beside the extension's verdict (the judge
 in each primary physician's place) and the alternative annotator test.
 **Alt-test** (Calderon et al. 2025), each core answer an instance: for each physician in turn,
 does the judge match the other physicians about as often as that physician does, allowing the
-judge epsilon = {aat.EPSILON:g} (the paper's value for expert annotators, who are costly and
+judge epsilon = {EPSILON:g} (the paper's value for expert annotators, who are costly and
 scarce)? **winning rate** (omega) = share of physicians for which it does, pass at
-{aat.PASS_RATE:g}; **advantage rho** = how often, on average, the judge matches at least as
-well. {aat.MEANING}
+{PASS_RATE:g}; **advantage rho** = how often, on average, the judge matches at least as
+well. {MEANING}
 """

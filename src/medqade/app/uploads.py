@@ -11,9 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from medqade import scoring
-from medqade.scoring.policy import policy
-from medqade.scoring.policy.policy import Outcome
-from medqade.scoring.policy.store import ResultsStore, upload_suffix
+from medqade.scoring.policy import Outcome, ResultsStore, Upload, size_refusal, upload_suffix
 
 SHOWN_NAME: Final = re.compile(r"[^\w .,()+=@-]+")
 REMEMBERED: Final = 1024
@@ -53,11 +51,11 @@ class Uploads:
         with self._lock:
             return self._stored.get(os.fspath(path))
 
-    def read(self, path: str | os.PathLike[str], role: str) -> policy.Upload | Outcome:
+    def read(self, path: str | os.PathLike[str], role: str) -> Upload | Outcome:
         """The bytes of one Gradio upload (its size checked before it is read), or why not."""
         shown = display_name(path, role)
         try:
-            refusal = policy.size_refusal(
+            refusal = size_refusal(
                 shown, os.path.getsize(path), self.limits, upload_suffix(os.fspath(path))
             )
             if refusal is not None:
@@ -77,4 +75,4 @@ class Uploads:
                 False,
                 f"{shown}: the upload cannot be read ({type(exc).__name__}); upload it again.",
             )
-        return policy.Upload(content, shown, upload_suffix(os.fspath(path)))
+        return Upload(content, shown, upload_suffix(os.fspath(path)))

@@ -32,8 +32,8 @@ from medqade.app.cells import (
     points_ci,
     rank_range,
 )
-from medqade.scoring.board.rows import rated_n
-from medqade.scoring.record.score_record import Accuracy, ScoreRecord
+from medqade.scoring.board import rated_n
+from medqade.scoring.record import Accuracy, ScoreRecord
 
 ABOVE_CEILING: Final = "above_physician_ceiling"
 PHYSICIAN_REFERENCE: Final = "physician_reference"
@@ -126,7 +126,7 @@ def _organisation(record: ScoreRecord | None) -> str:
 def judges_table(
     frame: pd.DataFrame, records: Mapping[str, ScoreRecord], view: str = "core"
 ) -> pd.DataFrame:
-    """The judges frame of :func:`medqade.scoring.board.leaderboard` as display columns (in the
+    """The judges frame of :func:`medqade.scoring.board.tables` as display columns (in the
     full view the physician ceiling, a core quantity, is named so)."""
     rows = []
     for r in frame.to_dict("records"):
@@ -197,7 +197,7 @@ JUDGE_EXPORT_FIRST: Final = (
 
 
 def judges_export(frame: pd.DataFrame) -> pd.DataFrame:
-    """The judges frame of :func:`medqade.scoring.board.leaderboard` in the column order of the
+    """The judges frame of :func:`medqade.scoring.board.tables` in the column order of the
     Space's table: the verdict (and the difference it is read from) right after kappa's CI,
     every other column in the library's order. Values are untouched."""
     moved = [c for c in JUDGE_EXPORT_FIRST if c in frame.columns]
@@ -209,7 +209,7 @@ def judges_export(frame: pd.DataFrame) -> pd.DataFrame:
 def models_table(
     frame: pd.DataFrame, records: Mapping[str, ScoreRecord], view: str
 ) -> pd.DataFrame:
-    """The models frame of :func:`medqade.scoring.board.leaderboard` as display columns."""
+    """The models frame of :func:`medqade.scoring.board.tables` as display columns."""
     rows = []
     for r in frame.to_dict("records"):
         rec = records.get(str(r["id"]))

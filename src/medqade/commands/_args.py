@@ -30,7 +30,7 @@ def non_negative_int(text: str) -> int:
 
 def margin(text: str) -> float:
     """argparse type: a non-inferiority margin, a number in [0, 1]."""
-    from medqade.measures.paired import check_margin
+    from medqade.measures import check_margin
 
     try:
         return check_margin(float(text))
@@ -42,7 +42,7 @@ def margin(text: str) -> float:
 
 def add_margin_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--margin``: the non-inferiority margin of the verdict against physicians."""
-    from medqade.measures.paired import DEFAULT_MARGIN
+    from medqade.measures import DEFAULT_MARGIN
 
     p.add_argument(
         "--margin",

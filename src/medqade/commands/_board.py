@@ -22,11 +22,11 @@ from medqade.commands._args import (
 )
 from medqade.dataset.release import Release
 from medqade.dataset.sources import open_release
-from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring.board import sources as board
-from medqade.scoring.board.leaderboard import VIEWS
-from medqade.scoring.policy.store import RateLimit, ResultsStore, default_results_dir
-from medqade.scoring.record.score_record import ScoreRecord
+from medqade.measures import BOOTSTRAP_SEED
+from medqade.scoring.board import VIEWS, cached_reference_records
+from medqade.scoring.board import open_board as open_board_records
+from medqade.scoring.policy import RateLimit, ResultsStore, default_results_dir
+from medqade.scoring.record import ScoreRecord
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +62,9 @@ def open_board(args: argparse.Namespace) -> Board:
     folder: Path = args.results if args.results is not None else default_results_dir()
     if args.results is not None and not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such results folder")
-    refs = board.cached_reference_records(release, folder, args.resamples, args.seed, args.margin)
+    refs = cached_reference_records(release, folder, args.resamples, args.seed, args.margin)
     store = ResultsStore(folder, RateLimit(0, 1.0)) if folder.is_dir() else None
-    chosen = board.open_board(release, refs, store, uploads=True)
+    chosen = open_board_records(release, refs, store, uploads=True)
     if chosen.note:
         log.warning("%s", chosen.note)
     return Board(release, chosen.records, dict(chosen.uploads), chosen.other_release)

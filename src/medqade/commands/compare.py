@@ -9,19 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from medqade.commands._board import Board, add_board_arguments, open_board
-from medqade.scoring.board.compare import (
+from medqade.scoring.board import (
     CompareError,
     Comparison,
     Difference,
     Side,
     compare,
+    leaderboard_tables,
     resolve,
     submission_side,
 )
-from medqade.scoring.board.leaderboard import leaderboard_tables
-from medqade.scoring.intake.submission import JUDGE, parse_submission
-from medqade.scoring.record.outputs import jsonable
-from medqade.scoring.record.summary_text import alt_test_text
+from medqade.scoring.intake import JUDGE, parse_submission
+from medqade.scoring.record import alt_test_text, jsonable
 
 NAME = "compare"
 LOCAL_FILE = "a judge submission file that exists"

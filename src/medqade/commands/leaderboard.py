@@ -12,11 +12,9 @@ from typing import Any
 import pandas as pd
 
 from medqade.commands._board import add_board_arguments, open_board
-from medqade.measures.ranking import Resolution
+from medqade.measures import Resolution
 from medqade.scoring import csv_text, leaderboard_tables
-from medqade.scoring.board.leaderboard import rows
-from medqade.scoring.board.rows import rated_n
-from medqade.scoring.board.simultaneous import resolution_note
+from medqade.scoring.board import rated_n, resolution_note, rows
 
 NAME = "leaderboard"
 HELP = (
@@ -88,7 +86,7 @@ def markdown(
 ) -> str:
     """Both tables as Markdown, each followed by its note (``notes``: judges, models; an
     empty note is left out); ``rated``: per record id the answers its agreement when rated
-    rests on (:func:`medqade.scoring.board.rows.rated_n`), shown beside it."""
+    rests on (:func:`medqade.scoring.board.row_types.rated_n`), shown beside it."""
     rated = rated or {}
     lines = [f"## Judges ({view} view, ranked on {metric})", ""]
     lines.append(

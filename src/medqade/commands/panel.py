@@ -8,8 +8,7 @@ import json
 from medqade.analyses.common import json_ready
 from medqade.commands._args import add_data_argument, non_negative_int, positive_int
 from medqade.dataset.sources import open_release
-from medqade.measures.rater_report import panel_report
-from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.measures import BOOTSTRAP_SEED, panel_report
 
 NAME = "panel"
 HELP = (

@@ -10,7 +10,7 @@ from typing import Any
 from medqade.commands._args import add_data_argument
 from medqade.dataset.pool_data import PoolLabels, load_pool_labels
 from medqade.dataset.sources import resolve_data
-from medqade.measures.pool import StudentPoolEstimate, estimate_pool
+from medqade.measures import StudentPoolEstimate, estimate_pool
 
 NAME = "pool-estimate"
 HELP = (

@@ -10,7 +10,7 @@ from medqade.analyses.report import reproduce
 from medqade.commands._args import add_data_argument, non_negative_int, positive_int
 from medqade.dataset.sources import open_release
 from medqade.files import atomic, folder_output
-from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.measures import BOOTSTRAP_SEED
 
 NAME = "reproduce"
 HELP = "Recompute Tables 1-4 and the figures of the paper from a release (default: synthetic)."

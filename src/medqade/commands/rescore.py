@@ -4,7 +4,7 @@ A results folder keeps every accepted upload. When a Space moves to another rele
 data hash), the records scored on the old one are left out of its board
 (:func:`medqade.scoring.board.sources.board_records`); this command scores each of their stored
 uploads again on ``--data`` through the library's submission policy
-(:func:`medqade.scoring.policy.rescore.rescore`) and stores the new records beside the old ones.
+(:func:`medqade.scoring.policy.rescoring.rescore`) and stores the new records beside the old ones.
 
 It writes under the same rules as ``medqade score --results`` and the Space: never into a
 build or a raw release (also not through a link), never following a link out of the folder,
@@ -25,10 +25,9 @@ from medqade.commands._args import (
     positive_int,
 )
 from medqade.dataset.sources import open_release
-from medqade.measures.seeds import BOOTSTRAP_SEED
-from medqade.scoring.board import sources as board
-from medqade.scoring.policy import policy, rescore
-from medqade.scoring.policy.store import RateLimit, ResultsStore, check_results_folder
+from medqade.measures import BOOTSTRAP_SEED
+from medqade.scoring.board import open_board
+from medqade.scoring.policy import RateLimit, ResultsStore, Settings, check_results_folder, rescore
 
 NAME = "rescore"
 HELP = "Score the stored submissions of another release again on this release (--data)."
@@ -67,20 +66,20 @@ def run(args: argparse.Namespace) -> int:
     check_results_folder(folder, "medqade rescore")
     release = open_release(args.data)
     store = ResultsStore(folder, RateLimit(0, 1.0))  # the maintainer's run: no rate limit
-    chosen = board.open_board(release, [], store)
+    chosen = open_board(release, [], store)
     here = {str(r.id) for r in chosen.stored}
     others = [r for r in store.records() if str(r.id) not in here]
     if not others:
         print("every stored record was scored on this release; nothing to do")
         return 0
-    settings = policy.Settings(args.resamples, args.seed, args.margin)
+    settings = Settings(args.resamples, args.seed, args.margin)
     failed = 0
     for record in others:
         rid = str(record.id or "")[:16]
         if args.dry_run:
             print(f"{rid}: would be scored again")
             continue
-        outcome = rescore.rescore(release, store, record, settings)
+        outcome = rescore(release, store, record, settings)
         if outcome.ok and outcome.record is not None:
             print(f"{rid}: scored again as record {str(outcome.record.id)[:16]}")
         else:

@@ -15,20 +15,23 @@ from medqade.dataset.publish import REPO_ID
 from medqade.dataset.release import HUB_ID, Release
 from medqade.dataset.sources import open_release
 from medqade.files import atomic, file_output
-from medqade.measures.paired import DEFAULT_MARGIN
-from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.measures import BOOTSTRAP_SEED, DEFAULT_MARGIN
 from medqade.scoring import Limits
-from medqade.scoring.intake.meta import FORM_KEYS, PROMPTS, SubmissionForm
-from medqade.scoring.metrics.records import is_record_file
-from medqade.scoring.policy import policy
-from medqade.scoring.policy.store import (
+from medqade.scoring.intake import FORM_KEYS, PROMPTS, SubmissionForm
+from medqade.scoring.metrics import is_record_file
+from medqade.scoring.policy import (
     RateLimit,
     ResultsStore,
+    Settings,
+    Submitter,
+    Upload,
+    check,
     check_results_folder,
+    score_line,
+    submit,
     upload_suffix,
 )
-from medqade.scoring.record.score_record import ScoreRecord
-from medqade.scoring.record.summary_text import summary
+from medqade.scoring.record import ScoreRecord, summary
 
 NAME = "score"
 CLI_ACCOUNT = "cli"
@@ -226,11 +229,11 @@ def _check_outputs(args: argparse.Namespace) -> None:
         hub_eval.check_eval_results_target(args.eval_results, inputs)
 
 
-def _uploads(args: argparse.Namespace) -> tuple[list[policy.Upload], list[policy.Upload]]:
+def _uploads(args: argparse.Namespace) -> tuple[list[Upload], list[Upload]]:
     """The submission (and ``--labels``) as uploads, and further runs of the same judge."""
     files = [args.file[0]] if args.labels is None else [args.file[0], args.labels]
-    uploads = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
-    runs = [policy.Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in args.file[1:]]
+    uploads = [Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in files]
+    runs = [Upload(f.read_bytes(), f.name, upload_suffix(f.name)) for f in args.file[1:]]
     return uploads, runs
 
 
@@ -248,15 +251,15 @@ def _check(args: argparse.Namespace, release: Release, limits: Limits) -> dict[s
     ``{"ok", "kind", "format", "rows", "scope", "coverage", "content_hash", "warnings",
     "problems", "stored", "score"}`` (problems as text; ``score`` the headline when scored)."""
     uploads, runs = _uploads(args)
-    settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
-    outcome = policy.check(
+    settings = Settings(args.resamples, args.seed, args.margin, limits)
+    outcome = check(
         release,
         uploads,
         args.kind,
         meta_from_args(args),
         settings,
         store=_store(args),
-        submitter=policy.Submitter(CLI_ACCOUNT),
+        submitter=Submitter(CLI_ACCOUNT),
         runs=runs,
     )
     empty = dict.fromkeys(("kind", "format", "rows", "scope", "coverage", "content_hash"))
@@ -264,7 +267,7 @@ def _check(args: argparse.Namespace, release: Release, limits: Limits) -> dict[s
     problems = [str(p) for p in outcome.problems] or ([] if outcome.ok else [outcome.message])
     report = {"ok": outcome.ok, **summary, "problems": problems, "stored": False}
     if outcome.ok and outcome.record is not None:  # scored as the real run is, not stored
-        report["score"] = policy.score_line(outcome.record)
+        report["score"] = score_line(outcome.record)
     return report
 
 
@@ -274,16 +277,16 @@ def _score(args: argparse.Namespace, release: Release, limits: Limits) -> ScoreR
     and a copy of a reference row is scored and flagged; with it the record is stored there
     (as the account :data:`CLI_ACCOUNT`, no rate limit). A refusal is raised for ``main``."""
     uploads, runs = _uploads(args)
-    settings = policy.Settings(args.resamples, args.seed, args.margin, limits)
+    settings = Settings(args.resamples, args.seed, args.margin, limits)
     store = _store(args)
-    outcome = policy.submit(
+    outcome = submit(
         release,
         uploads,
         args.kind,
         meta_from_args(args),
         settings,
         store=store,
-        submitter=policy.Submitter(CLI_ACCOUNT),
+        submitter=Submitter(CLI_ACCOUNT),
         runs=runs,
     )
     if outcome.record is None:

@@ -33,7 +33,7 @@ import numpy as np
 
 from medqade import consensus, vocab
 from medqade.files import atomic, file_output
-from medqade.measures.slots import substantive
+from medqade.measures import substantive
 from medqade.raw.codebook import Codebook
 from medqade.schema import answer_id
 

@@ -29,13 +29,24 @@ Significance, "undefined" and verdicts are decided here on unrounded values. (Th
 ``agreement`` lives in :mod:`~.agreement`; the package name ``agreement`` is that module.)
 """
 
-from medqade.measures.agreement import (
-    ensemble_vote,
-    grouped_agreement,
-    grouped_leave_one_out,
-    macro_agreement,
+from medqade.measures.aat import EPSILON, MEANING, PASS_RATE, AltTest, alt_test
+from medqade.measures.bias import (
+    FAMILY,
+    SELF,
+    Bias,
+    Target,
+    bias_replicates,
+    bias_targets,
+    bias_terms,
+    biases,
+    ratio,
+    substantive_scores,
 )
-from medqade.measures.estimate import Estimate, pabak_of
+from medqade.measures.breakdown import TIER, breakdowns, dimensions
+from medqade.measures.caution import MIN_TIER_QUESTIONS
+from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion
+from medqade.measures.in_place import InPlace, judge_in_place, physicians_in_place
+from medqade.measures.judge_behaviour import behaviour
 from medqade.measures.paired import (
     ABOVE,
     BELOW,
@@ -46,45 +57,142 @@ from medqade.measures.paired import (
     NON_INFERIOR_BELOW,
     PRIMARY,
     VERDICTS,
+    check_margin,
     difference,
     verdict,
     verdict_of_bounds,
 )
-from medqade.measures.physician_reference import leave_one_out
-from medqade.measures.ranking import RankedBoard, Ranker, RankInterval, Resolution, ranks
-from medqade.measures.seeds import BOOTSTRAP_SEED, generator, question_weights
+from medqade.measures.panel import difficulty_icc, panel_slots
+from medqade.measures.physician_reference import PerRater, leave_one_out, quiet_leave_one_out
+from medqade.measures.pool import StudentPoolEstimate, estimate_pool
+from medqade.measures.position import (
+    N_POSITIONS,
+    PERMUTATIONS,
+    PositionBias,
+    position_bias,
+    release_positions,
+)
+from medqade.measures.ranking import PairTest, RankedBoard, Ranker, RankInterval, Resolution, ranks
+from medqade.measures.rater_report import PanelReport, panel_report
+from medqade.measures.reference_agreement import (
+    agreement,
+    ensemble_vote,
+    grouped_agreement,
+    grouped_leave_one_out,
+    macro_agreement,
+)
+from medqade.measures.seeds import (
+    BOOTSTRAP_SEED,
+    STREAM_ALL,
+    STREAM_BIAS,
+    STREAM_CORE,
+    STREAM_LEXICAL,
+    STREAM_TIER,
+    Weights,
+    check_seed,
+    generator,
+    physician_weights,
+    question_weights,
+)
 from medqade.measures.slots import METRICS, Agreement, SlotAgreement, substantive
+from medqade.measures.verdicts import (
+    CORE_ABOVE_EXTENSION,
+    RULE,
+    VERDICT_METRIC,
+    Design,
+    ExtensionPairs,
+    Headline,
+    extension_pairs,
+    judge_headline,
+)
 
 __all__ = [
     "ABOVE",
     "BELOW",
     "BOOTSTRAP_SEED",
+    "CORE_ABOVE_EXTENSION",
     "DEFAULT_MARGIN",
+    "EPSILON",
+    "FAMILY",
     "INCONCLUSIVE",
     "INFERIOR",
+    "MEANING",
     "METRICS",
+    "MIN_TIER_QUESTIONS",
     "NON_INFERIOR",
     "NON_INFERIOR_BELOW",
+    "N_POSITIONS",
+    "PASS_RATE",
+    "PERMUTATIONS",
     "PRIMARY",
+    "RULE",
+    "SELF",
+    "STREAM_ALL",
+    "STREAM_BIAS",
+    "STREAM_CORE",
+    "STREAM_LEXICAL",
+    "STREAM_TIER",
+    "TIER",
     "VERDICTS",
+    "VERDICT_METRIC",
     "Agreement",
+    "AltTest",
+    "Bias",
+    "Design",
     "Estimate",
+    "ExtensionPairs",
+    "FloatArray",
+    "Headline",
+    "InPlace",
+    "PairTest",
+    "PanelReport",
+    "PerRater",
+    "PositionBias",
     "RankInterval",
     "RankedBoard",
     "Ranker",
     "Resolution",
     "SlotAgreement",
+    "StudentPoolEstimate",
+    "Target",
+    "Weights",
+    "agreement",
+    "alt_test",
+    "behaviour",
+    "bias_replicates",
+    "bias_targets",
+    "bias_terms",
+    "biases",
+    "breakdowns",
+    "check_margin",
+    "check_seed",
     "difference",
+    "difficulty_icc",
+    "dimensions",
     "ensemble_vote",
+    "estimate_pool",
+    "extension_pairs",
     "generator",
     "grouped_agreement",
     "grouped_leave_one_out",
+    "judge_headline",
+    "judge_in_place",
     "leave_one_out",
     "macro_agreement",
     "pabak_of",
+    "panel_report",
+    "panel_slots",
+    "physician_weights",
+    "physicians_in_place",
+    "position_bias",
+    "proportion",
     "question_weights",
+    "quiet_leave_one_out",
     "ranks",
+    "ratio",
+    "release_positions",
     "substantive",
+    "substantive_scores",
     "verdict",
     "verdict_of_bounds",
 ]

@@ -7,7 +7,7 @@ consensus in each group, macro over the five slots, an abstention or missing lab
 a disagreement (as in the headline), with 95% percentile intervals from the view's question
 resamples (a group's statistic is recomputed on the group within every resample of all
 questions, so its interval is paired with the headline:
-:func:`medqade.measures.agreement.grouped_agreement`).
+:func:`medqade.measures.reference_agreement.grouped_agreement`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from medqade import vocab
-from medqade.measures.agreement import grouped_agreement
+from medqade.measures.reference_agreement import grouped_agreement
 from medqade.measures.slots import Agreement, AnyWeights
 
 NOT_CATEGORICAL: Final = frozenset(

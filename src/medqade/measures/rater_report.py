@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from medqade import vocab
-from medqade.measures.agreement import agreement, ensemble_vote
 from medqade.measures.estimate import Estimate
 from medqade.measures.physician_reference import leave_one_out, loo_references, per_rater
 from medqade.measures.raters import (
@@ -35,6 +34,7 @@ from medqade.measures.raters import (
     quantile_mc_se,
     tier_abstention,
 )
+from medqade.measures.reference_agreement import agreement, ensemble_vote
 from medqade.measures.seeds import (
     BOOTSTRAP_SEED,
     STREAM_CORE,

@@ -5,7 +5,8 @@ disagreements (:func:`penalised`) or the reference restricted to what a physicia
 (:func:`matched`). Per-slot PA and kappa come from 2x2 cell counts (:func:`pa_kappa`); the macro
 value is the mean over the point estimate's defined slots (:func:`slot_mean`), and
 :func:`from_slots` turns per-slot values and replicates into an :class:`Agreement`.
-Computed by :mod:`medqade.measures.agreement` and :mod:`medqade.measures.physician_reference`.
+Computed by :mod:`medqade.measures.reference_agreement` and
+:mod:`medqade.measures.physician_reference`.
 """
 
 from __future__ import annotations

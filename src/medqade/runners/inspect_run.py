@@ -116,7 +116,7 @@ def run_eval(task: Any, settings: RunSettings) -> Asked:
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
 
-    from medqade.scoring.intake.log_rows import rows_of_log
+    from medqade.scoring.intake import rows_of_log
 
     model = get_model(
         f"openai-api/{SERVICE}/{settings.model}",

@@ -15,30 +15,39 @@ Modules: :mod:`~medqade.scoring.intake.submission` (formats, checks; helped by :
 :mod:`~.normalize` (answer normalisation) and :mod:`~.upload` (reading uploads, safe CSV out).
 """
 
-from medqade.scoring.board.leaderboard import LeaderboardTables, leaderboard, leaderboard_tables
-from medqade.scoring.board.rows import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
-from medqade.scoring.intake.meta import META_KEYS
-from medqade.scoring.intake.normalize import normalise
-from medqade.scoring.intake.settings import Settings
-from medqade.scoring.intake.submission import (
+from medqade.scoring.board import (
+    JUDGE_COLUMNS,
+    MODEL_COLUMNS,
+    JudgeRow,
+    LeaderboardTables,
+    ModelRow,
+    leaderboard,
+    leaderboard_tables,
+)
+from medqade.scoring.intake import (
     KINDS,
+    META_KEYS,
     Limits,
+    Settings,
     Submission,
     attach_labels,
+    normalise,
     parse_submission,
     validate_only,
 )
-from medqade.scoring.metrics.baselines import BASELINES, Baseline, baseline_labels
-from medqade.scoring.metrics.context import prepare
-from medqade.scoring.metrics.records import (
+from medqade.scoring.metrics import (
+    BASELINES,
     SCHEMA_VERSION,
     SCORER_VERSION,
+    Baseline,
+    baseline_labels,
+    prepare,
     record_id,
+    reference_records,
     score,
     score_file,
 )
-from medqade.scoring.metrics.reference_rows import reference_records
-from medqade.scoring.record.outputs import csv_cell, csv_text
+from medqade.scoring.record import csv_cell, csv_text
 
 __all__ = [
     "BASELINES",

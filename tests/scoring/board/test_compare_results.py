@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from medqade.dataset.release import Release
-from medqade.measures import agreement as measured
+from medqade.measures import reference_agreement as measured
 from medqade.scoring.board.compare_results import METRICS, Comparison, Difference
 from medqade.scoring.board.compare_sides import Side
 from medqade.scoring.metrics import context

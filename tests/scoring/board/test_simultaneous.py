@@ -18,9 +18,9 @@ from medqade.dataset.release import Release
 from medqade.measures.estimate import Estimate
 from medqade.measures.ranking import Resolution, rank_board
 from medqade.scoring import Settings, parse_submission, reference_records
-from medqade.scoring.board.compare import compare, resolve
-from medqade.scoring.board.leaderboard import board_key, leaderboard, leaderboard_tables
+from medqade.scoring.board.comparison import compare, resolve
 from medqade.scoring.board.simultaneous import board_pair, resolution_note
+from medqade.scoring.board.tables import board_key, leaderboard, leaderboard_tables
 from medqade.scoring.record.score_record import ScoreRecord
 
 from ..helpers import codes_to_rows, scored

@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from medqade import vocab
 from medqade.dataset.release import Release
-from medqade.measures import agreement as measured
+from medqade.measures import reference_agreement as measured
 from medqade.scoring.metrics.ensembles import ENSEMBLE_SIZES, best_index, best_panel, ensembles
 
 R, F = vocab.RICHTIG_CODE, vocab.FALSCH_CODE

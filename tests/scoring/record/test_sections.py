@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from medqade.dataset.release import Release
-from medqade.measures import agreement as measured
+from medqade.measures import reference_agreement as measured
 from medqade.scoring.record.outputs import jsonable
 from medqade.scoring.record.sections import (
     Abstention,

@@ -1,3 +1,69 @@
 """The leaderboard: records as rows, ranked by simultaneous paired intervals, and the comparison
 of two rows (``medqade compare``, the Space's Compare).
 """
+
+from medqade.scoring.board.compare_sides import PHYSICIANS, check_token, resolve
+from medqade.scoring.board.comparison import (
+    MAX_TOKEN,
+    CompareError,
+    Comparison,
+    Difference,
+    Side,
+    compare,
+    submission_side,
+)
+from medqade.scoring.board.row_types import (
+    JUDGE_COLUMNS,
+    MODEL_COLUMNS,
+    JudgeRow,
+    ModelRow,
+    rated_n,
+)
+from medqade.scoring.board.simultaneous import resolution_note
+from medqade.scoring.board.sources import (
+    BoardRecords,
+    cached_reference_records,
+    open_board,
+    reference_path,
+)
+from medqade.scoring.board.tables import (
+    MARGIN_STEP,
+    VIEWS,
+    LeaderboardTables,
+    board_margin,
+    leaderboard,
+    leaderboard_tables,
+    on_board,
+    rows,
+)
+
+__all__ = [
+    "JUDGE_COLUMNS",
+    "MARGIN_STEP",
+    "MAX_TOKEN",
+    "MODEL_COLUMNS",
+    "PHYSICIANS",
+    "VIEWS",
+    "BoardRecords",
+    "CompareError",
+    "Comparison",
+    "Difference",
+    "JudgeRow",
+    "LeaderboardTables",
+    "ModelRow",
+    "Side",
+    "board_margin",
+    "cached_reference_records",
+    "check_token",
+    "compare",
+    "leaderboard",
+    "leaderboard_tables",
+    "on_board",
+    "open_board",
+    "rated_n",
+    "reference_path",
+    "resolution_note",
+    "resolve",
+    "rows",
+    "submission_side",
+]

@@ -1,4 +1,5 @@
-"""What a comparison of two sides found (:func:`medqade.scoring.board.compare.compare`): the paired
+"""What a comparison of two sides found (:func:`medqade.scoring.board.comparison.compare`): the
+paired
 :class:`Difference` of one group of answers and the whole :class:`Comparison`, with the JSON
 that ``medqade compare --json`` and the Space's Compare write (:meth:`Comparison.to_dict`, the
 one JSON edge of a comparison).
@@ -10,33 +11,32 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from medqade.measures import agreement as measured
-from medqade.measures import paired
-from medqade.measures.estimate import Estimate
+from medqade.measures import METRICS as MEASURED_METRICS
+from medqade.measures import Agreement, Estimate, difference
 from medqade.scoring.board.compare_sides import Side
 from medqade.scoring.board.simultaneous import BoardPair
 
-METRICS: Final = measured.METRICS
+METRICS: Final = MEASURED_METRICS
 
 
 @dataclass(frozen=True, eq=False)
 class Difference:
     """A - B for kappa, PA and PABAK (paired intervals) on one group of answers."""
 
-    a: measured.Agreement
-    b: measured.Agreement
+    a: Agreement
+    b: Agreement
     kappa: Estimate
     pa: Estimate
     pabak: Estimate
 
     @classmethod
-    def of(cls, a: measured.Agreement, b: measured.Agreement) -> Difference:
+    def of(cls, a: Agreement, b: Agreement) -> Difference:
         return cls(
             a,
             b,
-            paired.difference(a.kappa, b.kappa),
-            paired.difference(a.pa, b.pa),
-            paired.difference(a.pabak, b.pabak),
+            difference(a.kappa, b.kappa),
+            difference(a.pa, b.pa),
+            difference(a.pabak, b.pabak),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -73,7 +73,7 @@ class Comparison:
     board: BoardPair | None = None
     """Two judges ranked on the same board (kappa, this view): the board's simultaneous test
     of the pair beside the paired one (:mod:`medqade.scoring.board.simultaneous`)."""
-    against_consensus: measured.Agreement | None = None
+    against_consensus: Agreement | None = None
     """A judge against the physicians: the judge's agreement with the consensus of all ten,
     as ``score`` and the leaderboard show it (the ``overall`` numbers of the judge are its
     agreement *in each physician's place*, a different quantity)."""

@@ -22,15 +22,15 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.scoring.intake.submission import (
+from medqade.scoring.intake import (
     DEFAULT_LIMITS,
     JUDGE,
     Limits,
     Submission,
     parse_submission,
 )
-from medqade.scoring.metrics.baselines import BASELINES, baseline_labels
-from medqade.scoring.record.score_record import RecordMeta, ScoreRecord
+from medqade.scoring.metrics import BASELINES, baseline_labels
+from medqade.scoring.record import RecordMeta, ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release

@@ -1,6 +1,6 @@
 """One record as its board row: :func:`judge_row` and :func:`model_row` (a :class:`Ranked` row
 with what ranking it needs), the row's :func:`status` and the record's bootstrap
-(:func:`settings_of`). The columns are described in :mod:`medqade.scoring.board.leaderboard`.
+(:func:`settings_of`). The columns are described in :mod:`medqade.scoring.board.tables`.
 """
 
 from __future__ import annotations
@@ -9,20 +9,19 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final
 
-from medqade.measures import paired
-from medqade.measures.verdicts import CORE_ABOVE_EXTENSION, VERDICT_METRIC
+from medqade.measures import CORE_ABOVE_EXTENSION, VERDICT_METRIC, FloatArray, verdict_of_bounds
 from medqade.scoring.board.behaviour_columns import behaviour_columns
-from medqade.scoring.board.rows import JudgeRow, ModelRow
-from medqade.scoring.metrics.records import PHYSICIAN_FLAG, SCHEMA_VERSION
-from medqade.scoring.record import replicates
-from medqade.scoring.record.json_object import JsonObject
-from medqade.scoring.record.score_record import (
+from medqade.scoring.board.row_types import JudgeRow, ModelRow
+from medqade.scoring.metrics import PHYSICIAN_FLAG, SCHEMA_VERSION
+from medqade.scoring.record import (
     Agreement,
+    JsonObject,
     Judged,
     JudgeRef,
     RecordMeta,
     RecordSettings,
     ScoreRecord,
+    of_block,
 )
 
 VIEWS: Final = ("core", "full")
@@ -79,7 +78,7 @@ class Ranked:
 
     row: JudgeRow | ModelRow
     key: float
-    reps: replicates.FloatArray | None
+    reps: FloatArray | None
     settings: tuple[int, int] | None
 
 
@@ -167,7 +166,7 @@ def judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> Ran
             "d_low": d_low,
             "d_high": d_high,
             "margin": margin if head is not None else math.nan,
-            "verdict": paired.verdict_of_bounds(d_low, d_high, margin)
+            "verdict": verdict_of_bounds(d_low, d_high, margin)
             if head and row["status"] != "partial"
             else None,
             "decided_on": None if head is None else head.decided_on,
@@ -184,7 +183,7 @@ def judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> Ran
             **behaviour_columns(record),
         }
     )
-    reps = replicates.of_block(record.replicates, scope, "pa" if metric == "pabak" else metric)
+    reps = of_block(record.replicates, scope, "pa" if metric == "pabak" else metric)
     return Ranked(JudgeRow(**row), row[metric], reps, settings_of(record))
 
 
@@ -221,7 +220,7 @@ def model_row(record: ScoreRecord, view: str) -> Ranked | None:
             "verdict": None,
         }
     )
-    reps = replicates.of_block(record.replicates, view, "accuracy")
+    reps = of_block(record.replicates, view, "accuracy")
     return Ranked(ModelRow(**row), row["accuracy"], reps, settings_of(record))
 
 

@@ -18,8 +18,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from medqade.measures.estimate import Estimate
-from medqade.measures.ranking import PairTest, RankedBoard, RankInterval, Resolution
+from medqade.measures import Estimate, PairTest, RankedBoard, RankInterval, Resolution
 
 UNRANKED_NOTE: Final = {
     "judges": (

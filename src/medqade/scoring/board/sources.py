@@ -11,7 +11,7 @@ that does not parse is recomputed (and replaced atomically), never trusted half-
 the CLI (``medqade leaderboard``/``compare``) and the Space both call, so the same results
 folder gives the same board in both. A record scored on another release (another data hash)
 is left out and counted; a record of an older schema or scorer on this release stays, shown
-as ``stale`` by :func:`medqade.scoring.board.leaderboard.status`.
+as ``stale`` by :func:`medqade.scoring.board.tables.status`.
 """
 
 from __future__ import annotations
@@ -25,14 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from medqade.files import atomic, guards
-from medqade.scoring.intake.settings import Settings
-from medqade.scoring.metrics.records import SCORER_VERSION
-from medqade.scoring.metrics.reference_rows import reference_records
-from medqade.scoring.record.score_record import ScoreRecord
+from medqade.scoring.intake import Settings
+from medqade.scoring.metrics import SCORER_VERSION, reference_records
+from medqade.scoring.record import ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
-    from medqade.scoring.policy.store import ResultsStore
+    from medqade.scoring.policy import ResultsStore
 
 log = logging.getLogger(__name__)
 

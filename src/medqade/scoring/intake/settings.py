@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from medqade.measures.paired import DEFAULT_MARGIN
-from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.measures import BOOTSTRAP_SEED, DEFAULT_MARGIN
 from medqade.scoring.intake.limits import Limits
 
 

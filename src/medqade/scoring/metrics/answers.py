@@ -34,12 +34,10 @@ import numpy.typing as npt
 
 from medqade import stats, vocab
 from medqade.consensus import majority
-from medqade.measures.estimate import Estimate, proportion
-from medqade.scoring.intake.normalize import normalise
-from medqade.scoring.intake.settings import Settings
+from medqade.measures import Estimate, proportion
+from medqade.scoring.intake import Settings, normalise
 from medqade.scoring.metrics import context
-from medqade.scoring.record import replicates
-from medqade.scoring.record.score_record import Accuracy, Judged, JudgeRef
+from medqade.scoring.record import Accuracy, Judged, JudgeRef, Replicates, section
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -240,7 +238,7 @@ class AnswerMetrics:
     accuracy: Accuracy | None
     accuracy_core: Accuracy | None
     judge: JudgeRef | None
-    replicates: replicates.Replicates | None
+    replicates: Replicates | None
     flags: tuple[str, ...]
     warnings: tuple[str, ...]
 
@@ -281,7 +279,7 @@ def answer_metrics(
         accuracy=accuracy(release, anchors, judge_labels, everything),
         accuracy_core=accuracy(release, anchors, judge_labels, core),
         judge=info,
-        replicates=replicates.section(kept, resamples, seed),
+        replicates=section(kept, resamples, seed),
         flags=tuple(flags),
         warnings=(SAME_FAMILY_WARNING,) if flags else (),
     )

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.scoring.intake.normalize import char_ngram_dice, fuzzy_ratio, normalise, token_f1
+from medqade.scoring.intake import char_ngram_dice, fuzzy_ratio, normalise, token_f1
 from medqade.scoring.metrics import context
 
 if TYPE_CHECKING:

@@ -11,10 +11,10 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import consensus, vocab
-from medqade.measures import bias as measured_bias
+from medqade.measures import FAMILY, SELF, Target, biases
 from medqade.schema import answer_id
 from medqade.scoring.metrics import context
-from medqade.scoring.record.sections import Abstention, Bias, BiasTarget, Counts, Disagreements, ci
+from medqade.scoring.record import Abstention, Bias, BiasTarget, Counts, Disagreements, ci
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -131,8 +131,8 @@ def bias(
     stacked = np.concatenate([release.evaluator_labels, labels[None]], axis=0)
     row = len(families)
     targets = tuple(
-        measured_bias.Target(
-            measured_bias.SELF if student.id == model_id else measured_bias.FAMILY,
+        Target(
+            SELF if student.id == model_id else FAMILY,
             SUBMISSION_MEMBER,
             student.id,
             row,
@@ -141,7 +141,7 @@ def bias(
         for s, student in enumerate(roster.students)
         if student.family == own
     )
-    found = measured_bias.biases(stacked, (*families, own), targets, w)
+    found = biases(stacked, (*families, own), targets, w)
     return Bias.of(
         family=own,
         peers=tuple(m.id for m in roster.evaluators if m.family != own),

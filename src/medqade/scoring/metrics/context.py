@@ -17,10 +17,22 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.measures import agreement as measured
-from medqade.measures import in_place, seeds, verdicts
-from medqade.measures.physician_reference import PerRater
-from medqade.scoring.intake.normalize import normalise
+from medqade.measures import (
+    BOOTSTRAP_SEED,
+    STREAM_ALL,
+    STREAM_BIAS,
+    STREAM_CORE,
+    Agreement,
+    ExtensionPairs,
+    PerRater,
+    agreement,
+    physician_weights,
+    question_weights,
+    quiet_leave_one_out,
+)
+from medqade.measures import extension_pairs as measure_extension_pairs
+from medqade.measures import physicians_in_place as measure_physicians_in_place
+from medqade.scoring.intake import normalise
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -33,7 +45,7 @@ ALL = "all"
 @dataclass
 class _Entry:
     weights: dict[tuple[str, int, int], Weights] = field(default_factory=dict)
-    loo: dict[tuple[int, int], measured.Agreement] = field(default_factory=dict)
+    loo: dict[tuple[int, int], Agreement] = field(default_factory=dict)
     derived: dict[str, Any] = field(default_factory=dict)
 
 
@@ -73,8 +85,8 @@ def weights(release: Release, scope: str, resamples: int, seed: int) -> Weights 
     key = (scope, resamples, seed)
     if key not in entry.weights:
         n = int(mask(release, scope).sum())
-        stream = seeds.STREAM_CORE if scope == CORE else seeds.STREAM_ALL
-        w = seeds.question_weights(n, resamples, seed, stream)
+        stream = STREAM_CORE if scope == CORE else STREAM_ALL
+        w = question_weights(n, resamples, seed, stream)
         w.setflags(write=False)
         entry.weights[key] = w
     return entry.weights[key]
@@ -99,20 +111,20 @@ def bias_weights(release: Release, resamples: int, seed: int) -> npt.NDArray[np.
         return None
 
     def compute() -> npt.NDArray[np.float64]:
-        w = seeds.question_weights(release.n_items, resamples, seed, seeds.STREAM_BIAS)
+        w = question_weights(release.n_items, resamples, seed, STREAM_BIAS)
         return w.astype(np.float64)
 
     value: npt.NDArray[np.float64] = memo(release, f"bias-weights:{resamples}:{seed}", compute)
     return value
 
 
-def physician_reference(release: Release, resamples: int, seed: int) -> measured.Agreement:
+def physician_reference(release: Release, resamples: int, seed: int) -> Agreement:
     """The leave-one-out physician reference on the core, with the core weights."""
     entry = _entry(release)
     key = (resamples, seed)
     if key not in entry.loo:
         core = mask(release, CORE)
-        entry.loo[key] = measured.quiet_leave_one_out(
+        entry.loo[key] = quiet_leave_one_out(
             release.physician_labels[:, core],
             release.roster.student_ids,
             weights(release, CORE, resamples, seed),
@@ -126,7 +138,7 @@ def physicians_in_place(release: Release, resamples: int, seed: int) -> PerRater
 
     def compute() -> PerRater:
         core = mask(release, CORE)
-        return in_place.physicians_in_place(
+        return measure_physicians_in_place(
             release.physician_labels[:, core],
             release.roster.student_ids,
             weights(release, CORE, resamples, seed),
@@ -145,26 +157,26 @@ def panel_weights(release: Release, resamples: int, seed: int) -> Weights | None
 
     def compute() -> Weights:
         n = int(release.physician_labels.shape[0])
-        return seeds.physician_weights(n, resamples, seed)
+        return physician_weights(n, resamples, seed)
 
     value: Weights = memo(release, f"panel-weights:{resamples}:{seed}", compute)
     return value
 
 
-def extension_pairs(release: Release) -> verdicts.ExtensionPairs:
+def extension_pairs(release: Release) -> ExtensionPairs:
     """The extension's two primary physicians of every item
     (:func:`medqade.measures.verdicts.extension_pairs`)."""
 
-    def compute() -> verdicts.ExtensionPairs:
+    def compute() -> ExtensionPairs:
         roster = release.roster
         adj = roster.physicians.index(roster.adjudicator)
-        return verdicts.extension_pairs(release.physician_labels, adj, mask(release, CORE))
+        return measure_extension_pairs(release.physician_labels, adj, mask(release, CORE))
 
-    value: verdicts.ExtensionPairs = memo(release, "extension-pairs", compute)
+    value: ExtensionPairs = memo(release, "extension-pairs", compute)
     return value
 
 
-def prepare(release: Release, resamples: int = 1000, seed: int = seeds.BOOTSTRAP_SEED) -> None:
+def prepare(release: Release, resamples: int = 1000, seed: int = BOOTSTRAP_SEED) -> None:
     """Compute the per-release values now (e.g. when a Space starts), so that the first
     submission is as fast as the later ones."""
     for scope in (CORE, ALL):
@@ -201,7 +213,7 @@ def derived(release: Release, name: str) -> Any:
     elif name == "evaluator_core_kappa":
         core = mask(release, CORE)
         value = {
-            e: measured.agreement(
+            e: agreement(
                 release.evaluator_labels[k][core],
                 release.consensus[core],
                 release.roster.student_ids,

@@ -29,15 +29,14 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.scoring.intake.kinds import JUDGE
-from medqade.scoring.intake.normalize import normalise
+from medqade.scoring.intake import JUDGE, normalise
 from medqade.scoring.metrics import context
 from medqade.scoring.metrics.baselines import BASELINES, baseline_labels
-from medqade.scoring.record.score_record import SubmissionInfo
+from medqade.scoring.record import SubmissionInfo
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
-    from medqade.scoring.intake.submission import Submission
+    from medqade.scoring.intake import Submission
 
 DUPLICATE_FLAG: Final = "duplicate_of_reference"
 NEAR_FLAG: Final = "near_duplicate_of_reference"

@@ -10,11 +10,10 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from medqade.measures import agreement as measured
-from medqade.measures.estimate import Estimate
+from medqade.measures import Estimate, ensemble_vote, macro_agreement
 from medqade.scoring.metrics import context
 from medqade.scoring.metrics.breakdowns import SUBMISSION_MEMBER
-from medqade.scoring.record.sections import VOTE_RULE, Ensembles, Panel, PanelSide, ci
+from medqade.scoring.record import VOTE_RULE, Ensembles, Panel, PanelSide, ci
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -40,10 +39,8 @@ def best_panel(
         return None
     subsets = list(combinations(range(n_pool), k))
     extra = [] if judge is None else [judge]
-    voted = np.stack(
-        [measured.ensemble_vote(np.stack([*extra, *pool_labels[list(c)]])) for c in subsets]
-    )
-    _, kappa = measured.macro_agreement(voted, reference)
+    voted = np.stack([ensemble_vote(np.stack([*extra, *pool_labels[list(c)]])) for c in subsets])
+    _, kappa = macro_agreement(voted, reference)
     best = best_index(kappa)
     return None if best < 0 else (subsets[best], voted[best])
 
@@ -89,8 +86,8 @@ def ensembles(
         sides = {"with": best_with, "without": without}
         chosen = {k: v for k, v in sides.items() if v is not None}
         voted = np.stack([v[1] for v in chosen.values()])
-        pa, kappa = measured.macro_agreement(voted, reference)
-        reps = None if w is None else measured.macro_agreement(voted, reference, w)
+        pa, kappa = macro_agreement(voted, reference)
+        reps = None if w is None else macro_agreement(voted, reference, w)
         built: dict[str, PanelSide] = {}
         for j, (side, (members, _)) in enumerate(chosen.items()):
             names = [pool[m] for m in members]

@@ -3,7 +3,7 @@
 Headline (``core``): per slot PA, Cohen's kappa and PABAK against the ten-physician consensus
 on the 200 core questions, macro mean over the five slots, 95% percentile CIs from question
 bootstrap weights, an abstention counting as a disagreement. This is
-:func:`medqade.measures.agreement.agreement` with the core question weights of
+:func:`medqade.measures.reference_agreement.agreement` with the core question weights of
 :mod:`medqade.measures.seeds`; its ``rated`` values (abstentions dropped) equal ``medqade
 reproduce`` (RQ3) to the last digit. ``full`` is the same on all items (unresolved slots
 excluded).
@@ -47,25 +47,37 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.measures import aat, in_place, paired
-from medqade.measures import agreement as measured
-from medqade.measures import behaviour as measured_behaviour
-from medqade.measures import verdicts as measured_verdict
-from medqade.scoring.intake.settings import Settings
+from medqade.measures import (
+    ABOVE,
+    PRIMARY,
+    agreement,
+    check_margin,
+    grouped_agreement,
+    judge_headline,
+    judge_in_place,
+)
+from medqade.measures import Agreement as MeasuredAgreement
+from medqade.measures import alt_test as measure_alt_test
+from medqade.measures import behaviour as measure_behaviour
+from medqade.scoring.intake import Settings
 from medqade.scoring.metrics import context
 from medqade.scoring.metrics.breakdowns import abstention, bias, confusion, disagreements
 from medqade.scoring.metrics.ensembles import ensembles
-from medqade.scoring.record import replicates
-from medqade.scoring.record.score_record import Agreement, AltTest, Difference, Headline
-from medqade.scoring.record.sections import (
+from medqade.scoring.record import (
     Abstention,
+    Agreement,
+    AltTest,
     Bias,
     Counts,
+    Difference,
     Disagreements,
     Ensembles,
+    Headline,
+    Replicates,
     agreement_block,
     macro_block,
     rated_block,
+    section,
 )
 
 if TYPE_CHECKING:
@@ -81,8 +93,8 @@ RANKED_METRICS: Final = ("kappa", "pa")
 
 
 def view_block(
-    agr: measured.Agreement,
-    rated: measured.Agreement,
+    agr: MeasuredAgreement,
+    rated: MeasuredAgreement,
     labels: Codes,
     present: npt.NDArray[np.bool_],
 ) -> Agreement:
@@ -105,10 +117,10 @@ class Views:
     """A judge's agreement with the consensus on the core and on all items (``None`` without
     labels there): abstentions as disagreements, when rated, and their record blocks."""
 
-    core: measured.Agreement | None = None
-    full: measured.Agreement | None = None
-    rated_core: measured.Agreement | None = None
-    rated_full: measured.Agreement | None = None
+    core: MeasuredAgreement | None = None
+    full: MeasuredAgreement | None = None
+    rated_core: MeasuredAgreement | None = None
+    rated_full: MeasuredAgreement | None = None
     core_block: Agreement | None = None
     full_block: Agreement | None = None
 
@@ -129,13 +141,11 @@ def views(
     shown = np.where(present, labels, vocab.MISSING_CODE).astype(np.int8)
     c = rc = f = rf = None
     if has_core:
-        c = measured.agreement(
-            shown[core], consensus[core], students, w_core, abstain_disagrees=True
-        )
-        rc = measured.agreement(labels[core], consensus[core], students, w_core)
+        c = agreement(shown[core], consensus[core], students, w_core, abstain_disagrees=True)
+        rc = agreement(labels[core], consensus[core], students, w_core)
     if has_ext:
-        f = measured.agreement(shown, consensus, students, w_all, abstain_disagrees=True)
-        rf = measured.agreement(labels, consensus, students, w_all)
+        f = agreement(shown, consensus, students, w_all, abstain_disagrees=True)
+        rf = agreement(labels, consensus, students, w_all)
     return Views(
         core=c,
         full=f,
@@ -176,7 +186,7 @@ def against_physicians(
     w_all = context.float_weights(release, context.ALL, resamples, seed)
     panel = context.panel_weights(release, resamples, seed)
     their_side = context.physicians_in_place(release, resamples, seed)
-    found = measured_verdict.judge_headline(
+    found = judge_headline(
         labels,
         present,
         core,
@@ -184,7 +194,7 @@ def against_physicians(
         context.extension_pairs(release),
         students,
         (w_core, w_all, panel),
-        paired.check_margin(settings.margin),
+        check_margin(settings.margin),
         their_side,
     )
     core_block = None if found.core is None else Difference.from_json(found.core.to_dict())
@@ -192,16 +202,16 @@ def against_physicians(
     if core_block is not None and has_core:
         physicians = release.physician_labels[:, core]
         shown = np.where(present, labels, vocab.MISSING_CODE).astype(np.int8)
-        when_rated = in_place.judge_in_place(
+        when_rated = judge_in_place(
             labels[core],
             physicians,
             students,
             w_core,
             physicians=their_side,
             abstain_disagrees=False,
-        ).difference(paired.PRIMARY, panel)
-        core_block = core_block.updated(rated=when_rated.to_dict(paired.PRIMARY))
-        alt = AltTest.from_json(aat.alt_test(shown[core], physicians).to_dict())
+        ).difference(PRIMARY, panel)
+        core_block = core_block.updated(rated=when_rated.to_dict(PRIMARY))
+        alt = AltTest.from_json(measure_alt_test(shown[core], physicians).to_dict())
     extension = found.extension
     return Against(
         core=core_block,
@@ -219,9 +229,9 @@ def breakdowns(
     present: npt.NDArray[np.bool_],
     items: npt.NDArray[np.bool_],
     w_items: Any,
-    rated_scope: measured.Agreement | None,
+    rated_scope: MeasuredAgreement | None,
     split: str,
-) -> tuple[Abstention, Mapping[str, measured.Agreement | None]]:
+) -> tuple[Abstention, Mapping[str, MeasuredAgreement | None]]:
     """``(abstention, strata)`` on ``items`` (the ``split``): abstention by tier with the
     agreement when rated, and the agreement per tier and per lexical stratum."""
     lab = labels[items]
@@ -230,7 +240,7 @@ def breakdowns(
     abst = abstention(lab, present[items], tiers)
     groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
     groups |= {"exact_match": lexical, "no_match": ~lexical}
-    strata = measured.grouped_agreement(
+    strata = grouped_agreement(
         lab, release.consensus[items], groups, release.roster.student_ids, w_items
     )
     abst = abst.updated(
@@ -260,10 +270,10 @@ class JudgeMetrics:
     by_lexical: Mapping[str, Agreement | None]
     disagreements: Disagreements
     ensembles: Ensembles | None
-    replicates: replicates.Replicates | None
+    replicates: Replicates | None
     flags: tuple[str, ...]
     behaviour: Any
-    """The behaviour section's JSON (:meth:`medqade.measures.behaviour.Behaviour.to_json`)."""
+    """The behaviour section's JSON (:meth:`medqade.measures.judge_behaviour.Behaviour.to_json`)."""
 
 
 def judge_metrics(
@@ -280,7 +290,7 @@ def judge_metrics(
     """All judge metrics for ``labels`` (items, 5) with rows ``present`` (items, 5), scored
     with ``settings`` (resamples, seed, margin; the defaults without).
 
-    ``behaviour`` holds the keyword inputs of :func:`medqade.measures.behaviour.behaviour`
+    ``behaviour`` holds the keyword inputs of :func:`medqade.measures.judge_behaviour.behaviour`
     beyond the labels (``positions``, ``runs``, ``usage``); its result is the ``behaviour``
     section. ``exclude_evaluator`` leaves a reference evaluator (the judge itself) out of the
     ensemble pool; ``settings.margin`` is the non-inferiority margin of the verdict.
@@ -300,7 +310,7 @@ def judge_metrics(
     seen = views(release, labels, present, w_core, w_all, has_core, has_ext)
     against = against_physicians(release, labels, present, settings)
     flags.extend(against.flags)
-    if against.verdict == paired.ABOVE:
+    if against.verdict == ABOVE:
         flags.append(ABOVE_CEILING)
     items = context.mask(release, context.ALL if has_ext else context.CORE)
     w_items = w_all if has_ext else w_core
@@ -333,9 +343,9 @@ def judge_metrics(
         ensembles=(
             ensembles(release, labels[core], w_core, exclude_evaluator) if has_core else None
         ),
-        replicates=replicates.section(kept, resamples, seed),
+        replicates=section(kept, resamples, seed),
         flags=tuple(flags),
-        behaviour=measured_behaviour.behaviour(
+        behaviour=measure_behaviour(
             release,
             labels,
             present,

@@ -62,26 +62,28 @@ import numpy as np
 
 from medqade import __version__
 from medqade.files.problems import InputError, Problem
-from medqade.scoring.intake.decoding import deterministic_decoding
-from medqade.scoring.intake.meta import clean_meta, merge_meta
-from medqade.scoring.intake.settings import Settings
-from medqade.scoring.intake.submission import (
+from medqade.scoring.intake import (
     ANSWERS,
     JUDGE,
+    Settings,
     Submission,
     attach_labels,
+    clean_meta,
+    deterministic_decoding,
+    merge_meta,
     parse_submission,
 )
 from medqade.scoring.metrics.answers import answer_metrics
 from medqade.scoring.metrics.duplicates import reference_match
 from medqade.scoring.metrics.judge import PARTIAL, judge_metrics
-from medqade.scoring.record.outputs import dumps, jsonable
-from medqade.scoring.record.score_record import (
+from medqade.scoring.record import (
     DatasetRef,
     RecordMeta,
     RecordSettings,
     ScoreRecord,
     SubmissionInfo,
+    dumps,
+    jsonable,
 )
 
 if TYPE_CHECKING:
@@ -202,7 +204,8 @@ def judge_record(
     behaviour: Mapping[str, Any] | None = None,
 ) -> ScoreRecord:
     """A judge record from label codes (items, 5) and rows ``present`` (items, 5);
-    ``behaviour``: positions, runs and usage (:func:`medqade.measures.behaviour.behaviour`)."""
+    ``behaviour``: positions, runs and usage
+    (:func:`medqade.measures.judge_behaviour.behaviour`)."""
     m = judge_metrics(
         release,
         labels,

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from medqade import vocab
-from medqade.measures.position import release_positions
-from medqade.scoring.intake.settings import Settings
-from medqade.scoring.intake.submission import JUDGE, answers_content_hash, judge_content_hash
+from medqade.measures import release_positions
+from medqade.scoring.intake import JUDGE, Settings, answers_content_hash, judge_content_hash
 from medqade.scoring.metrics import context
 from medqade.scoring.metrics.baselines import BASELINES, baseline_labels
 from medqade.scoring.metrics.breakdowns import rate
@@ -29,14 +28,16 @@ from medqade.scoring.metrics.records import (
     finish,
     judge_record,
 )
-from medqade.scoring.record import replicates
-from medqade.scoring.record.score_record import (
+from medqade.scoring.record import (
+    Abstention,
     RecordMeta,
     RecordSettings,
     ScoreRecord,
     SubmissionInfo,
+    agreement_block,
+    rated_block,
+    section,
 )
-from medqade.scoring.record.sections import Abstention, agreement_block, rated_block
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -87,7 +88,7 @@ def physician_record(release: Release, settings: Settings, clock: Clock | None) 
         headline=None,
         extension_difference=None,
         alt_test=None,
-        replicates=replicates.section(
+        replicates=section(
             {"core": {m: reference.metric(m) for m in RANKED_METRICS}}, resamples, seed
         ),
         abstention=Abstention.of(

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from medqade.files.problems import Problem
-from medqade.scoring.metrics.baselines import BASELINES
-from medqade.scoring.record.score_record import ScoreRecord
+from medqade.scoring.metrics import BASELINES
+from medqade.scoring.record import ScoreRecord
 from medqade.vocab import Roster
 
 __all__ = [

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from medqade.files.problems import InputError, Problem
-from medqade.scoring.intake.submission import Limits, Submission
-from medqade.scoring.record.score_record import ScoreRecord
+from medqade.scoring.intake import Limits, Submission
+from medqade.scoring.record import ScoreRecord
 
 PARQUET: Final = ".parquet"
 EVAL_LOG: Final = ".eval"

@@ -8,7 +8,7 @@
    :func:`~medqade.scoring.attach_labels` for a judge's labels of model answers);
 3. **duplicate**: the same content (its duplicate key, :func:`duplicate_key`) stored before
    and scored on this release (scored on another release it is not on this board: it may be
-   scored again, as :func:`medqade.scoring.policy.rescore.rescore` does from the stored upload);
+   scored again, as :func:`medqade.scoring.policy.rescoring.rescore` does from the stored upload);
 4. **copy of a reference row** (:func:`medqade.scoring.metrics.duplicates.reference_match`);
 5. **rate limit** of the submitting account (a dry run stores nothing, so it is never
    limited; it is told when a scored submission would be);
@@ -38,17 +38,16 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from medqade.files.problems import InputError, Problem
-from medqade.scoring.intake.meta import merge_meta
-from medqade.scoring.intake.settings import Settings as Settings  # re-exported: policy.Settings
-from medqade.scoring.intake.submission import (
+from medqade.scoring.intake import (
     Limits,
     Submission,
     attach_labels,
+    merge_meta,
     parse_submission,
     with_runs,
 )
-from medqade.scoring.metrics.duplicates import reference_match
-from medqade.scoring.metrics.records import score
+from medqade.scoring.intake import Settings as Settings  # re-exported: policy.Settings
+from medqade.scoring.metrics import reference_match, score
 from medqade.scoring.policy import names
 from medqade.scoring.policy.outcome import EVAL_LOG as EVAL_LOG
 from medqade.scoring.policy.outcome import PARQUET as PARQUET
@@ -65,7 +64,7 @@ from medqade.scoring.policy.store import (
     ResultsStore,
     SubmissionRefused,
 )
-from medqade.scoring.record.score_record import ScoreRecord, SpaceEntry
+from medqade.scoring.record import ScoreRecord, SpaceEntry
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release

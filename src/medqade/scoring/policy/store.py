@@ -64,7 +64,7 @@ from medqade.scoring.policy.results_folder import on_space as on_space
 from medqade.scoring.policy.results_folder import outside, read_stored_upload
 from medqade.scoring.policy.results_folder import upload_sha256 as upload_sha256
 from medqade.scoring.policy.results_folder import upload_suffix as upload_suffix
-from medqade.scoring.record.score_record import ScoreRecord, SpaceEntry
+from medqade.scoring.record import ScoreRecord, SpaceEntry
 
 log = logging.getLogger(__name__)
 

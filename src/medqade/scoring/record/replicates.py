@@ -18,7 +18,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from medqade.measures.estimate import Estimate
+from medqade.measures import Estimate
 from medqade.scoring.record.json_object import JsonView, convert, json_value
 
 FloatArray = npt.NDArray[np.float64]

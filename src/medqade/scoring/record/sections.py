@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from medqade.measures import agreement as measured
-from medqade.measures.estimate import Estimate
+from medqade.measures import METRICS, Estimate
+from medqade.measures import Agreement as MeasuredAgreement
 from medqade.scoring.record.json_object import (
     PAIR,
     TUPLE,
@@ -37,13 +37,13 @@ def ci(estimate: Estimate) -> tuple[float, float]:
 
 
 def agreement_block(
-    agr: measured.Agreement, *, slots: bool = True, n_items: bool = True
+    agr: MeasuredAgreement, *, slots: bool = True, n_items: bool = True
 ) -> Agreement:
     """The record block of a measure's agreement (the keys of its ``to_dict``, in order):
     macro kappa, PA, PABAK with CIs and ``n``; with ``slots`` the per-slot values, with
     ``n_items`` the group's item count when it has one."""
     values: dict[str, Any] = {}
-    for name in measured.METRICS:
+    for name in METRICS:
         est = agr.metric(name)
         values[name] = est.value
         values[f"{name}_ci"] = ci(est)
@@ -55,12 +55,12 @@ def agreement_block(
     return Agreement.of(**values)
 
 
-def rated_block(agr: measured.Agreement) -> Agreement:
+def rated_block(agr: MeasuredAgreement) -> Agreement:
     """The paper's agreement when rated (abstentions dropped pairwise), macro values."""
     return agreement_block(agr, slots=False, n_items=False)
 
 
-def macro_block(agr: measured.Agreement | None) -> Agreement | None:
+def macro_block(agr: MeasuredAgreement | None) -> Agreement | None:
     """A group's macro values without per-slot detail (records stay small)."""
     return None if agr is None else agreement_block(agr, slots=False)
 

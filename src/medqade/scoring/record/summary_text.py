@@ -2,7 +2,7 @@
 
 :func:`summary` gives the whole text (agreement with the physicians, the verdict, bias,
 abstention and, for a judge, its behaviour); :func:`behaviour_lines` the lines of the record's
-``behaviour`` block (written by :func:`medqade.measures.behaviour.behaviour`; a record without
+``behaviour`` block (written by :func:`medqade.measures.judge_behaviour.behaviour`; a record without
 it, older, gives none); :func:`alt_test_text` the one sentence every front end shows for the
 alternative annotator test.
 """
@@ -25,7 +25,7 @@ from medqade.scoring.record.score_record import (
 PHYSICIANS_RATED: Final = "each physician on the answers they rated, abstentions dropped"
 """What the physicians' leave-one-out agreement counts: a physician's abstention is left out
 (not a disagreement, unlike a judge's in ``core``/``full``), so it is their agreement when
-rated (:func:`medqade.measures.agreement.physicians_in_place`)."""
+rated (:func:`medqade.measures.reference_agreement.physicians_in_place`)."""
 
 
 def _count(x: Any) -> str:

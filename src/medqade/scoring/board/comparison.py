@@ -26,11 +26,20 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.measures import agreement as measured
-from medqade.measures import breakdown as measured_breakdown
-from medqade.measures.in_place import InPlace, judge_in_place
-from medqade.measures.ranking import RankedBoard
-from medqade.measures.seeds import BOOTSTRAP_SEED
+from medqade.measures import (
+    BOOTSTRAP_SEED,
+    TIER,
+    Agreement,
+    InPlace,
+    RankedBoard,
+    agreement,
+    breakdowns,
+    dimensions,
+    grouped_agreement,
+    grouped_leave_one_out,
+    judge_in_place,
+    substantive,
+)
 from medqade.schema import answer_id
 from medqade.scoring.board.compare_results import Comparison, Difference
 from medqade.scoring.board.compare_sides import (
@@ -43,20 +52,19 @@ from medqade.scoring.board.compare_sides import (
     resolve,
     submission_side,
 )
-from medqade.scoring.board.leaderboard import VIEWS, board_key
 from medqade.scoring.board.simultaneous import board_pair
-from medqade.scoring.intake.settings import Settings
-from medqade.scoring.intake.submission import JUDGE
-from medqade.scoring.metrics import context
-from medqade.scoring.metrics import judge as judge_scoring
-from medqade.scoring.record.score_record import RecordMeta, ScoreRecord
+from medqade.scoring.board.tables import VIEWS, board_key
+from medqade.scoring.intake import JUDGE, Settings
+from medqade.scoring.metrics import ALL, CORE, against_physicians, physicians_in_place, weights
+from medqade.scoring.metrics import mask as context_mask
+from medqade.scoring.record import RecordMeta, ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
 
 
 def _paired(
-    a: Mapping[str, measured.Agreement | None], b: Mapping[str, measured.Agreement | None]
+    a: Mapping[str, Agreement | None], b: Mapping[str, Agreement | None]
 ) -> dict[str, Difference | None]:
     """Group by group: the paired difference, ``None`` where either side has none."""
     out: dict[str, Difference | None] = {}
@@ -66,9 +74,9 @@ def _paired(
     return out
 
 
-def _slot_agreement(agr: measured.Agreement, name: str) -> measured.Agreement:
+def _slot_agreement(agr: Agreement, name: str) -> Agreement:
     slot = agr.slots[name]
-    return measured.Agreement(kappa=slot.kappa, pa=slot.pa, n=slot.n, slots={})
+    return Agreement(kappa=slot.kappa, pa=slot.pa, n=slot.n, slots={})
 
 
 def _consensus_name(code: int) -> str:
@@ -113,27 +121,25 @@ def compare(
             "the physician reference exists only on the core (the 200 items all ten "
             "physicians rated); compare with physicians in the core view (--view core)"
         )
-    scope = context.CORE if view == "core" else context.ALL
-    items = context.mask(release, scope)
-    w = context.weights(release, scope, resamples, seed)
+    scope = CORE if view == "core" else ALL
+    items = context_mask(release, scope)
+    w = weights(release, scope, resamples, seed)
     slots = release.roster.student_ids
     consensus = release.consensus[items]
     tiers = release.tier[items]
     groups = {f"tier{t}": tiers == t for t in vocab.TIERS}
 
-    def scored(side: Side) -> tuple[measured.Agreement, dict[str, measured.Agreement | None]]:
+    def scored(side: Side) -> tuple[Agreement, dict[str, Agreement | None]]:
         # a judge's abstentions count as disagreements, as in score's core/full and the
         # leaderboard; the physicians are scored on the answers each rated (the paper's LOO)
         if side.labels is None:
-            loo = context.physicians_in_place(release, resamples, seed).agreement
-            by_tier = measured.grouped_leave_one_out(
-                release.physician_labels[:, items], groups, slots, w
-            )
+            loo = physicians_in_place(release, resamples, seed).agreement
+            by_tier = grouped_leave_one_out(release.physician_labels[:, items], groups, slots, w)
             return loo, by_tier
         lab = side.labels[items]
         return (
-            measured.agreement(lab, consensus, slots, w, abstain_disagrees=True),
-            measured.grouped_agreement(lab, consensus, groups, slots, w, abstain_disagrees=True),
+            agreement(lab, consensus, slots, w, abstain_disagrees=True),
+            grouped_agreement(lab, consensus, groups, slots, w, abstain_disagrees=True),
         )
 
     judge_side = None
@@ -150,7 +156,7 @@ def compare(
                     phys,
                     slots,
                     w,
-                    physicians=context.physicians_in_place(release, resamples, seed),
+                    physicians=physicians_in_place(release, resamples, seed),
                 )
             sub_w = None if w is None else w[:, mask]
             return judge_in_place(lab[mask], phys[:, mask], slots, sub_w)
@@ -166,8 +172,8 @@ def compare(
             t: ordered(in_place(groups[f"tier{t}"])) if groups[f"tier{t}"].any() else None
             for t in vocab.TIERS
         }
-        consensus_agreement = measured.agreement(lab, consensus, slots, w, abstain_disagrees=True)
-        found = judge_scoring.against_physicians(
+        consensus_agreement = agreement(lab, consensus, slots, w, abstain_disagrees=True)
+        found = against_physicians(
             release,
             judge_side.labels,
             np.ones(judge_side.labels.shape, dtype=bool)
@@ -192,19 +198,18 @@ def compare(
         consensus_agreement = None
     parts = None
     if a.labels is not None and b.labels is not None:
-        dims = measured_breakdown.dimensions(
+        dims = dimensions(
             release.questions[items].reset_index(drop=True), tiers, release.lexical[items]
         )
-        dims.pop(measured_breakdown.TIER)  # the tiers are above
+        dims.pop(TIER)  # the tiers are above
         found_a, found_b = (
-            measured_breakdown.breakdowns(lab[items], consensus, dims, slots, w).groups
-            for lab in (a.labels, b.labels)
+            breakdowns(lab[items], consensus, dims, slots, w).groups for lab in (a.labels, b.labels)
         )
         parts = {dim: _paired(found_a[dim], found_b[dim]) for dim in found_a}
     lab_a = release.consensus if a.labels is None else a.labels
     lab_b = release.consensus if b.labels is None else b.labels
-    sub_a = measured.substantive(lab_a) >= 0
-    sub_b = measured.substantive(lab_b) >= 0
+    sub_a = substantive(lab_a) >= 0
+    sub_b = substantive(lab_b) >= 0
     both = sub_a & sub_b & items[:, None]
     differ = both & (lab_a != lab_b)
     listed: list[dict[str, Any]] = []

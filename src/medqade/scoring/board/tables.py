@@ -92,7 +92,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from medqade.measures import paired, ranking
+from medqade.measures import DEFAULT_MARGIN, RankedBoard, Ranker, Resolution, check_margin
 from medqade.scoring.board.record_rows import JUDGE_METRICS as JUDGE_METRICS
 from medqade.scoring.board.record_rows import MODEL_METRICS as MODEL_METRICS
 from medqade.scoring.board.record_rows import STALE as STALE
@@ -101,9 +101,9 @@ from medqade.scoring.board.record_rows import Ranked, judge_row, model_row
 from medqade.scoring.board.record_rows import on_board as on_board
 from medqade.scoring.board.record_rows import settings_of as settings_of
 from medqade.scoring.board.record_rows import status as status
-from medqade.scoring.board.rows import JUDGE_COLUMNS, MODEL_COLUMNS
-from medqade.scoring.metrics.records import PHYSICIAN_FLAG
-from medqade.scoring.record.score_record import (
+from medqade.scoring.board.row_types import JUDGE_COLUMNS, MODEL_COLUMNS
+from medqade.scoring.metrics import PHYSICIAN_FLAG
+from medqade.scoring.record import (
     ScoreRecord,
     read_record,
 )
@@ -118,12 +118,12 @@ def board_margin(margin: Any) -> float:
     (:func:`medqade.measures.paired.check_margin`) on the grid of :data:`MARGIN_STEP`,
     returned rounded to it, so every value the board can be asked for is one of 101 (the
     Space keys its tables and downloads by it); else ``ValueError`` naming the value."""
-    value = paired.check_margin(margin)
+    value = check_margin(margin)
     steps = value / MARGIN_STEP
     if abs(steps - round(steps)) > 1e-6:
         raise ValueError(
             f"the margin must be a multiple of {MARGIN_STEP:g} between 0 and 1 "
-            f"(e.g. {paired.DEFAULT_MARGIN:g}), got {margin!r}"
+            f"(e.g. {DEFAULT_MARGIN:g}), got {margin!r}"
         )
     return round(round(steps) * MARGIN_STEP, MARGIN_DIGITS)
 
@@ -144,10 +144,10 @@ class LeaderboardTables:
 
     judges: pd.DataFrame
     models: pd.DataFrame
-    judges_board: ranking.RankedBoard | None
-    models_board: ranking.RankedBoard | None
-    judges_resolution: ranking.Resolution | None
-    models_resolution: ranking.Resolution | None
+    judges_board: RankedBoard | None
+    models_board: RankedBoard | None
+    judges_resolution: Resolution | None
+    models_resolution: Resolution | None
 
 
 def board_key(record_id: Any, view: str, metric: str) -> tuple[Any, str, str]:
@@ -158,10 +158,10 @@ def board_key(record_id: Any, view: str, metric: str) -> tuple[Any, str, str]:
 def _frame(
     rows: list[Ranked],
     columns: tuple[str, ...],
-    ranker: ranking.Ranker,
+    ranker: Ranker,
     tag: tuple[str, str],
     settings: tuple[int, int] | None,
-) -> tuple[pd.DataFrame, ranking.RankedBoard | None]:
+) -> tuple[pd.DataFrame, RankedBoard | None]:
     if not rows:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in columns}), None
     ranked = [
@@ -222,8 +222,8 @@ def leaderboard(
     records: Iterable[Record],
     view: str = "core",
     metric: str = "kappa",
-    margin: float = paired.DEFAULT_MARGIN,
-    ranker: ranking.Ranker | None = None,
+    margin: float = DEFAULT_MARGIN,
+    ranker: Ranker | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(judges, models)`` tables of ``records`` for ``view`` (``core`` or ``full``), judges
     ranked and sorted on ``metric`` (``kappa``, ``pa`` or ``pabak``), verdicts with ``margin``;
@@ -237,16 +237,16 @@ def leaderboard_tables(
     records: Iterable[Record],
     view: str = "core",
     metric: str = "kappa",
-    margin: float = paired.DEFAULT_MARGIN,
-    ranker: ranking.Ranker | None = None,
+    margin: float = DEFAULT_MARGIN,
+    ranker: Ranker | None = None,
 ) -> LeaderboardTables:
     """:func:`leaderboard` with each board's ranking and resolution."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
     if metric not in JUDGE_METRICS:
         raise ValueError(f"metric must be one of {', '.join(JUDGE_METRICS)}, got {metric!r}")
-    margin = paired.check_margin(margin)
-    ranker = ranker if ranker is not None else ranking.Ranker()
+    margin = check_margin(margin)
+    ranker = ranker if ranker is not None else Ranker()
     seen: set[Any] = set()
     unique = []
     for rec in map(read_record, records):  # the one read of a JSON object (a typed record: as is)

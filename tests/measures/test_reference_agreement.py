@@ -14,7 +14,7 @@ import pytest
 
 from medqade import vocab
 from medqade.dataset.release import Release
-from medqade.measures import agreement as agr
+from medqade.measures import reference_agreement as agr
 from medqade.measures.seeds import question_weights
 
 from .conftest import CHECKED, RESAMPLES, TOL, close, kappa_pa, loo_loop, nanmean

@@ -1,8 +1,8 @@
 """One leaderboard row as a frozen dataclass: :class:`JudgeRow` and :class:`ModelRow`.
 
-:func:`medqade.scoring.board.leaderboard.leaderboard` builds one row per record and ranks them; the
+:func:`medqade.scoring.board.tables.leaderboard` builds one row per record and ranks them; the
 frames it returns have exactly these fields as columns, in this order (:data:`JUDGE_COLUMNS`,
-:data:`MODEL_COLUMNS`; the meaning of each column is in :mod:`medqade.scoring.board.leaderboard`).
+:data:`MODEL_COLUMNS`; the meaning of each column is in :mod:`medqade.scoring.board.tables`).
 ``to_json`` / ``from_json`` give and read the plain row (numbers unrounded, NaN for a missing
 number, ``None`` for a missing rank or verdict).
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Final, Self
 
 if TYPE_CHECKING:
-    from medqade.scoring.record.score_record import ScoreRecord
+    from medqade.scoring.record import ScoreRecord
 
 NAN: Final = math.nan
 
@@ -45,7 +45,7 @@ class Row:
 
 @dataclass(frozen=True, kw_only=True)
 class JudgeRow(Row):
-    """A judge's row of one view (columns in :mod:`medqade.scoring.board.leaderboard`)."""
+    """A judge's row of one view (columns in :mod:`medqade.scoring.board.tables`)."""
 
     kappa: float
     kappa_low: float
@@ -100,7 +100,7 @@ class JudgeRow(Row):
 
 @dataclass(frozen=True, kw_only=True)
 class ModelRow(Row):
-    """A model's row of one view (columns in :mod:`medqade.scoring.board.leaderboard`)."""
+    """A model's row of one view (columns in :mod:`medqade.scoring.board.tables`)."""
 
     accuracy: float
     accuracy_low: float

@@ -1,4 +1,4 @@
-"""Typed leaderboard rows (:mod:`medqade.scoring.board.rows`): the frames' columns are the
+"""Typed leaderboard rows (:mod:`medqade.scoring.board.row_types`): the frames' columns are the
 rows' fields, and every row of a board reads into its dataclass and back unchanged."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from medqade.scoring import (
     leaderboard,
     reference_records,
 )
-from medqade.scoring.board.rows import rated_n
+from medqade.scoring.board.row_types import rated_n
 from medqade.scoring.record.score_record import read_record
 
 

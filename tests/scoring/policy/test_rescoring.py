@@ -1,4 +1,4 @@
-"""``medqade rescore`` and :func:`medqade.scoring.policy.rescore.rescore`: a stored submission
+"""``medqade rescore`` and :func:`medqade.scoring.policy.rescoring.rescore`: a stored submission
 scored again on another release, under the rules of ``score --results``, from the stored file
 only."""
 
@@ -14,7 +14,7 @@ from medqade.cli import main
 from medqade.dataset.release import Release
 from medqade.scoring import Limits
 from medqade.scoring.policy import policy
-from medqade.scoring.policy.rescore import rescore
+from medqade.scoring.policy.rescoring import rescore
 from medqade.scoring.policy.store import RateLimit, ResultsStore
 from medqade.scoring.record.score_record import ScoreRecord
 

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from medqade.scoring.intake.settings import Settings
+from medqade.scoring.intake import Settings
 from medqade.scoring.policy.outcome import EVAL_LOG, Outcome, Submitter, Upload, refused
 from medqade.scoring.policy.policy import parse, submit
 from medqade.scoring.policy.store import UPLOADS, ResultsStore, upload_sha256, upload_suffix
-from medqade.scoring.record.score_record import ScoreRecord
+from medqade.scoring.record import ScoreRecord
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release

@@ -12,10 +12,10 @@ import pytest
 
 from medqade.cli import main
 from medqade.dataset.release import Release
-from medqade.measures import agreement as measured
+from medqade.measures import reference_agreement as measured
 from medqade.measures import seeds
 from medqade.scoring import parse_submission
-from medqade.scoring.board.compare import CompareError, compare, resolve
+from medqade.scoring.board.comparison import CompareError, compare, resolve
 
 from ..conftest import RESAMPLES
 from ..helpers import codes_to_rows, judge_rows, scored

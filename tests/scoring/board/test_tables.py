@@ -1,4 +1,4 @@
-"""The leaderboard's tables (:mod:`medqade.scoring.board.leaderboard`): the margins a board offers
+"""The leaderboard's tables (:mod:`medqade.scoring.board.tables`): the margins a board offers
 and the rows it ranks."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from medqade.dataset.release import Release
 from medqade.scoring import Settings, reference_records
-from medqade.scoring.board.leaderboard import board_margin, board_settings, leaderboard, rows
+from medqade.scoring.board.tables import board_margin, board_settings, leaderboard, rows
 from medqade.scoring.metrics.records import SCHEMA_VERSION
 from medqade.scoring.record.score_record import ScoreRecord
 
