@@ -27,7 +27,6 @@ import numpy as np
 
 from medqade.dataset.release import Release
 from medqade.dataset.sources import open_release, resolve_data
-from medqade.measures.reference_agreement import agreement
 from medqade.measures.physician_reference import loo_references
 from medqade.measures.rater_report import panel_report
 from medqade.measures.raters import (
@@ -37,6 +36,7 @@ from medqade.measures.raters import (
     outlier_verdict,
     quantile_mc_se,
 )
+from medqade.measures.reference_agreement import agreement
 from medqade.measures.seeds import STREAM_OUTLIER, question_weights
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import inspect
 import json
 import logging
@@ -121,7 +122,13 @@ def test_board_rule_lives_in_one_place_the_space_and_the_cli_call_board_records(
         return opened(*args, **kwargs)
 
     monkeypatch.setattr(board, "board_records", only_this_release_and_not_own)
-    monkeypatch.setattr(board, "open_board", open_board)
+    # Both front ends hold the library's one open_board (imported by name from its package):
+    # patched where each looks it up, after checking it is that function and no copy.
+    space_module = importlib.import_module("medqade.app.state")
+    cli_module = importlib.import_module("medqade.commands._board")
+    assert space_module.open_board is opened and cli_module.open_board_records is opened
+    monkeypatch.setattr(space_module, "open_board", open_board)
+    monkeypatch.setattr(cli_module, "open_board_records", open_board)
     state = _space(sample_release, results)
     space_ids = [str(i) for i in state.boards("core").judges["id"]]
     cli_ids = _cli_judge_ids(capsys, built_sample, results, "core")

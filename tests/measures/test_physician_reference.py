@@ -3,7 +3,8 @@ loops.
 
 Oracles: the strict majority of the others counted by hand, scikit-learn's ``cohen_kappa_score``
 per physician and slot (:func:`conftest.loo_loop`), a replicate as the statistic of the items
-repeated by their count weights, and :func:`medqade.measures.reference_agreement.agreement` per physician.
+repeated by their count weights, and :func:`medqade.measures.reference_agreement.agreement` per
+physician.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import pytest
 
 from medqade import vocab
 from medqade.dataset.release import Release
-from medqade.measures import reference_agreement as agr
 from medqade.measures import physician_reference as phys
+from medqade.measures import reference_agreement as agr
 from medqade.measures.seeds import question_weights
 
 from .conftest import CHECKED, RESAMPLES, TOL, close, loo_loop

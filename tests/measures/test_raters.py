@@ -7,7 +7,6 @@ import math
 import numpy as np
 
 from analyses.helpers import kappa, pa, statsmodels_fleiss
-from medqade.measures.reference_agreement import agreement
 from medqade.measures.physician_reference import leave_one_out, loo_references
 from medqade.measures.raters import (
     ABOVE_PANEL,
@@ -22,6 +21,7 @@ from medqade.measures.raters import (
     quantile_mc_se,
     tier_abstention,
 )
+from medqade.measures.reference_agreement import agreement
 from medqade.measures.seeds import question_weights
 
 SLOTS = ("a", "b", "c")

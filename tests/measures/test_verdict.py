@@ -10,8 +10,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from medqade.consensus import majority_of_codes
 from medqade.dataset.release import Release
-from medqade.measures import reference_agreement as agr
 from medqade.measures import in_place, physician_reference
+from medqade.measures import reference_agreement as agr
 from medqade.measures.paired import VERDICTS, verdict_of_bounds
 from medqade.measures.seeds import question_weights
 

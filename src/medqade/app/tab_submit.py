@@ -329,7 +329,7 @@ def shown_outcome(
         "ok": outcome.ok,
         "message": outcome.message,
         "record": None if outcome.record is None else outcome.record.to_json(),
-        "summary": outcome.summary,
+        "summary": None if outcome.summary is None else outcome.summary.to_json(),
         "warnings": list(outcome.warnings),
         "dry_run": outcome.dry_run,
     }

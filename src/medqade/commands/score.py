@@ -263,7 +263,11 @@ def _check(args: argparse.Namespace, release: Release, limits: Limits) -> dict[s
         runs=runs,
     )
     empty = dict.fromkeys(("kind", "format", "rows", "scope", "coverage", "content_hash"))
-    summary = outcome.summary or {**empty, "kind": args.kind, "warnings": []}
+    summary = (
+        outcome.summary.to_json()
+        if outcome.summary
+        else {**empty, "kind": args.kind, "warnings": []}
+    )
     problems = [str(p) for p in outcome.problems] or ([] if outcome.ok else [outcome.message])
     report = {"ok": outcome.ok, **summary, "problems": problems, "stored": False}
     if outcome.ok and outcome.record is not None:  # scored as the real run is, not stored

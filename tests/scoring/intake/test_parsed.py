@@ -43,7 +43,7 @@ def test_summary_lists_what_was_parsed_with_nan_as_none() -> None:
         present=np.ones((2, 5), dtype=bool),
         warnings=(Problem("j.csv", 3, "duplicate row"),),
     )
-    assert sub.summary() == {
+    assert sub.summary().to_json() == {
         "kind": "judge",
         "format": "rows",
         "rows": 7,

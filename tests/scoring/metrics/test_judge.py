@@ -14,8 +14,8 @@ from medqade import vocab
 from medqade.analyses import rq3, rq4
 from medqade.cli import main
 from medqade.dataset.release import Release
-from medqade.measures import reference_agreement as alignment
 from medqade.measures import in_place, paired, seeds
+from medqade.measures import reference_agreement as alignment
 from medqade.scoring import leaderboard, parse_submission
 from medqade.scoring.metrics.breakdowns import abstention
 

@@ -4,6 +4,7 @@ stored, with and without a results folder; the Space and ``medqade score`` both 
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import json
 from pathlib import Path
@@ -127,7 +128,13 @@ def test_the_space_and_the_cli_score_through_policy_submit(
         callers.append(inspect.stack()[1].frame.f_globals["__name__"])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(policy, "submit", spy)
+    # Both front ends hold the library's one submit, imported by name from its package:
+    # patched where each looks it up, after checking it is that function and no copy.
+    space = importlib.import_module("medqade.app.state")
+    cli = importlib.import_module("medqade.commands.score")
+    assert space.submit_upload is original and cli.submit is original
+    monkeypatch.setattr(space, "submit_upload", spy)
+    monkeypatch.setattr(cli, "submit", spy)
     path = tmp_path / "mine.csv"
     path.write_bytes(_csv(sample, 0))
     results = tmp_path / "results"

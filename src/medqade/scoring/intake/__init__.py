@@ -13,6 +13,7 @@ from medqade.scoring.intake.meta import (
     merge_meta,
 )
 from medqade.scoring.intake.normalize import char_ngram_dice, fuzzy_ratio, normalise, token_f1
+from medqade.scoring.intake.parsed import FileSummary
 from medqade.scoring.intake.settings import Settings
 from medqade.scoring.intake.submission import (
     ANSWERS,
@@ -37,6 +38,7 @@ __all__ = [
     "KINDS",
     "META_KEYS",
     "PROMPTS",
+    "FileSummary",
     "Limits",
     "Settings",
     "Submission",

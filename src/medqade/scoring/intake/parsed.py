@@ -14,7 +14,39 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade.files.problems import Problem
-from medqade.scoring.record.outputs import jsonable
+from medqade.scoring.record import JsonView, jsonable
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileSummary(JsonView):
+    """What a checked file is, as a dry run reports it (the Space's summary table,
+    ``--validate-only --json``): ``ok`` is False where it has problems, which are then listed
+    (as text) and the rest is ``None``. Read by field or, for readers of the JSON, by key."""
+
+    ok: bool | None = None
+    kind: str | None = None
+    format: str | None = None
+    rows: int | None = None
+    scope: str | None = None
+    coverage: Mapping[str, float | None] | None = None
+    content_hash: str | None = None
+    warnings: tuple[str, ...] | None = None
+    problems: tuple[str, ...] | None = None
+
+    @classmethod
+    def refused(cls, kind: str | None, problems: tuple[str, ...]) -> FileSummary:
+        """The summary of a file that could not be read: its problems, nothing else."""
+        return cls.of(
+            ok=False,
+            kind=kind,
+            format=None,
+            rows=None,
+            scope=None,
+            coverage=None,
+            content_hash=None,
+            warnings=(),
+            problems=problems,
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,20 +89,23 @@ class Submission:
     runs: tuple[JudgeRun, ...] = field(default=(), repr=False)
     """judge: every run when there are two or more (the first is ``labels``), else empty."""
 
-    def summary(self) -> dict[str, Any]:
-        """Plain-dict description (for the Space and ``validate_only``; NaN as ``None``)."""
-        summary: dict[str, Any] = jsonable(
-            {
-                "kind": self.kind,
-                "format": self.format,
-                "rows": self.n_rows,
-                "scope": self.scope,
-                "coverage": dict(self.coverage),
-                "content_hash": self.content_hash,
-                "warnings": [str(w) for w in self.warnings],
-            }
-        )
-        return summary
+    def summary(self, *, checked: bool = False) -> FileSummary:
+        """What this file is (for the Space and the dry runs; a NaN coverage as ``None``);
+        ``checked``: as :func:`~medqade.scoring.intake.submission.validate_only` reports it,
+        with ``ok`` first and no problems last."""
+        coverage = {k: jsonable(v) for k, v in self.coverage.items()}
+        fields = {
+            "kind": self.kind,
+            "format": self.format,
+            "rows": self.n_rows,
+            "scope": self.scope,
+            "coverage": coverage,
+            "content_hash": self.content_hash,
+            "warnings": tuple(str(w) for w in self.warnings),
+        }
+        if checked:
+            return FileSummary.of(ok=True, **fields, problems=())
+        return FileSummary.of(**fields)
 
 
 def readonly(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -79,4 +114,4 @@ def readonly(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return a
 
 
-__all__ = ["JudgeRun", "Submission", "readonly"]
+__all__ = ["FileSummary", "JudgeRun", "Submission", "readonly"]

@@ -99,6 +99,7 @@ from medqade.scoring.intake.limits import Limits
 from medqade.scoring.intake.log_reader import is_eval_log
 from medqade.scoring.intake.meta import clean_meta
 from medqade.scoring.intake.normalize import normalise
+from medqade.scoring.intake.parsed import FileSummary as FileSummary
 from medqade.scoring.intake.parsed import JudgeRun as JudgeRun
 from medqade.scoring.intake.parsed import Submission as Submission
 from medqade.scoring.intake.parsed import readonly
@@ -353,10 +354,10 @@ def validate_only(
     kind: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
     labels: tuple[bytes, str] | None = None,
-) -> dict[str, Any]:
+) -> FileSummary:
     """Dry run: check a submission (and optional labels ``(bytes, filename)``) without
-    scoring. Never raises for a bad file; returns ``{"ok", "kind", "format", "rows",
-    "scope", "coverage", "content_hash", "warnings", "problems"}`` (problems as text).
+    scoring. Never raises for a bad file; returns its :class:`FileSummary` (``ok``, kind,
+    format, rows, scope, coverage, content hash, warnings, and problems as text).
     Parsing only: the dry run of the front ends, every rule, is
     :func:`medqade.scoring.policy.policy.check`."""
     try:
@@ -364,15 +365,5 @@ def validate_only(
         if labels is not None:
             sub = attach_labels(sub, labels[0], labels[1], release, limits)
     except InputError as exc:
-        return {
-            "ok": False,
-            "kind": kind,
-            "format": None,
-            "rows": None,
-            "scope": None,
-            "coverage": None,
-            "content_hash": None,
-            "warnings": [],
-            "problems": [str(p) for p in exc.problems],
-        }
-    return {"ok": True, **sub.summary(), "problems": []}
+        return FileSummary.refused(kind, tuple(str(p) for p in exc.problems))
+    return sub.summary(checked=True)

@@ -7,10 +7,10 @@ and ``medqade rescore`` (:mod:`medqade.scoring.policy.policy` for the order of t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from medqade.files.problems import InputError, Problem
-from medqade.scoring.intake import Limits, Submission
+from medqade.scoring.intake import FileSummary, Limits, Submission
 from medqade.scoring.record import ScoreRecord
 
 PARQUET: Final = ".parquet"
@@ -47,7 +47,7 @@ class Outcome:
     ok: bool
     message: str
     record: ScoreRecord | None = None
-    summary: dict[str, Any] | None = None
+    summary: FileSummary | None = None
     problems: tuple[Problem, ...] = ()
     warnings: tuple[str, ...] = field(default=())
     submission: Submission | None = field(default=None, compare=False, repr=False)
