@@ -33,6 +33,7 @@ from medqade.dataset.hub_config import CHOICES, judge_input
 from medqade.dataset.hub_eval import JUDGE_TASK
 from medqade.files.problems import InputError, Problem
 from medqade.scoring.intake.log_samples import LogSample
+from medqade.scoring.record import JsonDict
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -123,7 +124,7 @@ def check_hub_sample(sample: LogSample, inputs: Mapping[str, str], name: str) ->
         )
 
 
-def _meta(header: Any, n: int, task: str, family: str | None) -> dict[str, Any]:
+def _meta(header: Any, n: int, task: str, family: str | None) -> JsonDict:
     model = str(header.eval.model)
     provider, _, model_id = model.partition("/")
     created = str(header.eval.created or "")

@@ -52,6 +52,7 @@ from medqade.scoring.intake.log_samples import (
     check_texts,
 )
 from medqade.scoring.intake.meta import family_of_model
+from medqade.scoring.record import JsonDict
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -179,7 +180,7 @@ def _hub_text(
 
     model = str(header.eval.model).partition("/")[2] or str(header.eval.model)
     family = with_family({"model_id": model}, release).get("family")
-    return hub_log_text(header, checked(), task, family)
+    return hub_log_text(header, checked(), task, family if isinstance(family, str) else None)
 
 
 HUB_ID: Final = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -254,7 +255,7 @@ def log_table_text(
     return text, tuple(notes)
 
 
-def with_family(meta: Mapping[str, Any], release: Release) -> dict[str, Any]:
+def with_family(meta: Mapping[str, Any], release: Release) -> JsonDict:
     """A log's header with the model's ``family`` when the roster tells it
     (:func:`~medqade.scoring.intake.meta.family_of_model`); a family the submitter gives wins."""
     out = dict(meta)

@@ -31,6 +31,7 @@ from medqade.scoring.intake.log_samples import (
     LogSample,
     from_eval_sample,
 )
+from medqade.scoring.record import JsonDict
 
 _DECODING_KEYS: Final = (
     "temperature",
@@ -204,7 +205,7 @@ def rows_of_samples(kind: str, log: Any, samples: Iterable[LogSample], name: str
     return LogRows(kind, header, tuple(rows), tuple(graded), grader)
 
 
-def _header(log: Any, n: int, errored: int, invalid: int) -> dict[str, Any]:
+def _header(log: Any, n: int, errored: int, invalid: int) -> JsonDict:
     model = str(log.eval.model)
     provider, _, model_id = model.partition("/")
     usage = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}

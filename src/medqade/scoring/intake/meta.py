@@ -40,6 +40,7 @@ from typing import Any, Final
 from medqade.files.problems import Problem
 from medqade.scoring.intake.decoding import check_decoding, parse_decoding
 from medqade.scoring.intake.decoding import deterministic_decoding as deterministic_decoding
+from medqade.scoring.record import JsonDict
 
 TEXT_KEYS: Final = (
     "name",
@@ -287,7 +288,7 @@ def _judge(
     return out, problems
 
 
-def merge_meta(header: Mapping[str, Any], explicit: Mapping[str, Any]) -> dict[str, Any]:
+def merge_meta(header: Mapping[str, Any], explicit: Mapping[str, Any]) -> JsonDict:
     """Header metadata overridden by explicit metadata (flags or form), key by key."""
     out = dict(header)
     for key, value in explicit.items():
@@ -353,7 +354,7 @@ class SubmissionForm:
         digest = hashlib.sha256(prompt).hexdigest()
         return replace(form, prompt_sha256=digest, prompt=form.prompt or "own")
 
-    def meta(self) -> dict[str, Any]:
+    def meta(self) -> JsonDict:
         """The metadata keys of :mod:`medqade.scoring.intake.meta` (empty fields left out)."""
         out: dict[str, Any] = {}
         for key in (*FORM_KEYS, "notes", "prompt_sha256", "decoding"):

@@ -2,7 +2,7 @@
 and the text summary ``medqade score`` prints.
 """
 
-from medqade.scoring.record.json_object import JsonObject, JsonView
+from medqade.scoring.record.json_object import JsonDict, JsonObject, JsonValue, JsonView
 from medqade.scoring.record.outputs import csv_cell, csv_text, dumps, jsonable
 from medqade.scoring.record.replicates import Replicates, of_block, section
 from medqade.scoring.record.score_record import (
@@ -52,7 +52,9 @@ __all__ = [
     "Disagreements",
     "Ensembles",
     "Headline",
+    "JsonDict",
     "JsonObject",
+    "JsonValue",
     "JsonView",
     "JudgeRef",
     "Judged",

@@ -22,7 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import Field, dataclass, field, fields, replace
 from types import MappingProxyType
-from typing import Any, Final, Self
+from typing import Any, Final, Self, TypeAlias
+
+JsonValue: TypeAlias = "str | int | float | bool | list[JsonValue] | dict[str, JsonValue] | None"
+"""A value JSON can hold."""
+JsonDict: TypeAlias = dict[str, JsonValue]
+"""A JSON object as built to be written: a submitter's metadata as given (a file's header, the
+form, an Inspect log's header) before :func:`~medqade.scoring.intake.meta.clean_meta` checks it."""
 
 Reader = Callable[[Any], Any]
 Writer = Callable[[Any], Any]
