@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python bench/space_browser.py [--data D] [--repeat 7] [--sizes 1440x900,390x844]
+        [--bare] [--load-only]
 
 Launches the Space in-process on the full synthetic release (the embedded default unless
 ``--data`` is given; reference rows cached in a fresh results folder before the first
