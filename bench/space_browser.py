@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python bench/space_browser.py [--data D] [--repeat 7] [--sizes 1440x900,390x844]
+        [--bare] [--load-only]
 
 Launches the Space in-process on the full synthetic release (the embedded default unless
 ``--data`` is given; reference rows cached in a fresh results folder before the first
@@ -166,6 +167,22 @@ def launch(data: str | None, resamples: int) -> tuple[Any, str, Any]:
     return demo, f"http://127.0.0.1:{port}/", release
 
 
+def launch_bare() -> tuple[Any, str]:
+    """A bare Gradio page (one component, default theme, no CSS or head script): the floor a
+    Gradio page load has on this machine."""
+    import socket
+
+    import gradio as gr
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    with gr.Blocks(analytics_enabled=False) as demo:
+        gr.Markdown("# bare page", elem_id="mq-bare")
+    demo.launch(prevent_thread_lock=True, quiet=True, server_name="127.0.0.1", server_port=port)
+    return demo, f"http://127.0.0.1:{port}/"
+
+
 def click_tab(page: Any, name: str) -> None:
     """Click a tab; through Gradio's overflow menu when the tab row hides it."""
     tab = page.get_by_role("tab", name=name)
@@ -183,10 +200,13 @@ def judges_condition(phone: bool) -> str:
     return js_visible("#mq-judges", rows_in("#mq-judges", "tbody tr"))
 
 
-def page_load(browser: Any, url: str, size: dict[str, int], repeat: int) -> list[float]:
-    """Navigation start to the first frame with the judges on screen, in a fresh page each."""
+def page_load(
+    browser: Any, url: str, size: dict[str, int], repeat: int, visible: str = ""
+) -> list[float]:
+    """Navigation start to the first frame with the judges (or ``visible``) on screen, in a
+    fresh browser context each."""
     out = []
-    visible = judges_condition(size["width"] < 640)
+    visible = visible or judges_condition(size["width"] < 640)
     for _ in range(repeat):
         page = browser.new_page(viewport=size)
         try:
@@ -352,6 +372,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--sizes", default="1440x900,390x844", help="viewports, WxH,WxH")
     parser.add_argument("--chromium", default=shutil.which("chromium"))
+    parser.add_argument(
+        "--bare", action="store_true", help="also time page load of a bare one-component page"
+    )
+    parser.add_argument(
+        "--load-only", action="store_true", help="time page load only, no interactions"
+    )
     args = parser.parse_args()
     if not args.chromium:
         raise SystemExit("no chromium executable: pass --chromium PATH")
@@ -364,6 +390,7 @@ def main() -> None:
 
     t = time.perf_counter()
     demo, url, release = launch(args.data, args.resamples)
+    bare = launch_bare() if args.bare else None
     print(f"Space ready in {time.perf_counter() - t:.1f} s at {url} ({release.n_items} items)")
     ids = release.item_ids
     items = (str(ids[min(1234, release.n_items - 1)]), str(ids[0]))
@@ -376,11 +403,23 @@ def main() -> None:
             try:
                 for size in sizes:
                     before = load_average()
-                    page = browser.new_page(viewport=size)
-                    page.add_init_script(PROBE)
-                    loads = page_load(browser, url, size, args.repeat)
-                    results, settled = run(page, url, args.repeat, items, pair, size["width"] < 640)
-                    page.close()
+                    results: dict[str, list[float]] = {}
+                    settled: dict[str, list[float]] = {}
+                    if bare is not None:  # alternating with the Space's, so both see one load
+                        loads, floor = [], []
+                        for _ in range(args.repeat):
+                            loads += page_load(browser, url, size, 1)
+                            floor += page_load(browser, bare[1], size, 1, js_visible("#mq-bare"))
+                        results["bare Gradio page load"] = settled["bare Gradio page load"] = floor
+                    else:
+                        loads = page_load(browser, url, size, args.repeat)
+                    if not args.load_only:
+                        page = browser.new_page(viewport=size)
+                        page.add_init_script(PROBE)
+                        ran, quiet = run(page, url, args.repeat, items, pair, size["width"] < 640)
+                        page.close()
+                        results.update(ran)
+                        settled.update(quiet)
                     results = {"page load": loads, **results}
                     settled = {"page load": loads, **settled}
                     tables.append((size, results, settled, before, load_average()))
@@ -388,6 +427,8 @@ def main() -> None:
                 browser.close()
     finally:
         demo.close()
+        if bare is not None:
+            bare[0].close()
     for size, results, settled, before, after in tables:
         width = max(len(k) for k in results)
         print(

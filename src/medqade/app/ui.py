@@ -39,7 +39,7 @@ from typing import Any
 
 import gradio as gr
 
-from medqade.app import assets, text
+from medqade.app import assets, deferred, text
 from medqade.app.accounts import AccountHasher
 from medqade.app.config import SpaceConfig
 from medqade.app.context import TabContext
@@ -124,9 +124,12 @@ def build_app(
         browse.load(demo, tabs)
         compare.load(demo)
         tab_ids = [str(t.id) for t in tabs.children if getattr(t, "id", None)]
+        # sent hidden, shown by the first event: the page draws the judges sooner
+        held = deferred.hold_back(tabs, "leaderboard", leaderboard.downloads)
 
-        def url_state(request: gr.Request) -> tuple[Any, Any]:
-            """Open the tab and view of a ``?tab=...&view=...`` link (``?item=`` wins)."""
+        def url_state(request: gr.Request) -> tuple[Any, ...]:
+            """Show what the page held back; open the tab and view of a
+            ``?tab=...&view=...`` link (``?item=`` wins)."""
             params = request.query_params if request else {}
             tab = str(params.get("tab", "") or "")
             view = str(params.get("view", "") or "")
@@ -135,9 +138,15 @@ def build_app(
                 if tab in tab_ids and tab != "leaderboard" and not params.get("item")
                 else gr.skip()
             )
-            return select, (view if view == "full" else gr.skip())
+            return select, (view if view == "full" else gr.skip()), *deferred.shown(held)
 
-        demo.load(url_state, None, [tabs, leaderboard.view], api_visibility="private", queue=False)
+        demo.load(
+            url_state,
+            None,
+            [tabs, leaderboard.view, *held],
+            api_visibility="private",
+            queue=False,
+        )
 
     demo.medqade_state = st  # type: ignore[attr-defined]
     demo.medqade_exports = exports  # type: ignore[attr-defined]
