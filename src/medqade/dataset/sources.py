@@ -79,7 +79,10 @@ def default_build(
         synthesize(raw, seed=SYNTHETIC_SEED)
     held = "" if hold_out is None else f", {hold_out.items} items' labels held out"
     say(f"[2/2] building it into {target}{held} (first run only; 10-20 s on 2 cores)")
-    build(raw, target, hold_out=hold_out, private_out=private)
+    if hold_out is None:
+        build(raw, target)
+    else:
+        build(raw, target, hold_out=hold_out, private_out=private)
     say(f"synthetic release ready in {time.perf_counter() - started:.0f} s: {target}")
     return target
 
