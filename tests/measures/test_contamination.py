@@ -12,7 +12,13 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from medqade.measures.contamination import FLAG, LEVEL, Contamination, contamination
+from medqade.measures.contamination import (
+    FLAG,
+    LEVEL,
+    Contamination,
+    contamination,
+    physician_side,
+)
 from medqade.measures.seeds import question_weights
 
 SLOTS = ("a", "b", "c", "d", "e")
@@ -88,6 +94,9 @@ def test_contamination_matches_an_explicit_resampling_loop(seed: int, copy: floa
     assert found.excess_lower == pytest.approx(lower, abs=1e-12)
     assert found.contamination == (lower > 0)
     assert found.to_json()[FLAG] == found.contamination
+    side = physician_side(phys, cons, held, SLOTS, w)
+    again = contamination(judge, phys, cons, held, SLOTS, w, physicians=side)
+    assert again.to_json() == found.to_json()
     assert (found.n_public, found.n_held_out) == (60, 20)
 
 
@@ -118,3 +127,20 @@ def test_refuses_a_release_without_both_sets() -> None:
         contamination(judge, phys, cons, np.zeros_like(held), SLOTS)
     with pytest.raises(ValueError, match="physicians, items, slots"):
         contamination(judge, phys[:, :-1], cons, held, SLOTS)
+
+
+def test_worked_example_of_the_docs() -> None:
+    """The numbers of the worked example in docs/statistics.md (contamination)."""
+    r, f = 1, 0
+    consensus = np.array([[r], [f], [r], [f], [r], [f], [r], [f]])
+    held = np.array([False] * 4 + [True] * 4)
+    judge = np.array([[r], [f], [r], [f], [r], [f], [f], [f]])  # one miss, held out
+    p1 = consensus.copy()
+    p2 = judge.copy()  # the same miss
+    p3 = np.array([[r], [f], [f], [f], [r], [f], [r], [f]])  # one miss, public
+    found = contamination(judge, np.stack([p1, p2, p3]), consensus, held, ("x",))
+    assert found.judge_public.value == pytest.approx(1.0)
+    assert found.judge_held_out.value == pytest.approx(0.5)
+    assert found.judge_drop.value == pytest.approx(0.5)
+    assert found.physicians_drop.value == pytest.approx((0 + 0.5 - 0.5) / 3)
+    assert found.excess.value == pytest.approx(0.5)

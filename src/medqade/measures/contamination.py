@@ -45,7 +45,14 @@ from medqade.measures.agreement import grouped_agreement
 from medqade.measures.estimate import Estimate, FloatArray
 from medqade.measures.slots import AnyWeights, mean_defined
 
-__all__ = ["FLAG", "LEVEL", "Contamination", "contamination"]
+__all__ = [
+    "FLAG",
+    "LEVEL",
+    "Contamination",
+    "PhysicianSide",
+    "contamination",
+    "physician_side",
+]
 
 FLAG: Final = "contamination"
 """The flag word of a judge whose excess drop is significant."""
@@ -126,6 +133,35 @@ def _estimate(point: float, reps: FloatArray | None) -> Estimate:
     return Estimate.from_replicates(float(point), reps)
 
 
+@dataclass(frozen=True, eq=False)
+class PhysicianSide:
+    """Each physician's kappa on (public, held-out) items: point (physicians, 2) and
+    replicates (R, 2, physicians); the same for every judge scored on the same resamples."""
+
+    point: FloatArray
+    replicates: FloatArray | None
+
+
+def physician_side(
+    physician_labels: npt.ArrayLike,
+    consensus: npt.ArrayLike,
+    held_out: npt.ArrayLike,
+    slot_names: tuple[str, ...],
+    weights: AnyWeights | None = None,
+) -> PhysicianSide:
+    """The physicians' side of :func:`contamination`, computed once for many judges."""
+    held = np.asarray(held_out, dtype=bool)
+    groups = {PUBLIC: ~held, HELD_OUT: held}
+    per = [
+        _kappas(p, consensus, groups, slot_names, weights, False)
+        for p in np.asarray(physician_labels)
+    ]
+    point = np.stack([pt for pt, _ in per])
+    if weights is None:
+        return PhysicianSide(point, None)
+    return PhysicianSide(point, np.stack([r for _, r in per if r is not None], axis=-1))
+
+
 def contamination(
     labels: npt.ArrayLike,
     physician_labels: npt.ArrayLike,
@@ -133,13 +169,15 @@ def contamination(
     held_out: npt.ArrayLike,
     slot_names: tuple[str, ...],
     weights: AnyWeights | None = None,
+    physicians: PhysicianSide | None = None,
 ) -> Contamination:
     """The judge's public-vs-held-out agreement beside the physicians' (module docstring).
 
     ``labels`` (items, slots) the judge's codes; ``physician_labels`` (physicians, items,
     slots); ``consensus`` (items, slots) with the held-out items' labels restored (``-1``:
     unresolved); ``held_out`` (items,) the build's held-out mask; ``weights`` (R, items)
-    question count weights (``None``: no intervals, no flag).
+    question count weights (``None``: no intervals, no flag); ``physicians``: the
+    :func:`physician_side` of the same arguments, when already computed.
     """
     held = np.asarray(held_out, dtype=bool)
     lab = np.asarray(labels)
@@ -152,36 +190,33 @@ def contamination(
         raise ValueError("contamination needs public and held-out items")
     groups = {PUBLIC: ~held, HELD_OUT: held}
     j_point, j_reps = _kappas(lab, consensus, groups, slot_names, weights, True)
-    per = [_kappas(p, consensus, groups, slot_names, weights, False) for p in phys]
-    p_point = np.stack([pt for pt, _ in per])  # (P, 2)
-    p_reps = None if weights is None else np.stack([r for _, r in per if r is not None], axis=-1)
-    # p_reps: (R, 2, P)
+    side = physicians or physician_side(phys, consensus, held, slot_names, weights)
+    p_point, p_reps = side.point, side.replicates  # (P, 2), (R, 2, P)
 
-    def physicians(k: int) -> Estimate:
+    def mean_of(k: int) -> Estimate:
         reps = None if p_reps is None else mean_defined(p_reps[:, k])
         return _estimate(float(mean_defined(p_point[:, k])), reps)
-
-    def physician_drop() -> Estimate:
-        reps = None if p_reps is None else mean_defined(p_reps[:, 0] - p_reps[:, 1])
-        return _estimate(float(mean_defined(p_point[:, 0] - p_point[:, 1])), reps)
 
     judge_drop = _estimate(
         float(j_point[0] - j_point[1]), None if j_reps is None else j_reps[:, 0] - j_reps[:, 1]
     )
-    phys_drop = physician_drop()
+    phys_drop = _estimate(
+        float(mean_defined(p_point[:, 0] - p_point[:, 1])),
+        None if p_reps is None else mean_defined(p_reps[:, 0] - p_reps[:, 1]),
+    )
     excess_reps = None
     if judge_drop.replicates is not None and phys_drop.replicates is not None:
         excess_reps = judge_drop.replicates - phys_drop.replicates
     excess = _estimate(judge_drop.value - phys_drop.value, excess_reps)
     lower = math.nan
     if excess_reps is not None:
-        lower = float(stats.percentile_ci(excess_reps, level=1 - 2 * (1 - LEVEL)).low)
+        lower = float(stats.percentile_ci(excess_reps, level=2 * LEVEL - 1).low)
     return Contamination(
         judge_public=_estimate(j_point[0], None if j_reps is None else j_reps[:, 0]),
         judge_held_out=_estimate(j_point[1], None if j_reps is None else j_reps[:, 1]),
         judge_drop=judge_drop,
-        physicians_public=physicians(0),
-        physicians_held_out=physicians(1),
+        physicians_public=mean_of(0),
+        physicians_held_out=mean_of(1),
         physicians_drop=phys_drop,
         excess=excess,
         excess_lower=lower,
