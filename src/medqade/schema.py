@@ -31,6 +31,11 @@ def config_splits(config: str) -> tuple[str, ...]:
 
 DEFAULT_CONFIG = "questions"
 
+HELD_OUT = "held_out"
+"""The boolean column of ``questions`` and ``answers`` in a build with held-out labels
+(:mod:`medqade.dataset.holdout`): true on a row whose labels are withheld."""
+HELD_OUT_CONFIGS = ("questions", "answers")
+
 
 def _answer_fields() -> dict[str, Any]:
     from datasets import Value
@@ -49,11 +54,15 @@ def _answer_fields() -> dict[str, Any]:
     }
 
 
-def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
-    """Features of ``config``; ``extra_columns`` (pass-through strings) follow the fixed ones."""
+def features(config: str, extra_columns: Iterable[str] = (), *, held_out: bool = False) -> Features:
+    """Features of ``config``; ``extra_columns`` (pass-through strings) follow the fixed ones.
+    With ``held_out`` (a build that withholds labels) ``questions`` and ``answers`` end with
+    the boolean :data:`HELD_OUT` before ``canary``."""
     from datasets import Features, List, Value
 
     extras = {c: Value("string") for c in extra_columns}
+    if held_out and config in HELD_OUT_CONFIGS:
+        extras[HELD_OUT] = Value("bool")
     if config == "questions":
         return Features(
             {
@@ -174,8 +183,8 @@ def features(config: str, extra_columns: Iterable[str] = ()) -> Features:
 
 def published_columns() -> frozenset[str]:
     """Every column name the dataset publishes: the fields of every config, the fields nested
-    in ``answers`` and ``difficulty_ratings``, and ``split``."""
-    names = {"split"}
+    in ``answers`` and ``difficulty_ratings``, ``split`` and :data:`HELD_OUT`."""
+    names = {"split", HELD_OUT}
     for config in CONFIGS:
         feats = features(config)
         names.update(feats)

@@ -80,3 +80,100 @@ def test_main_build_default_out_loads_by_bare_name(
     dd = load_dataset("medqade", cache_dir=str(hf_cache))
     assert set(dd) == {"core", "extension"}
     assert (dd["core"].num_rows, dd["extension"].num_rows) == (2, 4)
+
+
+# --- held-out labels (issue 35) -------------------------------------------------------------
+
+
+def _hold_out(out: Path, private: Path, *more: str) -> list[str]:
+    return ["build", "--raw", str(SAMPLE), "--out", str(out), "--hold-out", "2",
+            "--private-out", str(private), *more]  # fmt: skip
+
+
+def _contents(*folders: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for f in folders for p in sorted(f.rglob("*")) if p.is_file()}
+
+
+def test_main_build_hold_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import pyarrow.parquet as pq
+
+    out, private = tmp_path / "out", tmp_path / "private"
+    assert main(_hold_out(out, private, "--hold-out-seed", "4")) == 0
+    said = capsys.readouterr().out
+    assert f"built {out}: 6 items, 30 answer slots" in said
+    assert f"held out the labels of 2 items (10 answer slots, seed 4): written to {private}" in said
+    meta = json.loads((out / "release.json").read_text(encoding="utf-8"))
+    assert meta["holdout"]["seed"] == 4 and meta["counts"]["all"]["held_out_items"] == 2
+    manifest = json.loads((private / "medqade-private.json").read_text(encoding="utf-8"))
+    answers = pq.read_table(out / "data/answers/core-00000-of-00001.parquet").to_pandas()
+    held = answers[answers["held_out"]]
+    assert set(held["question_id"]) == set(manifest["item_ids"]["core"])
+    assert held["consensus"].isna().all()
+    # the same command again: the same bytes (and each folder may replace its own output)
+    first = {
+        p: p.read_bytes() for p in sorted([*out.rglob("*"), *private.rglob("*")]) if p.is_file()
+    }
+    assert main(_hold_out(out, private, "--hold-out-seed", "4")) == 0
+    again = {
+        p: p.read_bytes() for p in sorted([*out.rglob("*"), *private.rglob("*")]) if p.is_file()
+    }
+    assert again == first
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ("inside_out", "contains the private part (--private-out)"),
+        ("same_as_out", "is the private part (--private-out)"),
+        ("over_raw", "is the raw release (--raw)"),
+        ("inside_raw", "lies inside the raw release (--raw)"),
+        ("foreign", "was not written as a MedQADE private part"),
+    ],
+)
+def test_main_build_refuses_a_private_part_in_the_wrong_place(
+    tmp_path: Path,
+    copy_sample: Callable[[], Path],
+    capsys: pytest.CaptureFixture[str],
+    where: str,
+    message: str,
+) -> None:
+    raw, out = copy_sample(), tmp_path / "out"
+    private = {
+        "inside_out": out / "private",
+        "same_as_out": out,
+        "over_raw": raw,
+        "inside_raw": raw / "private",
+        "foreign": tmp_path / "notes",
+    }[where]
+    if where == "foreign":
+        private.mkdir()
+        (private / "todo.txt").write_text("mine", encoding="utf-8")
+    before = sorted(p.name for p in raw.iterdir())
+    args = ["build", "--raw", str(raw), "--out", str(out), "--hold-out", "2",
+            "--private-out", str(private)]  # fmt: skip
+    assert main(args) != 0
+    assert message in capsys.readouterr().err
+    assert not out.exists() and sorted(p.name for p in raw.iterdir()) == before
+
+
+def test_main_build_refuses_a_public_build_inside_an_earlier_private_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, private = tmp_path / "out", tmp_path / "private"
+    assert main(_hold_out(out, private)) == 0
+    capsys.readouterr()
+    assert main(_hold_out(private / "pub", tmp_path / "p2")) != 0
+    assert "lies inside a MedQADE private part" in capsys.readouterr().err
+    assert not (private / "pub").exists()
+
+
+@pytest.mark.parametrize("missing", ["--hold-out", "--private-out"])
+def test_main_build_hold_out_needs_both_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], missing: str
+) -> None:
+    args = _hold_out(tmp_path / "out", tmp_path / "private")
+    k = args.index(missing)
+    del args[k : k + 2]
+    assert main(args) == 2
+    assert "--hold-out N and --private-out PRIVATE come together" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -114,3 +114,28 @@ def test_reproduce_missing_data_folder_is_a_user_error(
     rc = main(["reproduce", "--data", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
     assert rc == 2
     assert "medqade reproduce" in capsys.readouterr().err
+
+
+def test_reproduce_on_a_public_build_with_held_out_labels_uses_the_labelled_items(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A held-out item is not an unresolved one: the analyses run on the labelled items and
+    say so (the analyses themselves are stubbed: the sample is too small for them)."""
+    import medqade.commands.reproduce as command
+    from medqade.dataset.build import build
+    from medqade.dataset.holdout import HoldOut
+
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
+    build(sample, tmp_path / "pub", hold_out=HoldOut(2), private_out=tmp_path / "priv")
+    seen = []
+
+    def stub(release, **_: object) -> None:
+        seen.append(release)
+        raise ValueError("stopped")
+
+    monkeypatch.setattr(command, "reproduce", stub)
+    args = ["reproduce", "--data", str(tmp_path / "pub"), "--out", str(tmp_path / "o"), *FAST]
+    assert main(args) == 2
+    assert "holds out the labels of 2 of 6 items; the analyses use the 4" in capsys.readouterr().err
+    assert seen[0].n_items == 4 and not seen[0].held_out.any()
+    assert (seen[0].consensus >= 0).sum() == 4 * 5 - 1  # S-E04/gemma3:4b stays unresolved

@@ -231,3 +231,19 @@ def test_main_publish_token_env_not_set(
     assert main(argv) == 2
     assert "MEDQADE_NO_SUCH_TOKEN: that environment variable is not set" in capsys.readouterr().err
     assert fake_hfapi.instances == []
+
+
+def test_plan_refuses_a_private_part_alone_or_inside(tmp_path: Path) -> None:
+    """The withheld labels never go to the public dataset repo (issue 35)."""
+    from medqade.dataset.build import build
+    from medqade.dataset.holdout import HoldOut
+
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample"
+    public, private = tmp_path / "pub", tmp_path / "priv"
+    build(sample, public, hold_out=HoldOut(2), private_out=private)
+    assert any(e.path == "release.json" for e in plan(public))
+    with pytest.raises(ValueError, match="private part of a build with held-out labels"):
+        plan(private)
+    shutil.copytree(private, public / "extra")
+    with pytest.raises(ValueError, match=r"extra/medqade-private\.json"):
+        plan(public)

@@ -70,3 +70,11 @@ def test_special_file_and_file_above(tmp_path: Path) -> None:
     assert guards.special_file(tmp_path / "missing") is None
     assert guards.file_above(plain / "a" / "b.json") == plain
     assert guards.file_above(tmp_path / "new" / "b.json") is None
+
+
+def test_guarded_names_a_private_part(tmp_path: Path) -> None:
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / guards.PRIVATE_MANIFEST).write_text("{}", encoding="utf-8")
+    assert guards.guarded(private) == "a MedQADE private part"
+    assert guards.guarded_above(private / "x") == (private, "a MedQADE private part")

@@ -72,6 +72,14 @@ def run(args: argparse.Namespace) -> int:
     folder_output.recover(args.out, policy)
     folder_output.check_target(args.out, policy)  # refuse before the minutes of resampling
     release = open_release(args.data)
+    if release.withholds:  # a public build with held-out labels: the labelled items only
+        n = int(release.unlabelled.sum())
+        print(
+            f"note: this build holds out the labels of {n} of {release.n_items} items; the "
+            f"analyses use the {release.n_items - n} labelled items (docs/holdout.md)",
+            file=sys.stderr,
+        )
+        release = release.labelled()
     report = reproduce(
         release,
         resamples=args.resamples,

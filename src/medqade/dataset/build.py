@@ -9,6 +9,10 @@ Hub::
     OUT/eval.yaml                          the Hub's benchmark (medqade.dataset.hub_eval)
     OUT/data/<config>/<split>-00000-of-00001.parquet
 
+With ``hold_out`` the labels of a seeded, stratified set of items are withheld from ``OUT`` and
+written to a private part instead (:mod:`medqade.dataset.holdout`,
+:mod:`medqade.dataset.private_part`).
+
 Nothing is written unless the whole build succeeds (the folder is assembled beside ``OUT`` and
 swapped in at the end, see :func:`medqade.files.folder_output.directory`). ``OUT`` is replaced only
 when it is empty or an earlier build (``release.json`` lists every other file in it); the build
@@ -26,15 +30,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from medqade import __version__, vocab
-from medqade.dataset.derive import counts, derive_tables
+from medqade.dataset.derive import BuiltTables, counts, derive_tables
+from medqade.dataset.holdout import HoldOut, choose, public_data_hash, withhold
 from medqade.dataset.hub_eval import EVAL_YAML, eval_yaml
 from medqade.dataset.meta import RELEASE_JSON as RELEASE_JSON
 from medqade.dataset.meta import ReleaseMeta
+from medqade.dataset.private_part import PRIVATE_KIND, private_files, write_private
 from medqade.files import atomic, folder_output
 from medqade.files.folder_output import Output
 from medqade.files.problems import InputError, Problem
 from medqade.raw.reader import load_raw_release
-from medqade.schema import config_splits, features
+from medqade.schema import HELD_OUT, config_splits, features
 
 PARQUET_NAME = "{split}-00000-of-00001.parquet"
 CARD = "README.md"
@@ -54,22 +60,33 @@ def build_files(folder: Path) -> set[str] | None:
     return {RELEASE_JSON, CARD, EVAL_YAML, *(str(f) for f in meta.files)}
 
 
-def _outputs(raw_dir: Path, out: Path, arrow_dir: Path | None) -> tuple[Output, Output | None]:
-    """The build folder and the Arrow export as guarded outputs (each protects the other)."""
+def _outputs(
+    raw_dir: Path, out: Path, arrow_dir: Path | None, private_out: Path | None = None
+) -> tuple[Output, Output | None, Output | None]:
+    """The build folder, the Arrow export and the private part as guarded outputs (each
+    protects the others, and all the raw release)."""
     raw_input = (raw_dir, "the raw release (--raw)")
-    build_out = Output(
-        BUILD_KIND,
-        "--out",
-        build_files,
-        (raw_input, *(((arrow_dir, "the --arrow folder"),) if arrow_dir is not None else ())),
+    arrow_input = () if arrow_dir is None else ((arrow_dir, "the --arrow folder"),)
+    private_input = (
+        () if private_out is None else ((private_out, "the private part (--private-out)"),)
     )
-    if arrow_dir is None:
-        return build_out, None
-    return build_out, Output(ARROW_KIND, "--arrow", None, (raw_input, (out, "the build (--out)")))
+    build_input = ((out, "the public build (--out)"),)
+    build_out = Output(BUILD_KIND, "--out", build_files, (raw_input, *arrow_input, *private_input))
+    arrow_out = None
+    if arrow_dir is not None:
+        arrow_out = Output(ARROW_KIND, "--arrow", None, (raw_input, *build_input, *private_input))
+    private = None
+    if private_out is not None:
+        private = Output(
+            PRIVATE_KIND, "--private-out", private_files, (raw_input, *build_input, *arrow_input)
+        )
+    return build_out, arrow_out, private
 
 
-def _arrow(frame: pd.DataFrame, config: str, extras: tuple[str, ...]) -> pa.Table:
-    feats = features(config, extras)
+def _arrow(
+    frame: pd.DataFrame, config: str, extras: tuple[str, ...], held_out: bool = False
+) -> pa.Table:
+    feats = features(config, extras, held_out=held_out)
     schema = feats.arrow_schema
     try:
         table = pa.Table.from_pandas(frame[list(feats)], schema=schema, preserve_index=False)
@@ -118,29 +135,46 @@ def _write_parquet(table: pa.Table, path: Path) -> None:
 
 
 def build(
-    raw_dir: Path, out: Path, arrow_dir: Path | None = None, *, space_id: str | None = None
+    raw_dir: Path,
+    out: Path,
+    arrow_dir: Path | None = None,
+    *,
+    space_id: str | None = None,
+    hold_out: HoldOut | None = None,
+    private_out: Path | None = None,
 ) -> ReleaseMeta:
     """Build the dataset folder ``out`` from the raw release ``raw_dir``; return its metadata.
 
     ``space_id`` (``ORG/NAME``) is the leaderboard Space that ``eval.yaml`` points at.
+    ``hold_out`` withholds the labels of its items from ``out`` (:mod:`medqade.dataset.holdout`)
+    and writes them to ``private_out`` (:mod:`medqade.dataset.private_part`); the two come
+    together.
 
-    ``out`` (and ``arrow_dir``) are checked before anything is read: a path that is not empty
-    and not an earlier build (export) of ours, or that is, contains or lies inside the raw
-    release, is refused with :class:`~medqade.files.atomic.OutputRefused`.
+    ``out`` (and ``arrow_dir``, ``private_out``) are checked before anything is read: a path
+    that is not empty and not an earlier output of ours of its kind, or that is, contains or
+    lies inside the raw release or another of the outputs, is refused with
+    :class:`~medqade.files.atomic.OutputRefused`.
     """
     from medqade.dataset.card import (
         render_card,  # imports ``datasets``: only commands that build pay
     )
 
+    if (hold_out is None) != (private_out is None):
+        raise ValueError("--hold-out and --private-out come together: give both or neither")
     raw_dir, out = Path(raw_dir), Path(out)
     arrow_dir = None if arrow_dir is None else Path(arrow_dir)
-    build_out, arrow_out = _outputs(raw_dir, out, arrow_dir)
-    for path, output in ((out, build_out), (arrow_dir, arrow_out)):
+    private_out = None if private_out is None else Path(private_out)
+    build_out, arrow_out, private_output = _outputs(raw_dir, out, arrow_dir, private_out)
+    targets = ((out, build_out), (arrow_dir, arrow_out), (private_out, private_output))
+    for path, output in targets:
         if path is not None and output is not None:
             folder_output.recover(path, output)
             folder_output.check_target(path, output)
     raw = load_raw_release(raw_dir)
     tables = derive_tables(raw)
+    private = None
+    if hold_out is not None:
+        tables, private = withhold(tables, choose(tables.questions, hold_out))
     frames = tables.frames()
     pool = None
     if tables.pool is not None and tables.pool_judgments is not None:
@@ -161,6 +195,7 @@ def build(
         configs=tuple(frames),
         codebook=None if raw.reviews is None else raw.reviews.codebook.to_dict(),
         pool=pool,
+        holdout=None if hold_out is None else _holdout_meta(hold_out, tables),
     )
     with folder_output.directory(out, build_out) as tmp:
         files: dict[str, list[str]] = {}
@@ -169,7 +204,8 @@ def build(
             for split in config_splits(config):
                 rel = f"data/{config}/{PARQUET_NAME.format(split=split)}"
                 part = frames[config][frames[config]["split"] == split]
-                _write_parquet(_arrow(part, config, extras), tmp / rel)
+                table = _arrow(part, config, extras, held_out=hold_out is not None)
+                _write_parquet(table, tmp / rel)
                 files.setdefault(config, []).append(rel)
         meta = replace(
             meta,
@@ -186,7 +222,28 @@ def build(
         )
         if arrow_dir is not None:  # from the finished build, before it is swapped in: a
             export_arrow(tmp, arrow_dir, arrow_out)  # failed export leaves --out as it was
+        if private is not None and hold_out is not None and private_out is not None:
+            with folder_output.directory(private_out, private_output) as private_tmp:
+                write_private(
+                    private_tmp,
+                    private,
+                    hold_out,
+                    public_data_hash(meta.files or {}),
+                    raw.source_hash,
+                )
     return meta
+
+
+def _holdout_meta(hold_out: HoldOut, tables: BuiltTables) -> dict[str, object]:
+    """``release.json``'s ``holdout``: how many items of each split are held out, the seed, and
+    that their labels are in a private part that is not published."""
+    q = tables.questions
+    return {
+        "items": hold_out.items,
+        "seed": hold_out.seed,
+        "by_split": {s: int(q.loc[q["split"] == s, HELD_OUT].sum()) for s in vocab.SPLITS},
+        "labels": "withheld; kept in a private part that is never published (docs/holdout.md)",
+    }
 
 
 def export_arrow(dataset_dir: Path, arrow_dir: Path, output: Output | None = None) -> None:

@@ -72,11 +72,14 @@ def card_data(meta: dict[str, Any], extra_columns: tuple[str, ...]) -> DatasetCa
         }
     )
     configs.to_dataset_card_data(data)
+    held_out = bool(meta.get("holdout"))
     infos = DatasetInfosDict(
         {
             config: DatasetInfo(
                 features=features(
-                    config, extra_columns if config in ("questions", "answers", "pool") else ()
+                    config,
+                    extra_columns if config in ("questions", "answers", "pool") else (),
+                    held_out=held_out,
                 ),
                 config_name=config,
             )
@@ -115,6 +118,7 @@ def render_card(meta: dict[str, Any], extra_columns: tuple[str, ...]) -> str:
         canary=vocab.CANARY,
         extra_columns=list(extra_columns),
         pool=meta.get("pool"),
+        holdout=meta.get("holdout"),
         families=", ".join(roster.families),
         physicians=", ".join(roster.physicians),
         adjudicator=roster.adjudicator,

@@ -17,7 +17,7 @@ from medqade.consensus import majority
 from medqade.dataset.hub_config import CONFIG as HUB_CONFIG
 from medqade.dataset.hub_config import judge_hub_frame
 from medqade.raw.reader import RawRelease
-from medqade.schema import answer_id
+from medqade.schema import HELD_OUT, answer_id
 
 __all__ = ["BuiltTables", "counts", "derive_tables"]
 
@@ -225,19 +225,26 @@ def _sorted(
 
 
 def counts(tables: BuiltTables) -> dict[str, Any]:
-    """Counts shown in the card and the release metadata (all computed from the data)."""
+    """Counts shown in the card and the release metadata (all computed from the data).
+
+    On tables with held-out labels (:mod:`medqade.dataset.holdout`) every label count is of the
+    published labels: a held-out slot is not counted as unresolved, a held-out item not as one
+    without a tier; ``held_out_items`` and ``held_out_slots`` count them."""
     a, q = tables.answers, tables.questions
+    withheld = HELD_OUT in q.columns
     out: dict[str, Any] = {}
     for split in ("all", *vocab.SPLITS):
         qs = q if split == "all" else q[q["split"] == split]
         as_ = a if split == "all" else a[a["split"] == split]
+        q_held = _held(qs, withheld)
+        a_held = _held(as_, withheld)
         tier = qs["difficulty_tier"]
         out[split] = {
             "items": len(qs),
             "slots": len(as_),
             "exact_match_items": int(qs["lexical_match"].sum()),
             "no_match_items": int((~qs["lexical_match"]).sum()),
-            "unresolved_slots": int(as_["consensus"].isna().sum()),
+            "unresolved_slots": int((as_["consensus"].isna() & ~a_held).sum()),
             "adjudicated_slots": int(as_["adjudicated"].sum()),
             "richtig_slots": int((as_["consensus"] == vocab.RICHTIG).sum()),
             "falsch_slots": int((as_["consensus"] == vocab.FALSCH).sum()),
@@ -260,9 +267,18 @@ def counts(tables: BuiltTables) -> dict[str, Any]:
                 }
                 for t in vocab.TIERS
             },
-            "no_tier_items": int(tier.isna().sum()),
+            "no_tier_items": int((tier.isna() & ~q_held).sum()),
         }
+        if withheld:  # a held-out item is neither unresolved nor without a tier: unlabelled
+            out[split] |= {"held_out_items": int(q_held.sum()), "held_out_slots": int(a_held.sum())}
     return out
+
+
+def _held(frame: pd.DataFrame, withheld: bool) -> pd.Series:
+    """The rows of ``frame`` whose labels are held out (none in a build without a hold-out)."""
+    if not withheld:
+        return pd.Series(False, index=frame.index)
+    return frame[HELD_OUT].astype(bool)
 
 
 def _in_split(frame: pd.DataFrame, split: str) -> pd.Series:

@@ -34,6 +34,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "files": dict,
     "codebook": dict,
     "pool": dict,
+    "holdout": dict,
 }
 """The keys this version knows, with the JSON type each must have when present."""
 
@@ -59,6 +60,9 @@ class ReleaseMeta:
     """Every Parquet file of the build with its SHA-256 (what the output guard vouches for)."""
     codebook: Mapping[str, Any] | None = None
     pool: Mapping[str, Any] | None = None
+    holdout: Mapping[str, Any] | None = None
+    """Present in a build with held-out labels: ``items``, ``seed``, ``by_split`` (how many items
+    of each split are held out) and ``labels`` (where they are; :mod:`medqade.dataset.holdout`)."""
     other: Mapping[str, Any] = field(default_factory=dict)
     """Keys this version does not know, kept as read so that writing back changes nothing."""
 

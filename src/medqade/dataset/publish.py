@@ -3,7 +3,9 @@
 :func:`publish` creates the dataset repo if needed (``create_repo(..., exist_ok=True)``), adds
 every file of the folder in a single ``create_commit`` and optionally tags that commit. The
 folder must be a ``medqade build`` output (``README.md``, ``release.json``, ``data/``) and may
-hold no Python file: the dataset is data only, never a loading script. :func:`plan` lists the
+hold no Python file: the dataset is data only, never a loading script. The private part of a build
+with held-out labels (a folder with ``medqade-private.json``) is refused, alone or inside the
+folder: its labels never go to the public repo. :func:`plan` lists the
 files (path, size, sha256) without touching the network; ``medqade publish --dry-run`` prints it.
 """
 
@@ -19,6 +21,7 @@ from typing import Any, Protocol
 from huggingface_hub import CommitOperationAdd, HfApi
 
 from medqade.dataset.meta import RELEASE_JSON, ReleaseMeta
+from medqade.files.guards import PRIVATE_MANIFEST
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 REQUIRED_FILES = ("README.md", RELEASE_JSON)
@@ -97,6 +100,14 @@ def plan(folder: Path) -> list[FileEntry]:
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such folder; pass the folder `medqade build` wrote")
+    private = sorted(p.relative_to(folder).as_posix() for p in folder.rglob(PRIVATE_MANIFEST))
+    if private:
+        raise ValueError(
+            f"{folder} is or holds the private part of a build with held-out labels "
+            f"({', '.join(private)}); it is never published to the public dataset repo: "
+            "publish the public build (--out) and keep the private part local or in a private "
+            "repo (docs/holdout.md)"
+        )
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
     if missing:
         raise ValueError(

@@ -12,6 +12,11 @@ arrays use the codes of :mod:`medqade.vocab` (``-1`` missing, ``0`` Falsch, ``1`
     evaluator_difficulty  (evaluators, items)
     consensus             (items, 5)              -1 unresolved, else 0/1
 
+A build with held-out labels (:mod:`medqade.dataset.holdout`) loads like any other: its
+held-out items have no consensus, votes or difficulty (``-1``, tier 0), :attr:`Release.held_out`
+and :attr:`Release.unlabelled` mark them, :meth:`Release.labelled` leaves them out, and
+:meth:`Release.with_private` restores their labels from the private part.
+
 The loader knows only build folders and Hub repos; :mod:`medqade.dataset.sources` turns a ``--data``
 argument into one (and builds the synthetic default).
 """
@@ -31,8 +36,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from medqade import vocab
+from medqade.dataset.holdout import public_data_hash
 from medqade.dataset.meta import RELEASE_JSON, ReleaseMeta
-from medqade.schema import answer_id
+from medqade.files.problems import InputError, Problem
+from medqade.schema import HELD_OUT, answer_id
 
 Codes = npt.NDArray[np.int8]
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -62,6 +69,8 @@ class Release:
     hub_id: str | None = None
     """The Hub repo a release was loaded from (``None`` for a local build): a submitted
     Inspect log that names a Hub dataset must name this one."""
+    restored: bool = False
+    """Whether the held-out labels were restored from the private part (:meth:`with_private`)."""
 
     @property
     def synthetic(self) -> bool:
@@ -89,6 +98,30 @@ class Release:
         return self.questions["difficulty_tier"].fillna(0).to_numpy(dtype=np.int8)
 
     @cached_property
+    def held_out(self) -> npt.NDArray[np.bool_]:
+        """Per item: the public build withholds its labels (all false in a build without a
+        hold-out). Stays true after :meth:`with_private` restored them (:attr:`unlabelled`)."""
+        if HELD_OUT not in self.questions.columns:
+            return np.zeros(self.n_items, dtype=bool)
+        return self.questions[HELD_OUT].eq(True).to_numpy()
+
+    @cached_property
+    def unlabelled(self) -> npt.NDArray[np.bool_]:
+        """Per item: held out and not restored, so it has no labels here at all (no consensus,
+        votes, ratings or difficulty). Such an item is not *unresolved*: a statistic over
+        labels leaves it out (:meth:`labelled`) and says so, never counts it as a label."""
+        return self.held_out & (not self.restored)
+
+    @property
+    def withholds(self) -> bool:
+        """Whether any item's labels are missing because they are held out."""
+        return bool(self.unlabelled.any())
+
+    def labelled(self) -> Release:
+        """The release without its :attr:`unlabelled` items (itself when there are none)."""
+        return self.subset(~self.unlabelled) if self.withholds else self
+
+    @cached_property
     def lexical(self) -> npt.NDArray[np.bool_]:
         return self.questions["lexical_match"].to_numpy(dtype=bool)
 
@@ -111,7 +144,8 @@ class Release:
 
     @cached_property
     def adjudicated(self) -> npt.NDArray[np.bool_]:
-        return self.answers["adjudicated"].to_numpy(dtype=bool).reshape(self.n_items, vocab.N_SLOTS)
+        flag = self.answers["adjudicated"].eq(True).to_numpy()  # null (held out): not adjudicated
+        return flag.reshape(self.n_items, vocab.N_SLOTS)
 
     def subset(self, mask: npt.NDArray[np.bool_]) -> Release:
         """The release restricted to the items where ``mask`` is true (e.g. ``release.is_core``)."""
@@ -135,7 +169,97 @@ class Release:
             if self.reviews is None
             else self.reviews[self.reviews["question_id"].isin(ids)].reset_index(drop=True),
             hub_id=self.hub_id,
+            restored=self.restored,
         )
+
+    def with_private(self, folder: Path) -> Release:
+        """This public release with the held-out labels restored from its private part
+        (``medqade build --private-out``; :mod:`medqade.dataset.private_part`).
+
+        Refused (:class:`~medqade.files.problems.InputError`) unless the private part was
+        withheld from exactly this build: its ``public_data_hash`` must be this build's
+        (:func:`~medqade.dataset.holdout.public_data_hash` of ``release.json``'s files) and its
+        items this build's held-out items. The result has every label of a build without the
+        hold-out; :attr:`held_out` still marks the items, :attr:`restored` is true.
+        """
+        from medqade.dataset.private_part import read_private, restore_frames
+
+        part = read_private(Path(folder))
+        where = str(folder)
+        if self.restored or not self.held_out.any():
+            what = "its labels were restored already" if self.restored else "it holds none out"
+            raise _mismatch(where, f"this release needs no private part ({what})")
+        expected = public_data_hash(self.meta.files or {})
+        if part.manifest.public_data_hash != expected:
+            raise _mismatch(
+                where,
+                f"it was withheld from another build (data hash "
+                f"{part.manifest.public_data_hash[:12]}, this build's is {expected[:12]})",
+            )
+        if sorted(part.manifest.all_ids) != sorted(self.item_ids[self.held_out]):
+            raise _mismatch(where, "its items are not this build's held-out items")
+        frames = restore_frames(
+            self.questions, self.answers, self.ratings, self.reviews, part.tables, self.item_index
+        )
+        votes = part.tables.ratings[part.tables.ratings["round"] != vocab.RERATING]
+        diff = _difficulty_long(part.tables.questions)
+        slot_of = {m: s for s, m in enumerate(self.roster.student_ids)}
+        labels, difficulty = self.physician_labels.copy(), self.physician_difficulty.copy()
+        for base, frame, value, mapping, slots in (
+            (labels, votes, "label", vocab.LABEL_CODES, slot_of),
+            (difficulty, diff, "difficulty", vocab.DIFFICULTY_SCORES, None),
+        ):
+            found = _codes(
+                frame, "rater", self.roster.physicians, self.item_index, self.n_items, value,
+                dict(mapping), slots,
+            )  # fmt: skip
+            base[:, self.held_out] = found[:, self.held_out]
+        return replace(
+            self,
+            questions=frames.questions,
+            answers=frames.answers,
+            ratings=frames.ratings,
+            reviews=frames.reviews,
+            physician_labels=labels,
+            physician_difficulty=difficulty,
+            consensus=_consensus(frames.answers, self.n_items),
+            restored=True,
+        )
+
+
+def _mismatch(where: str, why: str) -> InputError:
+    return InputError(
+        where,
+        [
+            Problem(
+                where,
+                None,
+                f"cannot restore the held-out labels: {why}",
+                fix="pass the private part that `medqade build --private-out` wrote together "
+                "with this public build",
+            )
+        ],
+    )
+
+
+def _difficulty_long(nested: pd.DataFrame) -> pd.DataFrame:
+    """One row per (question, rater) difficulty rating of the nested ``questions`` rows."""
+    return pd.DataFrame(
+        [
+            {"question_id": q, "rater": d["rater"], "difficulty": d["difficulty"]}
+            for q, ds in zip(nested["question_id"], nested["difficulty_ratings"], strict=True)
+            for d in ds
+        ],
+        columns=["question_id", "rater", "difficulty"],
+    )
+
+
+def _consensus(answers: pd.DataFrame, n_items: int) -> Codes:
+    """The consensus codes (items, slots) of the ``answers`` rows (null: ``-1``)."""
+    return np.asarray(
+        answers["consensus"].map({vocab.RICHTIG: 1, vocab.FALSCH: 0}).fillna(-1),
+        dtype=np.int8,
+    ).reshape(n_items, vocab.N_SLOTS)
 
 
 def _read_config(folder: Path, config: str) -> pd.DataFrame:
@@ -243,18 +367,8 @@ def _assemble(meta: ReleaseMeta, read: Callable[[str], pd.DataFrame]) -> Release
     expected = [answer_id(q, m) for q in ids for m in roster.student_ids]
     if answers["answer_id"].tolist() != expected:
         answers = answers.set_index("answer_id").loc[expected].reset_index()
-    diff_long = pd.DataFrame(
-        [
-            {"question_id": q, "rater": d["rater"], "difficulty": d["difficulty"]}
-            for q, ds in zip(nested["question_id"], nested["difficulty_ratings"], strict=True)
-            for d in ds
-        ],
-        columns=["question_id", "rater", "difficulty"],
-    )
-    consensus: Codes = np.asarray(
-        answers["consensus"].map({vocab.RICHTIG: 1, vocab.FALSCH: 0}).fillna(-1),
-        dtype=np.int8,
-    ).reshape(n, vocab.N_SLOTS)
+    diff_long = _difficulty_long(nested)
+    consensus = _consensus(answers, n)
     label_map = dict(vocab.LABEL_CODES)
     return Release(
         roster=roster,

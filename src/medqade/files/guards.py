@@ -1,6 +1,7 @@
-"""What no command writes into: a build (a folder with ``release.json``), a raw release (a
-folder with a ``questions`` table, or an ``answers`` table beside another raw table), and
-special files (pipes, sockets, devices); and the path checks the output policies share."""
+"""What no command writes into: a build (a folder with ``release.json``), a build's private part
+(a folder with ``medqade-private.json``), a raw release (a folder with a ``questions`` table,
+or an ``answers`` table beside another raw table), and special files (pipes, sockets,
+devices); and the path checks the output policies share."""
 
 from __future__ import annotations
 
@@ -40,6 +41,11 @@ BUILD_MANIFEST = "release.json"
 """The file that makes a folder a build."""
 
 
+PRIVATE_MANIFEST = "medqade-private.json"
+"""The file that makes a folder the private part of a build with held-out labels
+(:mod:`medqade.dataset.private_part`)."""
+
+
 RAW_MARKS = ("questions", "answers")
 """Tables that make a folder a raw release (in any of the table formats below): ``questions``
 alone, ``answers`` together with another raw table (:data:`RAW_COMPANIONS`). A lone
@@ -57,9 +63,12 @@ def _has_table(folder: Path, name: str) -> bool:
 
 
 def guarded(folder: Path) -> str | None:
-    """``"a MedQADE build"`` or ``"a raw release"`` when ``folder`` is one, else ``None``."""
+    """``"a MedQADE build"``, ``"a MedQADE private part"`` or ``"a raw release"`` when
+    ``folder`` is one, else ``None``."""
     if (folder / BUILD_MANIFEST).is_file():
         return "a MedQADE build"
+    if (folder / PRIVATE_MANIFEST).is_file():
+        return "a MedQADE private part"
     if _has_table(folder, "questions") or (
         _has_table(folder, "answers") and any(_has_table(folder, n) for n in RAW_COMPANIONS)
     ):

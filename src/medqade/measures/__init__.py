@@ -23,7 +23,9 @@ compute their numbers here and never import each other:
 - :mod:`~.fidelity`: whether a judge ranks the student models as the physicians do;
   :mod:`~.length_bias`: its Richtig rate and agreement by answer length beside the
   physicians'; :mod:`~.output_shares`: its outputs as labels, abstentions, unparseable
-  replies or nothing.
+  replies or nothing;
+- :mod:`~.contamination`: a judge's agreement on public vs held-out items beside the
+  physicians', and the ``contamination`` flag.
 
 Significance, "undefined" and verdicts are decided here on unrounded values. (The function
 ``agreement`` lives in :mod:`~.agreement`; the package name ``agreement`` is that module.)
