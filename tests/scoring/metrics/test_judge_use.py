@@ -20,7 +20,7 @@ from medqade.scoring.intake.settings import Settings
 from medqade.scoring.metrics.judge_use import answer_lengths, judge_use
 from medqade.scoring.record.score_record import ScoreRecord
 
-from ..helpers import codes_to_rows, jsonl
+from ..helpers import codes_to_rows, fidelity_oracle, jsonl, student_accuracies
 
 R = 60
 SEED = 11
@@ -40,31 +40,9 @@ def _record(sample: Release, codes: np.ndarray) -> ScoreRecord:
     return score(sample, sub, settings=Settings(resamples=R, seed=SEED))
 
 
-def _accuracies(codes: np.ndarray, ref: np.ndarray, items: list[int]) -> tuple[list, list]:
-    """Judge and consensus Richtig shares per student on the answers with a resolved
-    consensus, over the listed questions (repeats count), a plain loop."""
-    judge, phys = [], []
-    for s in range(codes.shape[1]):
-        n = j = p = 0
-        for i in items:
-            if ref[i, s] in (0, 1):
-                n += 1
-                j += codes[i, s] == 1
-                p += ref[i, s] == 1
-        judge.append(j / n if n else math.nan)
-        phys.append(p / n if n else math.nan)
-    return judge, phys
-
-
-def _resampled(n_items: int) -> list[list[int]]:
-    """Every resample of the record's view (all items: stream ``STREAM_ALL``) as the list of
-    the questions it drew."""
-    w = seeds.question_weights(n_items, R, SEED, seeds.STREAM_ALL)
-    return [[i for i in range(n_items) for _ in range(int(w[r, i]))] for r in range(R)]
-
-
-def _ci(values: list[float]) -> list[float]:
-    return [float(x) for x in np.nanpercentile(np.asarray(values, dtype=float), [2.5, 97.5])]
+def _weights(n_items: int) -> np.ndarray:
+    """The record's resamples of its view (all items: stream ``STREAM_ALL``)."""
+    return seeds.question_weights(n_items, R, SEED, seeds.STREAM_ALL)
 
 
 def test_ranking_fidelity_equals_scipy_and_a_resampling_loop(sample: Release) -> None:
@@ -73,7 +51,7 @@ def test_ranking_fidelity_equals_scipy_and_a_resampling_loop(sample: Release) ->
     got = record.ranking_fidelity
     assert got is not None and got.split == "all"
     ref = sample.consensus
-    judge, phys = _accuracies(codes, ref, list(range(sample.n_items)))
+    judge, phys = student_accuracies(codes, ref, range(sample.n_items))
     assert got.kendall_tau_b == pytest.approx(kendalltau(judge, phys).statistic, abs=1e-12)
     errors = np.abs(np.subtract(judge, phys))
     assert got.largest_error == pytest.approx(errors.max(), abs=1e-12)
@@ -82,13 +60,10 @@ def test_ranking_fidelity_equals_scipy_and_a_resampling_loop(sample: Release) ->
         block = got.student(name)
         assert block is not None
         assert block.judge == pytest.approx(judge[s]) and block.physicians == pytest.approx(phys[s])
-    taus, largest = [], []
-    for items in _resampled(sample.n_items):
-        j, p = _accuracies(codes, ref, items)
-        taus.append(kendalltau(j, p).statistic)
-        largest.append(float(np.max(np.abs(np.subtract(j, p)))))
-    assert got.kendall_tau_b_ci == pytest.approx(_ci(taus), abs=1e-12)
-    assert got.largest_error_ci == pytest.approx(_ci(largest), abs=1e-12)
+    oracle = fidelity_oracle(codes, ref, _weights(sample.n_items))
+    assert got.kendall_tau_b == pytest.approx(oracle["tau"], abs=1e-12)
+    assert got.kendall_tau_b_ci == pytest.approx(oracle["tau_ci"], abs=1e-12)
+    assert got.largest_error_ci == pytest.approx(oracle["largest_ci"], abs=1e-12)
 
 
 def test_length_bias_judge_side_equals_pandas_qcut_and_polyfit(sample: Release) -> None:
