@@ -16,7 +16,9 @@ def test_supplement_tables_are_the_reports_last_and_only_when_present(report: Re
     assert "table_s6_verdicts" in names and (report.pool is None) == (
         not any("pool" in n for n in names)
     )
-    bare = dataclasses.replace(report, panel=None, pool=None, verdicts=None, positions=None)
+    bare = dataclasses.replace(
+        report, panel=None, pool=None, verdicts=None, positions=None, fidelity=None
+    )
     assert supplement_tables(bare) == ()
 
 

@@ -7,7 +7,9 @@ import math
 import numpy as np
 import pandas as pd
 
+from medqade import vocab
 from medqade.app import cells, result_views, views
+from medqade.app.cells import ci_text
 from medqade.app.phone import judges_cards
 from medqade.measures.aat import alt_test
 from medqade.scoring import JUDGE_COLUMNS
@@ -266,3 +268,36 @@ def test_the_physicians_row_of_a_result_says_their_abstentions_are_dropped() -> 
     table = result_views.summary_table(record)
     (scope,) = set(table.loc[table["value"] == 0.742, "scope"])
     assert scope == "physicians (LOO ceiling, each on the answers rated)"
+
+
+def test_the_judge_view_shows_ranking_fidelity_and_the_board_its_tau(sample_release) -> None:
+    """The Submit tab's fidelity table carries the record's numbers, its tau row equals
+    scipy's tau of the per-student accuracies it lists; the judges table shows tau and its
+    interval as the library's row holds them."""
+    from scipy.stats import kendalltau
+
+    from medqade.scoring import parse_submission, score
+    from medqade.scoring.intake.settings import Settings
+
+    codes = np.array(sample_release.evaluator_labels[0], dtype=np.int8)
+    rows = ["question_id,model,label"]
+    for i, qid in enumerate(sample_release.item_ids):
+        for s, m in enumerate(sample_release.roster.student_ids):
+            label = vocab.CODE_LABELS.get(int(codes[i, s]), "")
+            rows.append(f"{qid},{m},{label}")
+    sub = parse_submission("\n".join(rows).encode(), "j.csv", sample_release)
+    record = score(sample_release, sub, settings=Settings(resamples=20, seed=4))
+    table = result_views.fidelity_table(record, sample_release.roster)
+    students = table.iloc[: vocab.N_SLOTS]
+    exact = [s.judge for s in record.ranking_fidelity.students]  # type: ignore[union-attr]
+    physicians = [s.physicians for s in record.ranking_fidelity.students]  # type: ignore[union-attr]
+    assert list(students["judge"]) == [round(x, 3) for x in exact]
+    tau_row = table[table["student"] == "order: Kendall tau-b"].iloc[0]
+    assert tau_row["judge"] == round(kendalltau(exact, physicians).statistic, 3)
+    assert table.iloc[-1]["student"].startswith("largest |error|")
+    assert result_views.fidelity_table(read_record({}), sample_release.roster).empty
+    library = {c: 0.5 for c in JUDGE_COLUMNS} | {"name": "J", "id": "abc"}
+    library |= {"tau": 0.6, "tau_low": 0.2, "tau_high": 1.0}
+    shown = views.judges_table(pd.DataFrame([library]), {})
+    assert shown.loc[0, "tau"] == 0.6 and shown.loc[0, "tau 95% CI"] == ci_text(0.2, 1.0)
+    assert views.JUDGE_GROUPS["ranking fidelity"] == ("tau", "tau 95% CI")

@@ -152,6 +152,10 @@ def test_unparseable_reply_is_invalid_never_a_label(
     record = _score_log(log, capsys, "--resamples", "0")
     assert record["submission"]["rows"] == len(CORE_IDS)
     assert any("has 0 errored and 1 invalid of 2 samples" in w for w in record["warnings"])
+    shares = record["output_shares"]  # the unparseable reply is neither label nor abstention
+    assert shares["invalid_recorded"] is True
+    assert (shares["labelled"], shares["invalid"], shares["abstained"]) == (5, 5, 0)
+    assert shares["invalid_of_replies"] == 0.5
 
 
 def test_epochs_reshuffle_and_the_log_keeps_every_run(

@@ -4,7 +4,8 @@
 resamples and returns a frozen :class:`Report`: ``to_dict()`` (the ``report.json`` shape, NaN as
 ``None``), ``to_json()``, ``tables()`` (Tables 1-4 and the supplementary tables, S4 the
 physicians one by one from :mod:`medqade.analyses.panel_table`, S5 the pool when present, S6
-every evaluator's verdict against the physicians from :mod:`medqade.analyses.verdicts`, each
+every evaluator's verdict against the physicians from :mod:`medqade.analyses.verdicts`, S7 and
+S8 the evaluators' position bias and ranking fidelity, each
 with a Markdown and a CSV form: :mod:`~medqade.analyses.paper_tables`,
 :mod:`~medqade.analyses.supplement_tables`) and ``to_markdown()``. The same release,
 resamples and seed give the same numbers, and ``to_json()`` the same bytes.
@@ -76,6 +77,8 @@ class Report:
     """S6, every evaluator's verdict against the physicians (:mod:`medqade.analyses.verdicts`)."""
     positions: Mapping[str, Any] | None = None
     """S7, every evaluator's :class:`~medqade.measures.position.PositionBias`."""
+    fidelity: Mapping[str, Any] | None = None
+    """S8, every evaluator's :class:`~medqade.measures.fidelity.RankingFidelity`."""
 
     @property
     def synthetic(self) -> bool:
@@ -99,6 +102,11 @@ class Report:
                     if self.positions
                     else {}
                 ),
+                **(
+                    {"fidelity": {e: f.to_json() for e, f in self.fidelity.items()}}
+                    if self.fidelity
+                    else {}
+                ),
                 "meta": dict(self.meta),
             }
         )
@@ -109,8 +117,8 @@ class Report:
 
     def tables(self) -> tuple[Table, ...]:
         """Tables 1-4 of the paper, then S1 (accuracy by tier), S2 (bias), S3 (ensembles), S4
-        (the physicians), S5 (the pool, when present), S6 (verdicts against physicians) and S7
-        (position bias)."""
+        (the physicians), S5 (the pool, when present), S6 (verdicts against physicians), S7
+        (position bias) and S8 (ranking fidelity)."""
         return (*paper_tables(self), *supplement_tables(self))
 
     def to_markdown(self) -> str:
@@ -148,6 +156,7 @@ def reproduce(
     core_weights = question_weights(n_core, resamples, seed)
     bias_weights = question_weights(release.n_items, resamples, seed, STREAM_BIAS)
     all_weights = question_weights(release.n_items, resamples, seed, STREAM_ALL)
+    from medqade.analyses.fidelity_table import paper_fidelity
     from medqade.analyses.position_table import paper_positions
 
     return Report(
@@ -167,6 +176,7 @@ def reproduce(
             margin,
         ),
         positions=paper_positions(release, all_weights, seed),
+        fidelity=paper_fidelity(release, all_weights),
         meta={
             "data_hash": release.data_hash,
             "resamples": resamples,

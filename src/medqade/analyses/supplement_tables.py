@@ -1,7 +1,8 @@
 """The supplementary tables of a report (:mod:`medqade.analyses.report`): S4 (the physicians one
 by one, :mod:`medqade.analyses.panel_table`), S5 (the pool, :mod:`medqade.analyses.pool_table`),
-S6 (every evaluator's verdict against the physicians) and S7 (position bias,
-:mod:`medqade.analyses.position_table`), each only when the report holds it.
+S6 (every evaluator's verdict against the physicians), S7 (position bias,
+:mod:`medqade.analyses.position_table`) and S8 (ranking fidelity,
+:mod:`medqade.analyses.fidelity_table`), each only when the report holds it.
 """
 
 from __future__ import annotations
@@ -26,9 +27,15 @@ from medqade.measures import VERDICTS, Estimate
 
 
 def supplement_tables(r: ReportParts) -> tuple[Table, ...]:
-    """S4 (the physicians), S5 (the pool), S6 (verdicts against physicians) and S7 (position
-    bias), each when present."""
-    return (*_table_panel(r), *_table_pool(r), *_table_verdicts(r), *_table_position(r))
+    """S4 (the physicians), S5 (the pool), S6 (verdicts against physicians), S7 (position
+    bias) and S8 (ranking fidelity), each when present."""
+    return (
+        *_table_panel(r),
+        *_table_pool(r),
+        *_table_verdicts(r),
+        *_table_position(r),
+        *_table_fidelity(r),
+    )
 
 
 def _table_panel(r: ReportParts) -> tuple[Table, ...]:
@@ -45,6 +52,15 @@ def _table_position(r: ReportParts) -> tuple[Table, ...]:
     from medqade.analyses.position_table import position_table
 
     return (position_table(r.positions, r.roster),)
+
+
+def _table_fidelity(r: ReportParts) -> tuple[Table, ...]:
+    """S8, ranking fidelity of the evaluators (:mod:`medqade.analyses.fidelity_table`)."""
+    if not r.fidelity:
+        return ()
+    from medqade.analyses.fidelity_table import fidelity_table
+
+    return (fidelity_table(r.fidelity, r.roster),)
 
 
 def _table_pool(r: ReportParts) -> tuple[Table, ...]:

@@ -111,6 +111,12 @@ JUDGES: Final[Mapping[str, str]] = {
     ),
     "self-bias (pp) 95% CI": "95% bootstrap interval of the self-bias.",
     "self-bias flag": "yes: the self-bias interval excludes 0 (a significant self-bias).",
+    "tau": (
+        "Ranking fidelity: Kendall's tau-b between the five student models ordered by the "
+        "judge's accuracy and by the physicians' (1: the physicians' order, -1: reversed), on "
+        "the items the record covers. Not part of the rank."
+    ),
+    "tau 95% CI": "95% bootstrap interval of tau (question resamples).",
     "caution slope (pp/tier)": (
         "Change of the judge's abstention per difficulty tier, in percentage points."
     ),

@@ -241,6 +241,61 @@ def bias_table(record: ScoreRecord, roster: vocab.Roster) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["kind", "student", "bias (pp)", "bias (pp) 95% CI", "n"])
 
 
+FIDELITY_COLUMNS: Final = (
+    "student",
+    "judge",
+    "judge 95% CI",
+    "physicians",
+    "physicians 95% CI",
+    "judge - physicians",
+    "difference 95% CI",
+    "n",
+)
+
+
+def fidelity_table(record: ScoreRecord, roster: vocab.Roster) -> pd.DataFrame:
+    """Ranking fidelity: each student's accuracy as the judge and as the physicians label it,
+    the judge's error with its paired interval, then a row with Kendall's tau-b of the two
+    orders (in the judge columns) and one with the largest absolute error. Empty for a record
+    scored before the section existed."""
+    fid = record.ranking_fidelity
+    if fid is None:
+        return pd.DataFrame(columns=FIDELITY_COLUMNS)
+    rows: list[dict[str, Any]] = []
+    for s in fid.students or ():
+        try:
+            name = roster.name(str(s.student))
+        except KeyError:
+            name = str(s.student)
+        rows.append(
+            {
+                "student": name,
+                "judge": number(s.judge),
+                "judge 95% CI": ci_text(*pair(s.judge_ci)),
+                "physicians": number(s.physicians),
+                "physicians 95% CI": ci_text(*pair(s.physicians_ci)),
+                "judge - physicians": number(s.difference),
+                "difference 95% CI": ci_text(*pair(s.difference_ci)),
+                "n": count(s.n),
+            }
+        )
+    rows.append(
+        {
+            "student": "order: Kendall tau-b",
+            "judge": number(fid.kendall_tau_b),
+            "judge 95% CI": ci_text(*pair(fid.kendall_tau_b_ci)),
+        }
+    )
+    rows.append(
+        {
+            "student": f"largest |error| ({fid.largest_error_student or 'n/a'})",
+            "judge - physicians": number(fid.largest_error),
+            "difference 95% CI": ci_text(*pair(fid.largest_error_ci)),
+        }
+    )
+    return pd.DataFrame(rows, columns=FIDELITY_COLUMNS)
+
+
 def ensembles_table(record: ScoreRecord) -> pd.DataFrame:
     """Best majority-vote panel of each size with and without the submission (core)."""
     ens = record.ensembles or {}

@@ -98,6 +98,7 @@ RESULT_TABLES: Final = (
     ("confusion", "Confusion matrix (judge label x consensus)"),
     ("abstention", "Abstention by tier"),
     ("bias", "Self and family bias (percentage points, vs out-of-family evaluators)"),
+    ("fidelity", "Ranking fidelity: each student's accuracy, judge vs physicians, and tau"),
     ("ensembles", "Majority-vote panels with and without the submission (core)"),
     ("disagreements", "Answers where the judge contradicts a unanimous physician panel"),
 )

@@ -197,7 +197,7 @@ class SubmitHandlers:
         if not stored:
             return (
                 gr.update(visible=False),
-                *(empty() for _ in range(8)),
+                *(empty() for _ in range(1 + len(RESULT_TABLES))),
                 None,
                 gr.update(value=None, visible=False),
                 gr.update(value=problems_file, visible=problems_file is not None),
@@ -219,8 +219,9 @@ class SubmitHandlers:
         )
 
     def result_tables(self, record: ScoreRecord) -> tuple[Any, ...]:
-        """Summary, per slot, grouped, confusion, abstention, bias, panels and disagreements;
-        the judge-only ones hidden for a model-answers result (never shown as empty grids)."""
+        """Summary, per slot, grouped, confusion, abstention, bias, ranking fidelity, panels and
+        disagreements; the judge-only ones hidden for a model-answers result (never shown as
+        empty grids)."""
         roster = self.ctx.release.roster
         judge = record.kind == "judge"
 
@@ -238,6 +239,7 @@ class SubmitHandlers:
             judge_only(result_views.confusion_table(record)),
             judge_only(result_views.abstention_table(record)),
             judge_only(result_views.bias_table(record, roster)),
+            judge_only(result_views.fidelity_table(record, roster)),
             judge_only(result_views.ensembles_table(record)),
             judge_only(result_views.disagreements_table(record)),
         )

@@ -79,6 +79,7 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
             f"{m:12} {_f(c.overall.a.metric(m).value, False):>8} "
             f"{_f(c.overall.b.metric(m).value, False):>8}   {_diff(c.overall, m)}"
         )
+    lines += fidelity_lines(c)
     judge = c.judge_side
     if judge is not None:
         lines += in_place_lines(c, judge)
@@ -131,6 +132,27 @@ def text(c: Comparison, names: dict[str, str], shown: int = 20) -> str:
         lines.append(f"  ... {c.n_disagreements - shown:,} more (--json lists up to --limit)")
     lines.append("* the paired 95% interval excludes 0")
     return "\n".join(lines) + "\n"
+
+
+def fidelity_lines(c: Comparison) -> list[str]:
+    """Each judge side's ranking fidelity: Kendall's tau-b between the student accuracies it
+    gives and the physicians' (95% interval), and for two judges the paired difference."""
+    cells = []
+    for side, found in zip("AB", c.fidelity, strict=True):
+        if found is None:
+            cells.append(f"{side} the physicians' own order (the reference)")
+            continue
+        t = found.tau
+        cells.append(f"{side} {_f(t.value, False)} [{_f(t.low, False)}, {_f(t.high, False)}]")
+    out = [
+        "ranking fidelity (Kendall tau-b, the students ordered by the judge's accuracy vs "
+        "the physicians'): " + ", ".join(cells)
+    ]
+    d = c.tau_difference
+    if d is not None:
+        star = " *" if d.excludes_zero() else ""
+        out.append(f"{'tau':12} A - B {_f(d.value)} [{_f(d.low)}, {_f(d.high)}]{star}")
+    return out
 
 
 def in_place_lines(c: Comparison, judge: str) -> list[str]:

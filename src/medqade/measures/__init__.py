@@ -32,6 +32,7 @@ Significance, "undefined" and verdicts are decided here on unrounded values. (Th
 """
 
 from medqade.measures.aat import EPSILON, MEANING, PASS_RATE, AltTest, alt_test
+from medqade.measures.answer_length import length_bias
 from medqade.measures.bias import (
     FAMILY,
     SELF,
@@ -41,14 +42,15 @@ from medqade.measures.bias import (
     bias_targets,
     bias_terms,
     biases,
-    ratio,
     substantive_scores,
 )
 from medqade.measures.breakdown import TIER, breakdowns, dimensions
 from medqade.measures.caution import MIN_TIER_QUESTIONS
-from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion
+from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
+from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
 from medqade.measures.in_place import InPlace, judge_in_place, physicians_in_place
 from medqade.measures.judge_behaviour import behaviour
+from medqade.measures.judge_outputs import output_shares
 from medqade.measures.paired import (
     ABOVE,
     BELOW,
@@ -153,6 +155,7 @@ __all__ = [
     "RankInterval",
     "RankedBoard",
     "Ranker",
+    "RankingFidelity",
     "Resolution",
     "SlotAgreement",
     "StudentPoolEstimate",
@@ -180,7 +183,9 @@ __all__ = [
     "judge_headline",
     "judge_in_place",
     "leave_one_out",
+    "length_bias",
     "macro_agreement",
+    "output_shares",
     "pabak_of",
     "panel_report",
     "panel_slots",
@@ -190,6 +195,7 @@ __all__ = [
     "proportion",
     "question_weights",
     "quiet_leave_one_out",
+    "ranking_fidelity",
     "ranks",
     "ratio",
     "release_positions",

@@ -18,7 +18,7 @@ from medqade.scoring import parse_submission
 from medqade.scoring.board.comparison import CompareError, compare, resolve
 
 from ..conftest import RESAMPLES
-from ..helpers import codes_to_rows, judge_rows, scored
+from ..helpers import codes_to_rows, fidelity_oracle, judge_rows, scored, student_accuracies
 
 A, B = "gemini-2.5-flash", "gemma3:4b"
 
@@ -240,3 +240,38 @@ def test_compare_breakdowns_are_the_scored_breakdown_differences(full: Release) 
     )
     physicians = compare(full, resolve(full, A), resolve(full, "physicians"), resamples=RESAMPLES)
     assert physicians.breakdowns is None
+
+
+def test_compare_shows_each_judge_s_ranking_fidelity_and_the_paired_tau_difference(
+    sample: Release, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scipy.stats import kendalltau
+
+    from medqade.commands.compare import text
+    from medqade.scoring.metrics import context
+
+    a, b = sample.roster.evaluator_ids[:2]
+    c = compare(sample, resolve(sample, a), resolve(sample, b), view="full", resamples=40)
+    w = context.weights(sample, context.ALL, 40, seeds.BOOTSTRAP_SEED)
+    assert w is not None
+    oracles = []
+    for side, found in zip((a, b), c.fidelity, strict=True):
+        codes = sample.evaluator_labels[sample.roster.evaluator_ids.index(side)]
+        oracle = fidelity_oracle(codes, sample.consensus, w)
+        j, p = student_accuracies(codes, sample.consensus, range(sample.n_items))
+        assert found is not None
+        assert found.tau.value == pytest.approx(kendalltau(j, p).statistic, abs=1e-12)
+        assert [found.tau.low, found.tau.high] == pytest.approx(oracle["tau_ci"], abs=1e-12)
+        oracles.append(oracle)
+    diff = np.subtract(oracles[0]["tau_reps"], oracles[1]["tau_reps"])
+    d = c.tau_difference
+    assert d is not None
+    assert d.value == pytest.approx(oracles[0]["tau"] - oracles[1]["tau"], abs=1e-12)
+    assert [d.low, d.high] == pytest.approx(np.nanpercentile(diff, [2.5, 97.5]), abs=1e-12)
+    shown = text(c, {})
+    lo, hi = oracles[0]["tau_ci"]
+    assert f"A {oracles[0]['tau']:.3f} [{lo:.3f}, {hi:.3f}]" in shown
+    assert c.to_dict()["ranking_fidelity"]["b"]["kendall_tau_b"] == c.fidelity[1].tau.value
+    physicians = compare(sample, resolve(sample, "physicians"), resolve(sample, a), resamples=40)
+    assert physicians.fidelity[0] is None and physicians.tau_difference is None
+    assert "A the physicians' own order (the reference)" in text(physicians, {})

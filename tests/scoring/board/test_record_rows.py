@@ -8,8 +8,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from medqade.dataset.release import Release
+from medqade.measures import seeds
+from medqade.scoring import parse_submission, score
 from medqade.scoring.board.record_rows import (
     STALE,
     VIEWS,
@@ -19,8 +23,11 @@ from medqade.scoring.board.record_rows import (
     settings_of,
     status,
 )
+from medqade.scoring.intake.settings import Settings
 from medqade.scoring.metrics.records import SCHEMA_VERSION
 from medqade.scoring.record.score_record import ScoreRecord
+
+from ..helpers import codes_to_rows, fidelity_oracle
 
 RECORDS = Path(__file__).resolve().parents[2] / "fixtures" / "records"
 
@@ -89,3 +96,20 @@ def test_model_row_reads_anchored_accuracy() -> None:
     assert ranked is not None
     assert ranked.key == raw["accuracy_core"]["anchored"]
     assert math.isclose(ranked.row.accuracy, raw["accuracy_core"]["anchored"])
+
+
+def test_the_tau_column_is_the_record_s_ranking_fidelity(sample: Release) -> None:
+    """Kendall's tau-b of the row equals scipy's on the students' accuracies, its interval an
+    explicit loop over the record's resampled questions; older records show NaN."""
+    codes = np.array(sample.evaluator_labels[2], dtype=np.int8)
+    sub = parse_submission(codes_to_rows(sample, codes).encode(), "j.csv", sample)
+    record = score(sample, sub, settings=Settings(resamples=30, seed=9))
+    ranked = judge_row(record, "full", "kappa", 0.05)
+    assert ranked is not None
+    row = ranked.row
+    w = seeds.question_weights(sample.n_items, 30, 9, seeds.STREAM_ALL)
+    oracle = fidelity_oracle(codes, sample.consensus, w)
+    assert row.tau == pytest.approx(oracle["tau"], abs=1e-12)  # type: ignore[union-attr]
+    assert [row.tau_low, row.tau_high] == pytest.approx(oracle["tau_ci"], abs=1e-12)  # type: ignore[union-attr]
+    old = judge_row(ScoreRecord.from_json(_stored("judge")), "core", "kappa", 0.05)
+    assert old is not None and math.isnan(old.row.tau)  # type: ignore[union-attr]

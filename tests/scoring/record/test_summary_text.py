@@ -9,9 +9,16 @@ from typing import Any
 
 import numpy as np
 
+from medqade import vocab
+from medqade.dataset.release import Release
+from medqade.measures import seeds
 from medqade.measures.aat import alt_test
+from medqade.scoring import parse_submission, score
+from medqade.scoring.intake.settings import Settings
 from medqade.scoring.record.score_record import ScoreRecord
 from medqade.scoring.record.summary_text import alt_test_text, behaviour_lines, summary
+
+from ..helpers import codes_to_rows, fidelity_oracle, jsonl, student_accuracies
 
 STORED = Path(__file__).resolve().parents[2] / "fixtures" / "records"
 
@@ -154,3 +161,48 @@ def test_the_caution_line_carries_the_questions_per_tier_and_warns() -> None:
     lines = behaviour_lines({"behaviour": {"split": "core", "caution": caution}})
     assert lines[0].endswith("[-5.0%, -1.0%]; questions per tier 1-4: 90, 67, 32, 11")
     assert lines[1] == "caution: " + caution["warning"]
+
+
+def _fidelity_record(sample: Release, text: str, name: str, resamples: int = 40) -> ScoreRecord:
+    sub = parse_submission(text.encode(), name, sample)
+    return score(sample, sub, settings=Settings(resamples=resamples, seed=3))
+
+
+def test_score_prints_ranking_fidelity_length_bias_and_parse_failures(sample: Release) -> None:
+    codes = np.array(sample.evaluator_labels[1], dtype=np.int8)
+    codes[0, :2] = vocab.MISSING_CODE
+    record = _fidelity_record(sample, codes_to_rows(sample, codes), "j.csv")
+    text = summary(record)
+    w = seeds.question_weights(sample.n_items, 40, 3, seeds.STREAM_ALL)  # the view: all items
+    oracle = fidelity_oracle(codes, sample.consensus, w)
+    lo, hi = oracle["tau_ci"]
+    assert f"Kendall tau-b {oracle['tau']:.3f} [{lo:.3f}, {hi:.3f}]" in text
+    judge, phys = student_accuracies(codes, sample.consensus, range(sample.n_items))
+    errors = np.subtract(judge, phys)
+    worst = int(np.argmax(np.abs(errors)))
+    assert f"largest student error {errors[worst]:+.3f}" in text
+    assert f"on {sample.roster.student_ids[worst]} (judge {100 * judge[worst]:.1f}%" in text
+    assert "length bias (all): Richtig-rate slope per answer-length quartile" in text
+    assert "unparseable replies: not recorded (a plain label file has no invalid outputs" in text
+    assert "missing of 30 answers" in text and f"{100 * 2 / 30:.1f}% missing" in text
+
+
+def test_the_unparseable_share_of_a_judge_run_is_printed(sample: Release) -> None:
+    rows = []
+    for i, qid in enumerate(sample.item_ids):
+        row: dict[str, Any] = {"question_id": str(qid), "order": list(sample.roster.student_ids)}
+        for k in range(vocab.N_SLOTS):
+            code = int(sample.evaluator_labels[0][i, k])
+            row[f"resp_{k + 1}"] = None if i < 2 else vocab.CODE_LABELS.get(code)
+        if i < 2:
+            row["error"] = "invalid: not JSON" if i == 0 else "error: timeout"
+        rows.append(row)
+    text = summary(_fidelity_record(sample, jsonl(rows), "judge.jsonl"))
+    line = next(x for x in text.splitlines() if x.startswith("outputs (all)"))
+    assert f"unparseable {100 * 5 / 30:.1f}%" in line and "(5 answers; 20.0% of replies)" in line
+    assert f"{100 * 5 / 30:.1f}% missing" in line  # the timeout: no reply, not unparseable
+
+
+def test_a_record_scored_before_issue_37_prints_no_such_lines() -> None:
+    text = summary(_stored("judge"))
+    assert "ranking fidelity" not in text and "unparseable" not in text

@@ -2,16 +2,18 @@
 of two rows (``medqade compare``, the Space's Compare).
 """
 
-from medqade.scoring.board.compare_sides import PHYSICIANS, check_token, resolve
-from medqade.scoring.board.comparison import (
+from medqade.scoring.board.compare_results import Comparison, Difference
+from medqade.scoring.board.compare_sides import (
     MAX_TOKEN,
+    PHYSICIANS,
     CompareError,
-    Comparison,
-    Difference,
     Side,
-    compare,
+    check_token,
+    resolve,
     submission_side,
 )
+from medqade.scoring.board.comparison import compare
+from medqade.scoring.board.record_rows import VIEWS, on_board
 from medqade.scoring.board.row_types import (
     JUDGE_COLUMNS,
     MODEL_COLUMNS,
@@ -28,12 +30,10 @@ from medqade.scoring.board.sources import (
 )
 from medqade.scoring.board.tables import (
     MARGIN_STEP,
-    VIEWS,
     LeaderboardTables,
     board_margin,
     leaderboard,
     leaderboard_tables,
-    on_board,
     rows,
 )
 

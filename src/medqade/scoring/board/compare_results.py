@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from medqade.measures import METRICS as MEASURED_METRICS
-from medqade.measures import Agreement, Estimate, difference
+from medqade.measures import Agreement, Estimate, RankingFidelity, difference
 from medqade.scoring.board.compare_sides import Side
 from medqade.scoring.board.simultaneous import BoardPair
 
@@ -77,6 +77,16 @@ class Comparison:
     """A judge against the physicians: the judge's agreement with the consensus of all ten,
     as ``score`` and the leaderboard show it (the ``overall`` numbers of the judge are its
     agreement *in each physician's place*, a different quantity)."""
+    fidelity: tuple[RankingFidelity | None, RankingFidelity | None] = (None, None)
+    """Each side's ranking fidelity (A, B) on the view's items with the same resamples
+    (:mod:`medqade.measures.fidelity`); ``None`` for the physicians, whose consensus is the
+    reference it is measured against."""
+
+    @property
+    def tau_difference(self) -> Estimate | None:
+        """Kendall's tau-b of A minus that of B, paired over the same resamples (two judges)."""
+        a, b = self.fidelity
+        return None if a is None or b is None else difference(a.tau, b.tau)
 
     @property
     def judge_side(self) -> str | None:
@@ -120,6 +130,13 @@ class Comparison:
                 for dim, found in self.breakdowns.items()
             },
             "board": None if self.board is None else self.board.to_dict(),
+            "ranking_fidelity": {
+                "a": None if self.fidelity[0] is None else self.fidelity[0].to_json(),
+                "b": None if self.fidelity[1] is None else self.fidelity[1].to_json(),
+                "tau_difference": None
+                if self.tau_difference is None
+                else self.tau_difference.to_dict("kendall_tau_b"),
+            },
             "judge_against_consensus": None
             if self.against_consensus is None
             else {m: self.against_consensus.metric(m).value for m in METRICS}

@@ -9,6 +9,10 @@ macro difference equals ``kappa(A) - kappa(B)`` as ``medqade score`` and the lea
 them, to the last digit. Per slot and per difficulty tier likewise; the answers on which the
 two sides give different substantive labels are listed with the consensus.
 
+Each judge side's ranking fidelity (Kendall's tau-b of the student accuracies it gives
+against the physicians', :mod:`medqade.measures.fidelity`) is computed on the same items and
+resamples, so two judges' taus have a paired difference.
+
 Against ``physicians`` the judge is put in each physician's place in turn, against the same
 majority of the other nine (:func:`medqade.measures.in_place.judge_in_place`): the difference
 is then the verdict's ``d``, reported with its verdict (default margin) and the alternative
@@ -38,6 +42,7 @@ from medqade.measures import (
     grouped_agreement,
     grouped_leave_one_out,
     judge_in_place,
+    ranking_fidelity,
     substantive,
 )
 from medqade.schema import answer_id
@@ -206,6 +211,12 @@ def compare(
             breakdowns(lab[items], consensus, dims, slots, w).groups for lab in (a.labels, b.labels)
         )
         parts = {dim: _paired(found_a[dim], found_b[dim]) for dim in found_a}
+    fidelity = tuple(
+        None
+        if side.labels is None
+        else ranking_fidelity(_shown(side.labels, side.present)[items], consensus, tuple(slots), w)
+        for side in (a, b)
+    )
     lab_a = release.consensus if a.labels is None else a.labels
     lab_b = release.consensus if b.labels is None else b.labels
     sub_a = substantive(lab_a) >= 0
@@ -249,7 +260,17 @@ def compare(
             overall.kappa,
         ),
         against_consensus=consensus_agreement,
+        fidelity=(fidelity[0], fidelity[1]),
     )
+
+
+def _shown(
+    labels: npt.NDArray[np.int8], present: npt.NDArray[np.bool_] | None
+) -> npt.NDArray[np.int8]:
+    """A judge side's labels with the slots it has no row for missing."""
+    if present is None:
+        return labels
+    return np.where(present, labels, vocab.MISSING_CODE).astype(np.int8)
 
 
 def _board_row(side: Side, records: Sequence[ScoreRecord], view: str) -> Any:

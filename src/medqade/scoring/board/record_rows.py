@@ -132,6 +132,18 @@ def on_board(rec: ScoreRecord) -> bool:
     return rec.kind == "judge" and any(_has(_judge_block(rec, v)[0]) for v in VIEWS)
 
 
+def _fidelity(record: ScoreRecord) -> dict[str, float]:
+    """``tau`` and its interval: the record's ranking fidelity (Kendall's tau-b of the
+    students ordered by the judge's accuracy and by the physicians'), NaN without one."""
+    fid = record.ranking_fidelity
+    low, high = _bounds(None if fid is None else fid.kendall_tau_b_ci)
+    return {
+        "tau": _num(None if fid is None else fid.kendall_tau_b),
+        "tau_low": low,
+        "tau_high": high,
+    }
+
+
 def judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> Ranked | None:
     """The judge row of ``record`` in ``view``, ranked on ``metric``, its verdict read at
     ``margin``; ``None`` when the record has no block for the view."""
@@ -181,6 +193,7 @@ def judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> Ran
             "alt_test_passed": None if alt is None else alt.passed,
             **_self_bias(record),
             **behaviour_columns(record),
+            **_fidelity(record),
         }
     )
     reps = of_block(record.replicates, scope, "pa" if metric == "pabak" else metric)

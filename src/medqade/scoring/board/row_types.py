@@ -94,6 +94,9 @@ class JudgeRow(Row):
     position_p: float = NAN
     tokens_per_1000: float = NAN
     eur_per_1000: float = NAN
+    tau: float = NAN
+    tau_low: float = NAN
+    tau_high: float = NAN
     flags: str
     id: str | None
 

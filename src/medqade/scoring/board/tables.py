@@ -64,6 +64,12 @@ caution_slope, caution_vs_physicians (_low, _high), self_kappa (_low, _high),
 physicians_self_kappa, position_p, tokens_per_1000, eur_per_1000
             the record's ``behaviour`` (:mod:`medqade.scoring.board.behaviour_columns`), NaN where
             absent; shown beside agreement, never part of the rank
+tau, tau_low, tau_high
+            ranking fidelity: Kendall's tau-b between the five students ordered by the judge's
+            accuracy and by the physicians', with its 95% interval over the record's question
+            resamples, on the record's items (all when it covers the extension, else the core;
+            :mod:`medqade.measures.fidelity`); NaN for records scored before it, never part of
+            the rank
 flags       the record's flags, ``;``-separated; id = record id
 =========== ====================================================================================
 

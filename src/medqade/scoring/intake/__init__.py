@@ -2,7 +2,12 @@
 :class:`Submission` out, within the upload :class:`Limits`.
 """
 
+from medqade.scoring.intake.coverage import answers_content_hash, judge_content_hash
 from medqade.scoring.intake.decoding import deterministic_decoding
+from medqade.scoring.intake.judge_runs import with_runs
+from medqade.scoring.intake.kinds import ANSWERS, JUDGE, KINDS
+from medqade.scoring.intake.limits import Limits
+from medqade.scoring.intake.log_reader import DEFAULT_LIMITS
 from medqade.scoring.intake.log_rows import rows_of_log
 from medqade.scoring.intake.meta import (
     FORM_KEYS,
@@ -13,22 +18,9 @@ from medqade.scoring.intake.meta import (
     merge_meta,
 )
 from medqade.scoring.intake.normalize import char_ngram_dice, fuzzy_ratio, normalise, token_f1
-from medqade.scoring.intake.parsed import FileSummary
+from medqade.scoring.intake.parsed import FileSummary, Submission
 from medqade.scoring.intake.settings import Settings
-from medqade.scoring.intake.submission import (
-    ANSWERS,
-    DEFAULT_LIMITS,
-    JUDGE,
-    KINDS,
-    Limits,
-    Submission,
-    answers_content_hash,
-    attach_labels,
-    judge_content_hash,
-    parse_submission,
-    validate_only,
-    with_runs,
-)
+from medqade.scoring.intake.submission import attach_labels, parse_submission, validate_only
 
 __all__ = [
     "ANSWERS",

@@ -5,6 +5,12 @@ Both walks fill a ``(items, 5)`` array of label codes (``MISSING_CODE`` where no
 1-5 at which the judge saw each answer (0 where unknown: from ``order`` in the per-question
 format, from an optional ``position`` column in the row format), in the release's order; the
 formats are described in :mod:`medqade.scoring.intake.submission`.
+
+A fourth ``(items, 5)`` mask marks the **invalid replies**: answers whose row has no label and
+an ``error`` that starts with ``invalid`` (:func:`invalid_error`), as ``medqade judge`` and an
+Inspect log of ``medqade/judge`` keep a reply that could not be parsed. Another error (a failed
+request, no reply) leaves the answer missing, and a file without an ``error`` column has no
+invalid replies (:data:`ERROR_COLUMN`).
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -22,7 +28,19 @@ from medqade.files.problems import ProblemLog
 from medqade.scoring.intake.rows import Walker, cells, evaluators, ignored, require, summarise
 from medqade.scoring.intake.upload_cells import LINE, NOT_TEXT, cell_text
 
-Walked = tuple[npt.NDArray[np.int8], npt.NDArray[np.bool_], npt.NDArray[np.int8]]
+Walked = tuple[
+    npt.NDArray[np.int8], npt.NDArray[np.bool_], npt.NDArray[np.int8], npt.NDArray[np.bool_]
+]
+"""Labels, rows, positions and invalid replies, each (items, 5)."""
+ERROR_COLUMN: Final = "error"
+INVALID_PREFIX: Final = "invalid"
+
+
+def invalid_error(value: Any) -> bool:
+    """Whether an ``error`` cell says the judge's reply could not be parsed (its text starts
+    with ``invalid``, as the runners and :mod:`~medqade.scoring.intake.log_rows` write it)."""
+    text = cell_text(value)
+    return isinstance(text, str) and text.strip().lower().startswith(INVALID_PREFIX)
 
 
 def _position(w: Walker, line: int, value: Any) -> int | None:
@@ -66,6 +84,7 @@ def judge_rows(w: Walker, log: ProblemLog) -> Walked:
     labels = np.full((n, vocab.N_SLOTS), vocab.MISSING_CODE, dtype=np.int8)
     present = np.zeros((n, vocab.N_SLOTS), dtype=bool)
     positions = np.zeros((n, vocab.N_SLOTS), dtype=np.int8)
+    invalid = np.zeros((n, vocab.N_SLOTS), dtype=bool)
     with_position: dict[int, int] = {}
     first = np.zeros((n, vocab.N_SLOTS), dtype=np.int64)
     frame = t.frame
@@ -75,7 +94,7 @@ def judge_rows(w: Walker, log: ProblemLog) -> Walked:
     else:
         ok = require(t, ("question_id", "model", "label"), "judge labels", log)
     if not ok:
-        return labels, present, positions
+        return labels, present, positions, invalid
     ignored(t, ("answer_id", "question_id", "model", "label", "difficulty", "position"), log)
     evaluators(t, log)
     has_difficulty = "difficulty" in frame.columns
@@ -87,13 +106,14 @@ def judge_rows(w: Walker, log: ProblemLog) -> Walked:
         cols = [cells(frame, "question_id"), cells(frame, "model")]
     diff_col = cells(frame, "difficulty")
     pos_col = cells(frame, "position")
-    for line, q_cell, m_cell, l_cell, d_cell, p_cell in zip(
+    for line, q_cell, m_cell, l_cell, d_cell, p_cell, e_cell in zip(
         cells(frame, LINE),
         cols[0],
         cols[1],
         cells(frame, "label"),
         diff_col,
         pos_col,
+        cells(frame, ERROR_COLUMN),
         strict=True,
     ):
         line = int(line)
@@ -132,6 +152,7 @@ def judge_rows(w: Walker, log: ProblemLog) -> Walked:
             continue
         present[i, s] = True
         labels[i, s] = code
+        invalid[i, s] = code == vocab.MISSING_CODE and invalid_error(e_cell)
         first[i, s] = line
         if shown_at:
             positions[i, s] = shown_at
@@ -139,7 +160,7 @@ def judge_rows(w: Walker, log: ProblemLog) -> Walked:
     _check_positions(w, positions, with_position)
     summarise(log, t, empty, "no label: counted as missing, not as an abstention")
     summarise(log, t, dupes, "repeats an earlier row with the same label: kept once")
-    return labels, present, positions
+    return labels, present, positions, invalid
 
 
 def _order(w: Walker, line: int, value: Any) -> list[int] | None:
@@ -172,10 +193,11 @@ def judge_per_question(w: Walker, log: ProblemLog) -> Walked:
     labels = np.full((n, vocab.N_SLOTS), vocab.MISSING_CODE, dtype=np.int8)
     present = np.zeros((n, vocab.N_SLOTS), dtype=bool)
     positions = np.zeros((n, vocab.N_SLOTS), dtype=np.int8)
+    invalid = np.zeros((n, vocab.N_SLOTS), dtype=bool)
     first = np.zeros(n, dtype=np.int64)
     resp = [f"resp_{k}" for k in range(1, vocab.N_SLOTS + 1)]
     if not require(t, ("question_id", "order", *resp), "per-question judge labels", log):
-        return labels, present, positions
+        return labels, present, positions, invalid
     ignored(t, ("question_id", "order", *resp, "difficulty"), log)
     evaluators(t, log)
     frame = t.frame
@@ -188,11 +210,12 @@ def judge_per_question(w: Walker, log: ProblemLog) -> Walked:
         frame["order"],
         *(frame[r] for r in resp),
         frame["difficulty"] if has_difficulty else [None] * len(frame),
+        cells(frame, ERROR_COLUMN),
         strict=True,
     )
     for line, q_cell, o_cell, *rest in records:
         line = int(line)
-        *resp_cells, d_cell = rest
+        *resp_cells, d_cell, e_cell = rest
         i = w.item(line, "question_id", q_cell)
         order = _order(w, line, o_cell)
         codes = [w.label(line, r, c) for r, c in zip(resp, resp_cells, strict=True)]
@@ -219,8 +242,9 @@ def judge_per_question(w: Walker, log: ProblemLog) -> Walked:
             continue
         labels[i] = row
         present[i] = True
+        invalid[i] = (row == vocab.MISSING_CODE).all() and invalid_error(e_cell)
         first[i] = line
         positions[i, order] = np.arange(1, vocab.N_SLOTS + 1)
     summarise(log, t, null_lines, "null labels: counted as missing")
     summarise(log, t, dupes, "repeats an earlier identical object: kept once")
-    return labels, present, positions
+    return labels, present, positions, invalid

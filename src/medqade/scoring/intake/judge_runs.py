@@ -79,7 +79,7 @@ def as_run(sub: Submission, run: str) -> JudgeRun:
     positions 0)."""
     labels = sub.labels if sub.labels is not None else np.full(sub.present.shape, -1, np.int8)
     positions = sub.positions if sub.positions is not None else np.zeros(sub.present.shape, np.int8)
-    return JudgeRun(run, labels, sub.present, positions)
+    return JudgeRun(run, labels, sub.present, positions, sub.invalid)
 
 
 __all__ = ["MAX_RUN", "RUN_COLUMN", "as_run", "split_runs", "with_runs"]

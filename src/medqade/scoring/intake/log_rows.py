@@ -9,7 +9,9 @@ Judge logs give one line per question and epoch::
 epoch; the token counts are the sample's, when the provider reported them.) Answer logs give
 ``{"question_id", "answer"}`` and, when the run had a ``grader`` model role, the grader's
 labels. An errored or unparseable sample keeps its row with null labels (or answer) plus
-``error`` and is counted in the header, as ``medqade judge`` writes its failures.
+``error`` and is counted in the header, as ``medqade judge`` writes its failures; an
+unparseable one's ``error`` starts with ``invalid`` (the scorer's explanation), which keeps it
+apart from a failed request downstream (``output_shares`` of a judge record).
 
 The header keeps ``model_id`` (the model as Inspect names it, without the provider), the
 generation settings as ``decoding``, and ``inspect``: Inspect's version, the provider, the task,
@@ -162,6 +164,8 @@ def rows_of_samples(kind: str, log: Any, samples: Iterable[LogSample], name: str
             errored += 1
             error = "error: the sample has no score"
         explanation = str(score["explanation"] or "invalid output") if score else "invalid output"
+        if not explanation.lower().startswith("invalid"):  # a failed parse reads as one
+            explanation = f"invalid: {explanation}"
         if kind == "judge":
             given = meta.get("order") or sample.metadata.get("order")
             labels: list[str | None] | None = None

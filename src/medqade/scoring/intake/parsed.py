@@ -51,12 +51,14 @@ class FileSummary(JsonView):
 
 @dataclass(frozen=True, eq=False)
 class JudgeRun:
-    """One run of a judge: labels, rows and positions (items, 5), read-only."""
+    """One run of a judge: labels, rows, positions and invalid replies (items, 5), read-only
+    (``invalid`` ``None``: the run's file cannot say which replies were unparseable)."""
 
     run: str
     labels: npt.NDArray[np.int8] = field(repr=False)
     present: npt.NDArray[np.bool_] = field(repr=False)
     positions: npt.NDArray[np.int8] = field(repr=False)
+    invalid: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,6 +90,11 @@ class Submission:
     """judge: (items, 5) position 1-5 at which each answer was shown, 0 where unknown."""
     runs: tuple[JudgeRun, ...] = field(default=(), repr=False)
     """judge: every run when there are two or more (the first is ``labels``), else empty."""
+    invalid: npt.NDArray[np.bool_] | None = field(default=None, repr=False)
+    """judge: (items, 5) the answers whose reply could not be parsed into labels (a row
+    without labels whose ``error`` starts with ``invalid``: an Inspect log's or ``medqade
+    judge``'s failed parse); ``None`` when the file has no ``error`` column (a plain label
+    file records no unparseable replies)."""
 
     def summary(self, *, checked: bool = False) -> FileSummary:
         """What this file is (for the Space and the dry runs; a NaN coverage as ``None``);

@@ -29,7 +29,11 @@ one object per question, ``resp_k`` judging the answer of ``order[k-1]``::
      "resp_5": null, "difficulty": "Mittel"}
 
 Null labels are missing; extra keys (``evaluator``, ``error``, ``raw``) are ignored, but one
-file holds one evaluator. In CSV ``order`` is a JSON array or ``a|b|c|d|e``.
+file holds one evaluator. A row without labels whose ``error`` starts with ``invalid`` (how
+``medqade judge`` and an Inspect log keep a reply that could not be parsed) is an *invalid
+reply* (:attr:`Submission.invalid`), kept apart from abstentions in the record's
+``output_shares``; a file without an ``error`` column has none. In CSV ``order`` is a JSON
+array or ``a|b|c|d|e``.
 
 Model answers (``kind="answers"``): ``question_id,answer`` (the output of ``medqade answer``;
 a null or empty answer is *not answered*: left out of every accuracy, and stated).
@@ -65,6 +69,7 @@ formats),
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
@@ -83,7 +88,7 @@ from medqade.scoring.intake.coverage import (
     scope_of,
 )
 from medqade.scoring.intake.inspect_log import grader_labels_text
-from medqade.scoring.intake.judge_rows import judge_per_question, judge_rows
+from medqade.scoring.intake.judge_rows import ERROR_COLUMN, judge_per_question, judge_rows
 from medqade.scoring.intake.judge_runs import split_runs
 from medqade.scoring.intake.judge_runs import with_runs as with_runs
 from medqade.scoring.intake.kinds import (
@@ -126,12 +131,20 @@ __all__ = [
     "detect_kind",
     "judge_content_hash",
     "parse_submission",
+    "records_invalid",
     "validate_only",
     "with_runs",
 ]
 
 
 DEFAULT_LIMITS: Final = Limits()
+
+
+def records_invalid(columns: Any, header: Mapping[str, Any]) -> bool:
+    """Whether a judge file can say which replies were unparseable: it has an ``error``
+    column, or it is an Inspect log (its header's ``inspect`` block counts invalid samples,
+    so a log without an ``error`` column had none)."""
+    return ERROR_COLUMN in columns or isinstance(header.get("inspect"), Mapping)
 
 
 def parse_submission(
@@ -221,6 +234,7 @@ def parse_submission(
             warnings=tuple(log.warnings),
             positions=positions if positions.any() else None,
             runs=tuple(runs) if len(runs) > 1 else (),
+            invalid=runs[0].invalid if records_invalid(table.frame.columns, header) else None,
         )
     answers, present_items = answer_rows(walker, log, limits)
     log.raise_if_any(name)

@@ -34,7 +34,10 @@ questions and recomputing it in the subgroup, so its CI is paired with the headl
   agreeing);
 - majority-vote ensembles with the reference evaluators (core, in-sample, the paper's rule):
   the best panel of each size containing the judge vs the best without it, chosen by
-  macro-kappa, with the paired CI of the difference.
+  macro-kappa, with the paired CI of the difference;
+- what the judge is used for (:mod:`medqade.scoring.metrics.judge_use`): ranking fidelity,
+  length bias and output shares (unparseable replies apart from abstentions), on the same
+  items and resamples.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ from medqade.scoring.intake import Settings
 from medqade.scoring.metrics import context
 from medqade.scoring.metrics.breakdowns import abstention, bias, confusion, disagreements
 from medqade.scoring.metrics.ensembles import ensembles
+from medqade.scoring.metrics.judge_use import judge_use
 from medqade.scoring.record import (
     Abstention,
     Agreement,
@@ -73,6 +77,9 @@ from medqade.scoring.record import (
     Disagreements,
     Ensembles,
     Headline,
+    LengthBias,
+    OutputShares,
+    RankingFidelity,
     Replicates,
     agreement_block,
     macro_block,
@@ -274,6 +281,9 @@ class JudgeMetrics:
     flags: tuple[str, ...]
     behaviour: Any
     """The behaviour section's JSON (:meth:`medqade.measures.judge_behaviour.Behaviour.to_json`)."""
+    ranking_fidelity: RankingFidelity
+    length_bias: LengthBias | None
+    output_shares: OutputShares
 
 
 def judge_metrics(
@@ -286,6 +296,7 @@ def judge_metrics(
     model_id: str | None = None,
     exclude_evaluator: str | None = None,
     behaviour: Mapping[str, Any] | None = None,
+    invalid: npt.NDArray[np.bool_] | None = None,
 ) -> JudgeMetrics:
     """All judge metrics for ``labels`` (items, 5) with rows ``present`` (items, 5), scored
     with ``settings`` (resamples, seed, margin; the defaults without).
@@ -293,7 +304,9 @@ def judge_metrics(
     ``behaviour`` holds the keyword inputs of :func:`medqade.measures.judge_behaviour.behaviour`
     beyond the labels (``positions``, ``runs``, ``usage``); its result is the ``behaviour``
     section. ``exclude_evaluator`` leaves a reference evaluator (the judge itself) out of the
-    ensemble pool; ``settings.margin`` is the non-inferiority margin of the verdict.
+    ensemble pool; ``settings.margin`` is the non-inferiority margin of the verdict;
+    ``invalid`` (items, 5) marks the replies that could not be parsed (``None``: the
+    submission cannot say, a plain label file).
     """
     settings = settings or Settings()
     resamples, seed = settings.resamples, settings.seed
@@ -322,6 +335,7 @@ def judge_metrics(
         for view, agr in (("core", seen.core), ("full", seen.full))
     }
     phys = context.physicians_in_place(release, resamples, seed).agreement
+    use = judge_use(release, labels, present, invalid, items, w_items, split)
     return JudgeMetrics(
         core=seen.core_block,
         full=seen.full_block,
@@ -355,4 +369,7 @@ def judge_metrics(
             resamples=resamples,
             seed=seed,
         ).to_json(),
+        ranking_fidelity=use.ranking_fidelity,
+        length_bias=use.length_bias,
+        output_shares=use.output_shares,
     )

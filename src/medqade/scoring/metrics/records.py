@@ -22,6 +22,7 @@ Shape (proportions, not percent; NaN is written as ``null``)::
                   "by_question": {"unit", "omega", "rho", "passed", "n_items"}},
      "abstention": {"global", "by_tier": [4], "coverage", "answered_share", ...},
      "bias", "confusion", "by_tier", "by_lexical", "disagreements", "ensembles",
+     "behaviour", "ranking_fidelity", "length_bias", "output_shares",
      # answers
      "accuracy": {"anchored", "ci", "lower", "upper", "coverage", "pooled_anchors",
                   "by_tier": [4], "by_lexical": {...}, "judged", ...},
@@ -202,10 +203,11 @@ def judge_record(
     extra_flags: tuple[str, ...] = (),
     warnings: tuple[str, ...] = (),
     behaviour: Mapping[str, Any] | None = None,
+    invalid: np.ndarray[Any, Any] | None = None,
 ) -> ScoreRecord:
     """A judge record from label codes (items, 5) and rows ``present`` (items, 5);
-    ``behaviour``: positions, runs and usage
-    (:func:`medqade.measures.judge_behaviour.behaviour`)."""
+    ``behaviour``: positions, runs and usage (:func:`medqade.measures.judge_behaviour.behaviour`);
+    ``invalid``: the unparseable replies (``None``: not recorded)."""
     m = judge_metrics(
         release,
         labels,
@@ -215,6 +217,7 @@ def judge_record(
         model_id=meta.model_id,
         exclude_evaluator=exclude_evaluator,
         behaviour=behaviour,
+        invalid=invalid,
     )
     partial = submission.scope == "partial"
     flags = [*base_flags(release), *m.flags, *extra_flags, *([PARTIAL] if partial else [])]
@@ -250,6 +253,9 @@ def judge_record(
         ensembles=m.ensembles,
         replicates=m.replicates,
         behaviour=m.behaviour,
+        ranking_fidelity=m.ranking_fidelity,
+        length_bias=m.length_bias,
+        output_shares=m.output_shares,
     )
     return finish(draft, clock)
 
@@ -307,6 +313,7 @@ def score(
                 "usage": merged.usage,
                 "deterministic": deterministic_decoding(merged.decoding),
             },
+            invalid=submission.invalid,
         )
     if submission.answers is None:
         raise ValueError("an answers submission without answers")

@@ -2,19 +2,19 @@
 and its store, rescoring, and names that would pass for another row.
 """
 
-from medqade.scoring.policy.outcome import Submitter, Upload, score_line, size_refusal
-from medqade.scoring.policy.policy import Outcome, Settings, check, submit
+from medqade.scoring.policy.outcome import Outcome, Submitter, Upload, score_line, size_refusal
+from medqade.scoring.policy.policy import Settings, check, submit
 from medqade.scoring.policy.rescoring import rescore
-from medqade.scoring.policy.store import (
+from medqade.scoring.policy.results_folder import (
     MIRROR_IGNORE,
     MIRROR_PATTERNS,
     RateLimit,
-    ResultsStore,
     check_results_folder,
     default_results_dir,
     on_space,
     upload_suffix,
 )
+from medqade.scoring.policy.store import ResultsStore
 
 __all__ = [
     "MIRROR_IGNORE",

@@ -37,6 +37,7 @@ from medqade.scoring.record.sections import (
     rated_block,
 )
 from medqade.scoring.record.summary_text import alt_test_text, summary
+from medqade.scoring.record.use_sections import LengthBias, OutputShares, RankingFidelity
 
 __all__ = [
     "VOTE_RULE",
@@ -58,8 +59,11 @@ __all__ = [
     "JsonView",
     "JudgeRef",
     "Judged",
+    "LengthBias",
+    "OutputShares",
     "Panel",
     "PanelSide",
+    "RankingFidelity",
     "RecordMeta",
     "RecordSettings",
     "Replicates",

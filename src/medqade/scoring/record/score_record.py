@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from medqade.scoring.record.json_object import PAIR, TUPLE, JsonObject, convert, nested
+from medqade.scoring.record.use_sections import LengthBias, OutputShares, RankingFidelity
 
 METRICS: Final = ("kappa", "pa", "pabak")
 """The agreement metrics a judge block and a difference hold."""
@@ -340,6 +341,11 @@ class ScoreRecord(JsonObject):
     space: SpaceEntry | None = field(default=None, metadata=nested(SpaceEntry))
     behaviour: Any = None
     """Optional behaviour section (position bias, caution, ...): absent in older records."""
+    ranking_fidelity: RankingFidelity | None = field(default=None, metadata=nested(RankingFidelity))
+    length_bias: LengthBias | None = field(default=None, metadata=nested(LengthBias))
+    output_shares: OutputShares | None = field(default=None, metadata=nested(OutputShares))
+    """What a judge is used for (:mod:`~medqade.scoring.record.use_sections`): absent in
+    records scored before issue 37."""
 
     @property
     def name(self) -> str:

@@ -1,10 +1,12 @@
 """The plain-text summary of a score record, the one ``medqade score`` prints.
 
 :func:`summary` gives the whole text (agreement with the physicians, the verdict, bias,
-abstention and, for a judge, its behaviour); :func:`behaviour_lines` the lines of the record's
-``behaviour`` block (written by :func:`medqade.measures.judge_behaviour.behaviour`; a record without
-it, older, gives none); :func:`alt_test_text` the one sentence every front end shows for the
-alternative annotator test.
+abstention and, for a judge, its behaviour and what it is used for); :func:`use_lines` the
+lines of its ranking fidelity, length bias and output shares; :func:`behaviour_lines` the
+lines of the record's ``behaviour`` block (written by
+:func:`medqade.measures.judge_behaviour.behaviour`; a record without it, older, gives none);
+:func:`alt_test_text` the one sentence every front end shows for the alternative annotator
+test.
 """
 
 from __future__ import annotations
@@ -170,6 +172,61 @@ def _signed(x: Any) -> str:
     return "n/a" if x is None else f"{x:+.3f}"
 
 
+NOT_RECORDED: Final = (
+    "unparseable replies: not recorded (a plain label file has no invalid outputs; an "
+    "Inspect log or medqade judge's output keeps them)"
+)
+
+
+def use_lines(record: ScoreRecord | Mapping[str, Any]) -> list[str]:
+    """What a judge is used for, a line each (none for a record scored before these
+    sections): ranking fidelity (Kendall's tau-b with its interval, the largest student
+    error and its student), length bias (the paired effect on the Richtig rate) and the
+    share of unparseable replies, kept apart from abstentions."""
+    rec = read_record(record)
+    lines = []
+    fid = rec.ranking_fidelity
+    if fid is not None:
+        worst = fid.student(fid.largest_error_student or "")
+        error = (
+            f"{_signed(worst.difference)}{_ci(worst.difference_ci, _signed)} on "
+            f"{worst.student} (judge {_pct(worst.judge)} vs physicians "
+            f"{_pct(worst.physicians)})"
+            if worst is not None
+            else "n/a"
+        )
+        lines.append(
+            f"ranking fidelity ({fid.split}): Kendall tau-b {_num(fid.kendall_tau_b)}"
+            f"{_ci(fid.kendall_tau_b_ci)} between the judge's and the physicians' accuracy of "
+            f"the {len(fid.students or ())} students; largest student error {error}; picks "
+            f"the physicians' best in {_pct(fid.probability_best)} of resamples"
+        )
+    length = rec.length_bias
+    if length is not None and length.judge is not None and length.physicians is not None:
+        lines.append(
+            f"length bias ({length.split}): Richtig-rate slope per answer-length quartile, "
+            f"judge - physicians {_signed(length.richtig_effect)}"
+            f"{_ci(length.richtig_effect_ci, _signed)} (judge "
+            f"{_signed(length.judge.richtig_slope)}, physicians "
+            f"{_signed(length.physicians.richtig_slope)})"
+        )
+    out = rec.output_shares
+    if out is not None:
+        kinds = (
+            f"{_pct(out.labelled_share)} labelled, {_pct(out.abstained_share)} abstained, "
+            f"{_pct(out.missing_share)} missing of {_count(out.answers)} answers"
+        )
+        if out.invalid_recorded:
+            lines.append(
+                f"outputs ({out.split}): {kinds}; unparseable {_pct(out.invalid_share)}"
+                f"{_ci(out.invalid_share_ci, _pct)} ({_count(out.invalid)} answers; "
+                f"{_pct(out.invalid_of_replies)} of replies), neither label nor abstention"
+            )
+        else:
+            lines.append(f"outputs ({out.split}): {kinds}; {NOT_RECORDED}")
+    return lines
+
+
 def _points(x: Any) -> str:
     return "n/a" if x is None else f"{x:+.1f}"
 
@@ -187,6 +244,7 @@ def summary(record: ScoreRecord | dict[str, Any]) -> str:
         lines.append("dataset: SYNTHETIC release (not physician data)")
     if rec.kind == "judge":
         lines += _judge_lines(rec)
+        lines += use_lines(rec)
         lines += behaviour_lines(rec.to_json())
     else:
         for block, label in ((rec.accuracy_core, "core"), (rec.accuracy, "all")):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from medqade.measures.length_bias import LengthBias, length_bias, length_quartiles
+from medqade.measures.answer_length import LengthBias, length_bias, length_quartiles
 from medqade.measures.seeds import question_weights
 
 

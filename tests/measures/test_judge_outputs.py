@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from medqade.measures.output_shares import KINDS, OutputShares, output_kinds, output_shares
+from medqade.measures.judge_outputs import KINDS, OutputShares, output_kinds, output_shares
 from medqade.measures.seeds import question_weights
 
 
