@@ -293,10 +293,10 @@ class SpaceState:
             if self.ready.is_set():  # judges another writer stored: their labels in Browse
                 self._load_submitted_judges()  # (at start-up, the warm-up's own step)
             records = self.records()
-            tables = scoring.leaderboard_tables(
+            tables = scoring.leaderboard(
                 records, view=view, metric=metric, margin=margin, ranker=self._ranker
             )
-            judges, models = tables.judges, tables.models
+            judges, models = tables.judges_frame(), tables.models_frame()
             by_id = {str(r.id): r for r in records}
             boards = Boards(
                 judges,

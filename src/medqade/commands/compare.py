@@ -15,7 +15,7 @@ from medqade.scoring.board import (
     Difference,
     Side,
     compare,
-    leaderboard_tables,
+    leaderboard,
     resolve,
     submission_side,
 )
@@ -179,7 +179,7 @@ def side(board: Board, arg: str) -> Side:
 def run(args: argparse.Namespace) -> int:
     board = open_board(args)
     side_a, side_b = side(board, args.a), side(board, args.b)
-    tables = leaderboard_tables(board.records, view=args.view, margin=args.margin)
+    tables = leaderboard(board.records, view=args.view, margin=args.margin)
     result = compare(
         board.release,
         side_a,

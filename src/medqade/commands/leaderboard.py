@@ -13,7 +13,7 @@ import pandas as pd
 
 from medqade.commands._board import add_board_arguments, open_board
 from medqade.measures import Resolution
-from medqade.scoring import csv_text, leaderboard_tables
+from medqade.scoring import csv_text, leaderboard
 from medqade.scoring.board import rated_n, resolution_note, rows
 
 NAME = "leaderboard"
@@ -157,10 +157,8 @@ def payload(
 
 def run(args: argparse.Namespace) -> int:
     board = open_board(args)
-    tables = leaderboard_tables(
-        board.records, view=args.view, metric=args.metric, margin=args.margin
-    )
-    judges, models = tables.judges, tables.models
+    tables = leaderboard(board.records, view=args.view, metric=args.metric, margin=args.margin)
+    judges, models = tables.judges_frame(), tables.models_frame()
     if args.fmt == "json":
         out = payload(
             judges, models, args.view, (tables.judges_resolution, tables.models_resolution)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from medqade.scoring.board import Interval
 from medqade.scoring.board.record_rows import (
     STALE,
     VIEWS,
@@ -70,7 +71,8 @@ def test_judge_row_reads_the_views_block() -> None:
         assert ranked is not None
         block = raw[view]
         assert ranked.key == block["kappa"] and ranked.settings == (20, 20260101)
-        assert ranked.row.kappa == block["kappa"] and ranked.row.n == block["n"]
+        assert ranked.row.kappa == Interval(block["kappa"], *block["kappa_ci"])
+        assert ranked.row.n == block["n"]
     assert model_row(record, "core") is not None or record.accuracy_core is None
 
 
@@ -88,4 +90,27 @@ def test_model_row_reads_anchored_accuracy() -> None:
     ranked = model_row(record, "core")
     assert ranked is not None
     assert ranked.key == raw["accuracy_core"]["anchored"]
-    assert math.isclose(ranked.row.accuracy, raw["accuracy_core"]["anchored"])
+    block = raw["accuracy_core"]
+    assert ranked.row.accuracy == Interval(block["anchored"], *block["ci"])
+    assert (ranked.row.lower.value, ranked.row.lower.low) == (block["lower"], block["lower_ci"][0])
+    assert (ranked.row.upper.value, ranked.row.upper.high) == (block["upper"], block["upper_ci"][1])
+    tiers = [math.nan if c is None else c.get("anchored", math.nan) for c in block["by_tier"]]
+    assert len(ranked.row.tiers) == len(tiers) and all(
+        math.isclose(a, b) or (math.isnan(a) and math.isnan(b))
+        for a, b in zip(ranked.row.tiers, tiers, strict=True)
+    )
+    assert math.isnan(ranked.row.exact_match)  # no exact match was anchored
+    assert ranked.row.no_match == block["by_lexical"]["no_match"]["anchored"]
+
+
+def test_a_row_carries_what_the_space_shows_of_its_record() -> None:
+    """The badge's verified status and the organisation travel with the row (the Space no
+    longer goes back to the record by id)."""
+    raw = _stored("judge")
+    raw["meta"] = {**raw["meta"], "verified": True, "organisation": "Klinik <X>"}
+    ranked = judge_row(ScoreRecord.from_json(raw), "core", "kappa", 0.05)
+    assert ranked is not None
+    assert ranked.row.verified is True and ranked.row.organisation == "Klinik <X>"
+    assert "organisation" not in ranked.row.to_json()
+    plain = judge_row(ScoreRecord.from_json(_stored("judge")), "core", "kappa", 0.05)
+    assert plain is not None and plain.row.verified is False
