@@ -114,3 +114,16 @@ def test_a_row_carries_what_the_space_shows_of_its_record() -> None:
     assert "organisation" not in ranked.row.to_json()
     plain = judge_row(ScoreRecord.from_json(_stored("judge")), "core", "kappa", 0.05)
     assert plain is not None and plain.row.verified is False
+
+
+def test_n_rated_is_the_count_of_the_rows_scope() -> None:
+    """``n`` counts every resolved answer of the view; the agreement when rated rests on the
+    answers the judge labelled, counted by the view's own ``rated`` block."""
+    raw = {"kind": "judge", "core": {"n": 983, "rated": {"n": 165}}, "full": {"rated": {"n": 7}}}
+    record = ScoreRecord.from_json(raw)
+    rows = {v: judge_row(record, v, "kappa", 0.05) for v in VIEWS}
+    assert rows["core"] is not None and rows["full"] is not None
+    assert (rows["core"].row.n, rows["core"].row.n_rated, rows["full"].row.n_rated) == (983, 165, 7)
+    bare = ScoreRecord.from_json({"kind": "judge", "core": {"n": 3}})
+    plain = judge_row(bare, "core", "kappa", 0.0)
+    assert plain is not None and plain.row.n_rated is None

@@ -20,8 +20,7 @@ from medqade.scoring import (
     leaderboard,
     reference_records,
 )
-from medqade.scoring.board.row_types import columns, rated_n
-from medqade.scoring.record.score_record import read_record
+from medqade.scoring.board.row_types import columns
 
 
 def _same(a: object, b: object) -> bool:
@@ -82,10 +81,3 @@ def test_display_only_fields_are_no_column() -> None:
 def test_a_row_without_a_column_names_it() -> None:
     with pytest.raises(KeyError, match="kappa"):
         JudgeRow.from_json({"name": "x"} | {c: None for c in JUDGE_COLUMNS if c != "kappa"})
-
-
-def test_rated_n_is_the_count_of_the_rows_scope() -> None:
-    record = read_record({"core": {"n": 983, "rated": {"n": 165}}, "full": {"rated": {"n": 7}}})
-    assert rated_n(record, "core") == 165 and rated_n(record, "full") == 7
-    assert rated_n(read_record({"core": {"n": 3}}), "core") is None
-    assert rated_n(None, "core") is None

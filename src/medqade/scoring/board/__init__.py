@@ -18,7 +18,6 @@ from medqade.scoring.board.row_types import (
     Interval,
     JudgeRow,
     ModelRow,
-    rated_n,
 )
 from medqade.scoring.board.simultaneous import resolution_note
 from medqade.scoring.board.sources import (
@@ -60,7 +59,6 @@ __all__ = [
     "leaderboard",
     "on_board",
     "open_board",
-    "rated_n",
     "reference_path",
     "resolution_note",
     "resolve",

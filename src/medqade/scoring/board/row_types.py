@@ -17,10 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import Field, dataclass, field, fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, Self
-
-if TYPE_CHECKING:
-    from medqade.scoring.record import ScoreRecord
+from typing import Any, Final, Self
 
 NAN: Final = math.nan
 
@@ -169,19 +166,6 @@ class ModelRow(Row):
     """Anchored accuracy on the answers that match a reference answer exactly."""
     no_match: float = field(default=NAN, metadata=SHOWN)
     """Anchored accuracy on the answers that match none."""
-
-
-def rated_n(record: ScoreRecord | None, scope: str) -> int | None:
-    """The answers a judge row's agreement when rated (``kappa_rated``, ...) rests on, from
-    its record's ``scope`` block (``core`` or ``full``; ``None`` without one). ``n`` of the row
-    counts every resolved answer of the view (an unlabelled one as a disagreement), so for a
-    partial submission the values when rated rest on far fewer answers than ``n`` says: every
-    view that shows them shows this count beside them."""
-    if record is None:
-        return None
-    block = record.core if scope == "core" else record.full
-    rated = None if block is None else block.rated
-    return None if rated is None else rated.n
 
 
 JUDGE_COLUMNS: Final = columns(JudgeRow)
