@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from medqade.commands._board import Board, add_board_arguments, open_board
+from medqade.commands._board import OpenBoard, add_board_arguments, open_board
 from medqade.scoring.board import (
     CompareError,
     Comparison,
@@ -163,7 +163,7 @@ def _local_file(arg: str) -> Path | None:
         return None
 
 
-def side(board: Board, arg: str) -> Side:
+def side(board: OpenBoard, arg: str) -> Side:
     """The side ``arg`` names: a row of the board (:func:`resolve`), else a judge file the
     local user named, parsed here (the library never opens a path a token names)."""
     try:
