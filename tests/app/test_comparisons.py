@@ -15,7 +15,7 @@ from medqade.app.comparisons import Comparisons
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
 from medqade.dataset.release import Release
-from medqade.scoring.board import compare as compare_mod
+from medqade.scoring.board import comparison as compare_mod
 
 
 def same(x: Any, y: Any) -> bool:
