@@ -150,12 +150,14 @@ def bench_leaderboard(
     new = variant(base, n, verified)
     ranker = Ranker()
     what = "verified (all ranked)" if verified else "unverified (not ranked)"
-    cold = timed(lambda: leaderboard([*refs, *stored], "core", "kappa", ranker=ranker))
+    cold = timed(
+        lambda: leaderboard([*refs, *stored], "core", "kappa", ranker=ranker).judges_frame()
+    )
     judges: Any = None
 
     def again() -> None:
         nonlocal judges
-        judges, _ = leaderboard([*refs, *stored, new], "core", "kappa", ranker=ranker)
+        judges = leaderboard([*refs, *stored, new], "core", "kappa", ranker=ranker).judges_frame()
 
     warm = timed(again)
     ranked = judges[judges["rank"].notna()]

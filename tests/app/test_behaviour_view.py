@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
-
 from medqade.app import behaviour_view, views
-from medqade.scoring import JUDGE_COLUMNS
+from medqade.scoring import JUDGE_COLUMNS, JudgeRow
 from medqade.scoring.board.behaviour_columns import BEHAVIOUR_COLUMNS, behaviour_columns
+
+
+def _row(columns: dict[str, object]) -> JudgeRow:
+    """A judge row whose behaviour columns are ``columns`` (the library's flat names)."""
+    return JudgeRow.from_json({c: None for c in JUDGE_COLUMNS} | columns)
 
 
 def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None:
     old = behaviour_columns({"kind": "judge"})
     assert set(old) == set(BEHAVIOUR_COLUMNS) and old["caution_sparsest_tier"] == ""
     assert all(math.isnan(v) for k, v in old.items() if k != "caution_sparsest_tier")  # type: ignore[arg-type]
-    cells = views.behaviour_cells(old)
+    cells = views.behaviour_cells(_row(old))
     assert cells["caution: sparsest tier"] == ""
     assert cells["caution vs physicians 95% CI"] == "" and math.isnan(cells["self kappa"])
     record = {
@@ -39,7 +42,7 @@ def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None
             },
         }
     }
-    cells = views.behaviour_cells(behaviour_columns(record))
+    cells = views.behaviour_cells(_row(behaviour_columns(record)))
     assert cells["caution slope (pp/tier)"] == 0.4
     assert cells["caution vs physicians (pp/tier)"] == -2.1
     assert cells["caution vs physicians 95% CI"] == "-4.0 – -0.2"
@@ -51,7 +54,7 @@ def test_cells_format_the_library_columns_and_older_records_stay_empty() -> None
 
 def test_judges_table_has_the_behaviour_groups() -> None:
     row = {c: None for c in JUDGE_COLUMNS} | {"name": "J", "id": "abc", "status": "unverified"}
-    table = views.judges_table(pd.DataFrame([row]), {})
+    table = views.judges_table([JudgeRow.from_json(row)])
     for group in views.BEHAVIOUR_GROUPS.values():
         assert set(group) <= set(table.columns)
     assert set(behaviour_view.figures([])) == {"caution", "breakdown", "cost"}

@@ -79,7 +79,7 @@ def test_space_and_cli_leave_out_a_record_scored_on_another_release(
     assert {str(r.id) for r in state.store.records()} == {own, foreign}  # both stored
     assert "1 stored record was scored on another release" in caplog.text
     for view in ("core", "full"):
-        space_ids = [str(i) for i in state.boards(view).judges["id"]]
+        space_ids = [str(r.id) for r in state.boards(view).board.judges]
         cli_ids = _cli_judge_ids(capsys, built_sample, results, view)
         assert space_ids == cli_ids, view  # the same rows, in the same order
         assert own in space_ids and foreign not in space_ids
@@ -130,7 +130,7 @@ def test_board_rule_lives_in_one_place_the_space_and_the_cli_call_board_records(
     monkeypatch.setattr(space_module, "open_board", open_board)
     monkeypatch.setattr(cli_module, "open_board_records", open_board)
     state = _space(sample_release, results)
-    space_ids = [str(i) for i in state.boards("core").judges["id"]]
+    space_ids = [str(r.id) for r in state.boards("core").board.judges]
     cli_ids = _cli_judge_ids(capsys, built_sample, results, "core")
     assert space_ids == cli_ids
     assert own not in space_ids and foreign not in space_ids
@@ -176,7 +176,7 @@ def test_a_record_of_another_release_is_rescored_from_its_stored_upload(
     rescored = state.store.get(new[0])
     assert rescored is not None and rescored.name == "Judge of another release"
     assert rescored.scored_on(sample_release.data_hash)
-    assert [str(i) for i in state.boards("core").judges["id"]] == _cli_judge_ids(
+    assert [str(r.id) for r in state.boards("core").board.judges] == _cli_judge_ids(
         capsys, built_sample, results, "core"
     )
     assert new[0] in _cli_judge_ids(capsys, built_sample, results, "core")

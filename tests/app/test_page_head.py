@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from medqade.app import page_head, phone
+from medqade.scoring import JUDGE_COLUMNS, JudgeRow
 
 
 def _without_comments(css: str) -> str:
@@ -30,18 +31,10 @@ def test_css_comments_and_braces_are_closed() -> None:
 
 
 def test_every_class_of_the_phone_cards_has_a_rule() -> None:
-    table = pd.DataFrame(
-        {
-            "rank": [1.0],
-            "rank range": ["1–2"],
-            "name": ["A"],
-            "badge": ["verified"],
-            "kappa": [0.7],
-            "kappa 95% CI": ["0.650 – 0.750"],
-            "verdict": ["non-inferior"],
-        }
-    )
-    written = set(re.findall(r'class="([^"]+)"', phone.judges_cards(table, "core")))
+    plain = {c: None for c in JUDGE_COLUMNS} | {"rank": 1, "rank_worst": 2, "name": "A"}
+    plain |= {"kappa": 0.7, "kappa_low": 0.65, "kappa_high": 0.75, "verdict": "non-inferior"}
+    row = replace(JudgeRow.from_json(plain | {"flags": ""}), verified=True)
+    written = set(re.findall(r'class="([^"]+)"', phone.judges_cards([row], "core")))
     classes = {c for attr in written for c in attr.split()}
     styled = set(re.findall(r"\.(mq-[\w-]+)", _without_comments(page_head.CSS)))
     assert {"mq-card-verdict", "mq-badge", "mq-b-verified"} <= classes

@@ -39,8 +39,8 @@ def test_space_score_leaderboard_and_compare_agree(
     for key in ("physician_difference", "extension_difference", "alt_test", "headline"):
         assert cli[key] == space[key], key
     # the Space's own leaderboard row and `medqade leaderboard` on its results folder
-    boards = app.state.boards("core")
-    row = boards.judges[boards.judges["id"] == space["id"]].iloc[0]
+    judges = app.state.boards("core").board.judges_frame()
+    row = judges[judges["id"] == space["id"]].iloc[0]
     assert [row["kappa"], row["kappa_low"], row["kappa_high"]] == [
         space["core"]["kappa"],
         *space["core"]["kappa_ci"],
@@ -63,7 +63,7 @@ def test_space_score_leaderboard_and_compare_agree(
         ranks = {r["id"]: r[column] for r in board["judges"]}
         space_ranks = {
             rid: None if rank is pd.NA else int(rank)
-            for rid, rank in zip(boards.judges["id"], boards.judges[column], strict=True)
+            for rid, rank in zip(judges["id"], judges[column], strict=True)
         }
         assert ranks == space_ranks
     # compare: the Space's API and the CLI give the same paired difference
@@ -106,17 +106,17 @@ def test_space_score_leaderboard_and_compare_agree(
 def test_space_boards_follow_metric_and_margin(launch) -> None:
     """The Space's rank metric and margin reach the library, which decides ranks and verdicts."""
     app: Running = launch(resamples=RESAMPLES)
-    by_pa = app.state.boards("core", "pa", 1.0).judges
+    by_pa = app.state.boards("core", "pa", 1.0).board.judges_frame()
     ranked = by_pa[by_pa["status"] == "verified"]
     assert list(ranked["pa"]) == sorted(ranked["pa"], reverse=True)
     # the margin is on kappa and the verdict is decided on kappa: within a margin of 1 every
     # paper judge is non-inferior (or above), and the PA board shows the same words
-    by_kappa = app.state.boards("core", "kappa", 1.0).judges
+    by_kappa = app.state.boards("core", "kappa", 1.0).board.judges_frame()
     within = {paired.ABOVE, paired.NON_INFERIOR, paired.NON_INFERIOR_BELOW}
     assert set(by_kappa[by_kappa["source"] == "paper"]["verdict"].dropna()) <= within
     assert (by_pa["margin"].dropna() == 1.0).all()
     words = dict(zip(by_kappa["id"], by_kappa["verdict"], strict=True))
     assert dict(zip(by_pa["id"], by_pa["verdict"], strict=True)) == words
-    strict = app.state.boards("core", "kappa", 0.0).judges
+    strict = app.state.boards("core", "kappa", 0.0).board.judges_frame()
     # m = 0: nothing is non-inferior without being above
     assert not {paired.NON_INFERIOR, paired.NON_INFERIOR_BELOW} & set(strict["verdict"].dropna())

@@ -42,7 +42,7 @@ def _to_another_release(results: Path, rid: str) -> str:
 
 
 def _board_ids(state: SpaceState) -> set[str]:
-    return {str(i) for i in state.boards("core").judges["id"]}
+    return {str(r.id) for r in state.boards("core").board.judges}
 
 
 def test_two_spaces_and_rescore_on_one_folder(

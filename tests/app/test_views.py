@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -12,8 +12,13 @@ from medqade.app import cells, result_views, views
 from medqade.app.cells import ci_text
 from medqade.app.phone import judges_cards
 from medqade.measures.aat import alt_test
-from medqade.scoring import JUDGE_COLUMNS
+from medqade.scoring import JUDGE_COLUMNS, JudgeRow
 from medqade.scoring.record.score_record import read_record
+
+
+def _judge(**given: object) -> JudgeRow:
+    """A judge row with ``given`` columns (every other column empty)."""
+    return JudgeRow.from_json({c: None for c in JUDGE_COLUMNS} | {"flags": ""} | given)
 
 
 def test_badge() -> None:
@@ -47,14 +52,14 @@ def test_judges_table_formats_the_library_decisions() -> None:
         "d_physicians_high": 0.03,
         "id": "abc",
     }
-    out = views.judges_table(pd.DataFrame([row]), {})
+    out = views.judges_table([JudgeRow.from_json(row)])
     assert out.loc[0, "rank"] == 2 and out.loc[0, "rank range"] == "2–4"
     assert out.loc[0, "self-bias flag"] == "yes"
     assert out.loc[0, "verdict"] == "inconclusive"
     assert out.loc[0, "vs physicians 95% CI"] == "-0.100 – 0.000"
     assert out.loc[0, "vs physicians (core) 95% CI"] == "-0.120 – 0.030"
     row["self_bias_significant"] = False
-    assert views.judges_table(pd.DataFrame([row]), {}).loc[0, "self-bias flag"] == ""
+    assert views.judges_table([JudgeRow.from_json(row)]).loc[0, "self-bias flag"] == ""
 
 
 def test_select_search_and_column_groups() -> None:
@@ -99,36 +104,29 @@ def test_problems_table_lists_every_problem() -> None:
 
 
 def test_phone_card_shows_the_rank_range() -> None:
-    table = pd.DataFrame(
-        {
-            "rank": [1.0, math.nan],
-            "rank range": ["1–3", ""],
-            "name": ["Alpha <b>", "Beta"],
-            "kappa": [0.7, 0.5],
-            "kappa 95% CI": ["0.650 – 0.750", ""],
-            "verdict": ["non-inferior", ""],
-        }
-    )
-    html_text = judges_cards(table, "core")
+    rows = [
+        _judge(name="Alpha <b>", rank=1, rank_worst=3, kappa=0.7, kappa_low=0.65, kappa_high=0.75),
+        _judge(name="Beta", kappa=0.5, verdict="non-inferior"),
+    ]
+    html_text = judges_cards(rows, "core")
     assert '<span class="mq-card-rank">1–3</span>' in html_text
     assert '<span class="mq-card-rank">–</span>' in html_text  # not ranked
     assert "Alpha &lt;b&gt;" in html_text
+    assert "κ 0.700 <small>(0.650 – 0.750)</small>" in html_text and "κ 0.500</span>" in html_text
 
 
 def test_phone_cards_badge_the_physicians_verified_and_self_reported_rows() -> None:
     """Issue 27: a self-reported row cannot pass for the physician row on a phone: each card
-    carries its badge word in its own class, from the table's badge column."""
-    table = pd.DataFrame(
-        {
-            "rank": [math.nan, 1.0, 2.0, 3.0],
-            "name": ["Physicians (leave-one-out) — ceiling", "A", "B", "C"],
-            "badge": ["physician ceiling", "verified", "self-reported", "self-reported, partial"],
-            "kappa": [0.8, 0.7, 0.6, 0.5],
-            "verdict": ["", "", "", ""],
-        }
-    )
-    cards = judges_cards(table, "core").split('<li class="mq-card">')[1:]
+    carries its badge word in its own class, from the row's flags and verified status."""
+    rows = [
+        _judge(name="Physicians (leave-one-out)", status="reference", flags="physician_reference"),
+        replace(_judge(name="A"), verified=True),
+        _judge(name="B"),
+        _judge(name="C", flags="partial_coverage"),
+    ]
+    cards = judges_cards(rows, "core").split('<li class="mq-card">')[1:]
     assert '<span class="mq-badge mq-b-physicians">physicians</span>' in cards[0]
+    assert "Physicians (leave-one-out) — ceiling" in cards[0]
     assert '<span class="mq-badge mq-b-verified">verified</span>' in cards[1]
     assert '<span class="mq-badge mq-b-self">self-reported</span>' in cards[2]
     assert '<span class="mq-badge mq-b-self">self-reported, partial</span>' in cards[3]
@@ -141,17 +139,28 @@ def test_every_verdict_word_reaches_the_phone_card() -> None:
     from medqade.app import page_head, phone
     from medqade.measures.paired import VERDICTS
 
-    table = pd.DataFrame(
-        [
-            {"rank": i + 1, "name": f"J{i}", "kappa": 0.5, "kappa 95% CI": "", "verdict": v}
-            for i, v in enumerate(VERDICTS)
-        ]
-    )
-    cards = phone.judges_cards(table, "core")
+    rows = [_judge(rank=i + 1, name=f"J{i}", kappa=0.5, verdict=v) for i, v in enumerate(VERDICTS)]
+    cards = phone.judges_cards(rows, "core")
     for v in VERDICTS:
         assert f'<span class="mq-card-verdict">{v}</span>' in cards
     css = next(line for line in page_head.CSS.splitlines() if line.startswith(".mq-card-verdict"))
     assert "overflow-wrap: anywhere" in css
+
+
+def test_cards_and_tables_keep_the_same_rows_of_a_search() -> None:
+    """The phone cards search the rows, the tables their display cells: the same rows."""
+    rows = [
+        _judge(name="Alpha", model_id="gpt-x", family="GPT", source="paper"),
+        replace(_judge(name="Beta", source="submission"), organisation="Klinik <B>"),
+        _judge(name="Physicians", status="reference", scope="core", source="physicians"),
+        replace(_judge(name="Gamma", flags="partial_coverage"), verified=True),
+    ]
+    for view in ("core", "full"):
+        table = views.judges_table(rows, view)
+        for needle in ("", "a", "klinik <b", "GPT", "ceiling", "(core)", "verified, partial", "x"):
+            kept = [r.name for r in views.matching(rows, needle, view)]
+            shown = views.select(table, views.JUDGE_GROUPS, [], needle)["name"]
+            assert [n.split(" — ")[0].split(" (")[0] for n in shown] == kept, needle
 
 
 def test_bias_unit_percentage_points_everywhere(sample_release) -> None:
@@ -165,7 +174,7 @@ def test_bias_unit_percentage_points_everywhere(sample_release) -> None:
         "self_bias_high": 0.0801,
         "id": "abc",
     }
-    out = views.judges_table(pd.DataFrame([row]), {})
+    out = views.judges_table([JudgeRow.from_json(row)])
     assert out.loc[0, "self-bias (pp)"] == 3.4
     assert out.loc[0, "self-bias (pp) 95% CI"] == "-1.2 – 8.0"
     assert "self-bias (pp)" in views.JUDGE_GROUPS["self-bias"]
@@ -182,7 +191,7 @@ def test_verdict_sits_beside_kappa_in_the_table_and_the_csv() -> None:
     """Issue 27: the verdict follows kappa's CI in the judges table (whatever groups are
     chosen) and in the Space's judges CSV; the CSV keeps every library column and value."""
     row = {c: 0.5 for c in JUDGE_COLUMNS} | {"name": "J", "id": "abc", "verdict": "inferior"}
-    table = views.judges_table(pd.DataFrame([row]), {})
+    table = views.judges_table([JudgeRow.from_json(row)])
     shown = views.select(table, views.JUDGE_GROUPS, views.DEFAULT_GROUPS, "")
     cols = list(shown.columns)
     at = cols.index("kappa 95% CI")
@@ -226,7 +235,7 @@ def test_the_alt_test_shows_rho_beside_omega_and_the_question_variant() -> None:
         "alt_test_rho": 0.81234,
         "id": "abc",
     }
-    out = views.judges_table(pd.DataFrame([row]), {})
+    out = views.judges_table([JudgeRow.from_json(row)])
     assert out.loc[0, "alt-test"] == "pass" and out.loc[0, "winning rate"] == 0.9
     assert out.loc[0, "advantage rho"] == 0.812
     assert "advantage rho" in views.JUDGE_GROUPS["alt-test"]
@@ -237,19 +246,17 @@ def test_the_alt_test_shows_rho_beside_omega_and_the_question_variant() -> None:
 
 def test_agreement_when_rated_has_its_n_in_the_judges_table() -> None:
     """A partial row's kappa when rated rests on the answers it labelled, far fewer than the
-    view's n: the table shows that count beside it (from the row's record)."""
-    record = read_record(
-        {"id": "p1", "core": {"n": 983, "rated": {"kappa": 0.8, "n": 165}}, "flags": []}
-    )
+    view's n: the table shows that count beside it (the row's own ``n_rated``)."""
     row = {c: None for c in JUDGE_COLUMNS} | {
         "name": "P",
         "status": "partial",
         "scope": "core",
         "n": 983,
         "kappa_rated": 0.8,
+        "n_rated": 165,
         "id": "p1",
     }
-    out = views.judges_table(pd.DataFrame([row]), {"p1": record})
+    out = views.judges_table([JudgeRow.from_json(row)])
     assert out.loc[0, "n when rated"] == 165 and out.loc[0, "n"] == 983
     assert "n when rated" in views.JUDGE_GROUPS["when rated"]
     shown = views.select(out, views.JUDGE_GROUPS, ["when rated"], "")
@@ -298,6 +305,6 @@ def test_the_judge_view_shows_ranking_fidelity_and_the_board_its_tau(sample_rele
     assert result_views.fidelity_table(read_record({}), sample_release.roster).empty
     library = {c: 0.5 for c in JUDGE_COLUMNS} | {"name": "J", "id": "abc"}
     library |= {"tau": 0.6, "tau_low": 0.2, "tau_high": 1.0}
-    shown = views.judges_table(pd.DataFrame([library]), {})
+    shown = views.judges_table([JudgeRow.from_json(library)])
     assert shown.loc[0, "tau"] == 0.6 and shown.loc[0, "tau 95% CI"] == ci_text(0.2, 1.0)
     assert views.JUDGE_GROUPS["ranking fidelity"] == ("tau", "tau 95% CI")

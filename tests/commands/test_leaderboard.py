@@ -6,31 +6,30 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from medqade.cli import main
 from medqade.commands.leaderboard import markdown
-from medqade.scoring import JUDGE_COLUMNS, MODEL_COLUMNS
+from medqade.scoring import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow
 
 
-def _frame(columns: tuple[str, ...], rows: list[dict[str, object]]) -> pd.DataFrame:
-    frame = pd.DataFrame([{c: None for c in columns} | r for r in rows], columns=list(columns))
-    for c in ("rank", "rank_worst"):
-        frame[c] = pd.array(frame[c].tolist(), dtype="Int64")
-    return frame
+def _judges(rows: list[dict[str, object]]) -> list[JudgeRow]:
+    return [JudgeRow.from_json({c: None for c in JUDGE_COLUMNS} | r) for r in rows]
+
+
+def _models(rows: list[dict[str, object]]) -> list[ModelRow]:
+    return [ModelRow.from_json({c: None for c in MODEL_COLUMNS} | r) for r in rows]
 
 
 def test_markdown_rank_column_is_the_interval() -> None:
-    judges = _frame(
-        JUDGE_COLUMNS,
+    judges = _judges(
         [
             {"rank": 1, "rank_worst": 1, "name": "A", "source": "paper", "status": "verified"},
             {"rank": 2, "rank_worst": 4, "name": "B", "source": "paper", "status": "verified"},
             {"rank": None, "rank_worst": None, "name": "C", "source": "x", "status": "reference"},
         ],
     )
-    models = _frame(MODEL_COLUMNS, [{"rank": 1, "rank_worst": 2, "name": "M", "source": "s"}])
+    models = _models([{"rank": 1, "rank_worst": 2, "name": "M", "source": "s"}])
     text = markdown(judges, models, "core", "kappa")
     assert "| 1 | A |" in text
     assert "| 2-4 | B |" in text
@@ -39,8 +38,7 @@ def test_markdown_rank_column_is_the_interval() -> None:
 
 
 def test_markdown_shows_the_alt_test_with_rho_beside_omega_as_evidence() -> None:
-    judges = _frame(
-        JUDGE_COLUMNS,
+    judges = _judges(
         [
             {
                 "rank": 1,
@@ -55,29 +53,28 @@ def test_markdown_shows_the_alt_test_with_rho_beside_omega_as_evidence() -> None
             {"rank": 2, "rank_worst": 2, "name": "B", "source": "paper", "status": "verified"},
         ],
     )
-    text = markdown(judges, _frame(MODEL_COLUMNS, []), "core", "kappa")
+    text = markdown(judges, _models([]), "core", "kappa")
     assert "| pass (omega 0.90, rho 0.81) |" in text
     assert "evidence beside the verdict, not a verdict" in text
 
 
 def test_markdown_shows_the_n_beside_the_agreement_when_rated() -> None:
     """A partial submission's kappa when rated rests on few answers: the n is beside it."""
-    judges = _frame(
-        JUDGE_COLUMNS,
+    judges = _judges(
         [
-            {"name": "P", "status": "partial", "kappa_rated": 0.81234, "id": "p1"},
-            {"name": "F", "status": "verified", "kappa_rated": 0.7, "id": "f1"},
+            {"name": "P", "status": "partial", "kappa_rated": 0.81234, "n_rated": 165},
+            {"name": "F", "status": "verified", "kappa_rated": 0.7, "n_rated": None},
         ],
     )
-    models = _frame(MODEL_COLUMNS, [])
-    text = markdown(judges, models, "core", "kappa", {"p1": 165, "f1": None})
+    models = _models([])
+    text = markdown(judges, models, "core", "kappa")
     assert "| 0.812 (n=165) |" in text
     assert "| 0.700 |" in text  # no count known: the value alone
 
 
 def test_markdown_puts_each_note_under_its_table() -> None:
-    judges = _frame(JUDGE_COLUMNS, [{"rank": 1, "rank_worst": 1, "name": "A", "source": "paper"}])
-    models = _frame(MODEL_COLUMNS, [{"rank": 1, "rank_worst": 1, "name": "M", "source": "s"}])
+    judges = _judges([{"rank": 1, "rank_worst": 1, "name": "A", "source": "paper"}])
+    models = _models([{"rank": 1, "rank_worst": 1, "name": "M", "source": "s"}])
     text = markdown(judges, models, "core", "kappa", notes=("judges note", "models note"))
     assert text.index("| 1 | A |") < text.index("judges note") < text.index("## Models")
     assert text.index("| 1 | M |") < text.index("models note")

@@ -74,7 +74,7 @@ def test_a_board_reads_each_record_once(
     chosen = board.open_board(sample, refs, ResultsStore(folder, RateLimit(0, 1.0)))
     assert len(chosen.stored) == 2 and sorted(reads) == sorted(r.id for r in chosen.stored)
     for view in ("core", "full"):
-        judges, _ = leaderboard(chosen.records, view=view)
+        judges = leaderboard(chosen.records, view=view).judges_frame()
         assert {"Judge 0", "Judge 1"} <= set(judges["name"])
     assert len(reads) == 2  # the board read nothing again
     assert len(calls) == 2 * len(chosen.records)  # once per record per board, typed: as is
@@ -92,6 +92,6 @@ def test_a_json_object_is_read_once_by_the_board(sample: Release, tmp_path: Path
     objects = [json.loads(t) for t in texts]
     typed = ResultsStore(folder, RateLimit(0, 1.0)).records()
     for view in ("core", "full"):
-        a, _ = leaderboard(objects, view=view)
-        b, _ = leaderboard(typed, view=view)
+        a = leaderboard(objects, view=view).judges_frame()
+        b = leaderboard(typed, view=view).judges_frame()
         assert a.equals(b)

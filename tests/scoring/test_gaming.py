@@ -105,7 +105,9 @@ def test_a_strong_judge_on_the_public_core_and_a_weak_one_elsewhere_gets_neither
     assert hybrid_rec.headline is not None and hybrid_rec.headline.decided_on == "extension"
     assert hybrid_rec.verdict == weak_rec.verdict != strong_rec.verdict
     assert hybrid_rec.headline.kappa == weak_rec.extension_difference.kappa  # type: ignore[union-attr]
-    judges, _ = leaderboard([*reference_records(full, Settings(resamples=RESAMPLES)), *records])
+    judges = leaderboard(
+        [*reference_records(full, Settings(resamples=RESAMPLES)), *records]
+    ).judges_frame()
     row = judges[judges["name"] == "hybrid"].iloc[0]
     assert row["status"] == CORE_ABOVE_EXTENSION and pd.isna(row["rank"])
     assert row["verdict"] == weak_rec.verdict

@@ -12,7 +12,7 @@ import html
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 from urllib.parse import parse_qs, urlencode
 
 import pandas as pd
@@ -39,6 +39,12 @@ def ci_text(low: object, high: object, digits: int = DIGITS) -> str:
     if math.isnan(lo) or math.isnan(hi):
         return ""
     return f"{lo:.{digits}f} – {hi:.{digits}f}"
+
+
+def interval_text(interval: object, digits: int = DIGITS) -> str:
+    """:func:`ci_text` of an interval (anything with ``low`` and ``high``, e.g. a board row's
+    :class:`~medqade.scoring.board.Interval`)."""
+    return ci_text(getattr(interval, "low", None), getattr(interval, "high", None), digits)
 
 
 def pair(value: object) -> tuple[object, object]:
@@ -145,14 +151,19 @@ LINK_COLUMNS: Final = ("compare", "open in Browse")
 COMPARE_TOKEN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.:_-]{0,127}$")
 
 
-def compare_link(row: Mapping[Any, Any]) -> str:
-    """A Markdown link that opens the Compare tab with this row against the physicians
-    (paper rows and baselines by their id, submissions by record id); empty for the
-    physician reference and for anything that is not a safe token."""
-    source = row.get("source")
+def compare_link(row: object) -> str:
+    """A Markdown link that opens the Compare tab with this row (a board row, or a mapping
+    with its ``source``, ``model_id`` and ``id``) against the physicians (paper rows and
+    baselines by their id, submissions by record id); empty for the physician reference and
+    for anything that is not a safe token."""
+
+    def get(key: str) -> object:
+        return row.get(key) if isinstance(row, Mapping) else getattr(row, key, None)
+
+    source = get("source")
     if source == "physicians":
         return ""
-    token = row.get("model_id") if source in ("paper", "baseline") else row.get("id")
+    token = get("model_id") if source in ("paper", "baseline") else get("id")
     if not isinstance(token, str) or not COMPARE_TOKEN.match(token):
         return ""
     return f"[vs physicians](?{urlencode({'tab': 'compare', 'a': token, 'b': 'physicians'})})"

@@ -58,10 +58,9 @@ class Parts:
     note: str
 
     def cards(self) -> str:
-        """The phone's judge cards."""
-        table = self.boards.judges_display
-        chosen = views.select(table, views.JUDGE_GROUPS, ["kappa", "verdict"], self.needle)
-        return phone.judges_cards(chosen, self.view)
+        """The phone's judge cards, drawn from the board's rows."""
+        rows = views.matching(self.boards.board.judges, self.needle, self.view)
+        return phone.judges_cards(rows, self.view)
 
     def judges(self) -> str:
         table = views.select(

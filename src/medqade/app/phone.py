@@ -4,30 +4,21 @@ On a narrow screen (the CSS in :mod:`medqade.app.page_head` shows it below 640 p
 tables below it) each judge is one card: rank interval (best–worst rank), name, a badge saying
 what the row is (*physicians* for the leave-one-out ceiling, *verified* or *self-reported* for a
 judge), core kappa with its 95% CI and verdict, so nothing needs sideways scrolling and a
-self-reported row cannot pass for the physicians'. Formatting only: the numbers are the
-leaderboard's display columns (three decimals); names are escaped.
+self-reported row cannot pass for the physicians'. Formatting only: drawn from the board's
+typed rows (:class:`~medqade.scoring.board.JudgeRow`), numbers to three decimals; names are
+escaped.
 """
 
 from __future__ import annotations
 
 import html
 import math
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Final
 
-import pandas as pd
-
-
-def _cell(row: Any, *names: str) -> str:
-    for name in names:
-        if name in row and row[name] is not None:
-            value = row[name]
-            if isinstance(value, float):
-                if math.isnan(value):
-                    return ""
-                return f"{value:.0f}" if name == "rank" else f"{value:.3f}"
-            return str(value)
-    return ""
-
+from medqade.app import views
+from medqade.app.cells import as_text, interval_text, number, rank_range
+from medqade.scoring.board import JudgeRow
 
 BADGES: Final = {"physician ceiling": ("physicians", "mq-b-physicians")}
 """The leaderboard's badge words shown differently on a card (shorter), with their class."""
@@ -44,24 +35,24 @@ def card_badge(text: str) -> str:
     return f' <span class="mq-badge {css}">{html.escape(word)}</span>'
 
 
-def judges_cards(table: pd.DataFrame, view: str) -> str:
-    """The judges display table (rank range, name, kappa, kappa 95% CI, verdict) as HTML
-    cards."""
+def judges_cards(rows: Sequence[JudgeRow], view: str) -> str:
+    """The judge rows of a board (rank range, name and badge, kappa with its 95% CI, verdict)
+    as HTML cards, formatted from the rows' fields."""
     e = html.escape
     cards = []
-    for _, row in table.iterrows():
-        rank = _cell(row, "rank range", "rank")
-        kappa = _cell(row, "kappa")
-        ci = _cell(row, "kappa 95% CI")
-        verdict = _cell(row, "verdict")
+    for row in rows:
+        rank = rank_range(row.rank, row.rank_worst)
+        value = number(row.kappa.value)
+        kappa = "" if math.isnan(value) else f"{value:.3f}"
+        ci = interval_text(row.kappa)
         cards.append(
             '<li class="mq-card">'
             f'<span class="mq-card-rank">{e(rank) or "–"}</span>'
-            f'<span class="mq-card-name">{e(_cell(row, "name"))}'
-            f"{card_badge(_cell(row, 'badge'))}</span>"
+            f'<span class="mq-card-name">{e(views.shown_name(row, view))}'
+            f"{card_badge(views.row_badge(row))}</span>"
             f'<span class="mq-card-kappa">κ {e(kappa) or "n/a"}'
             f"{f' <small>({e(ci)})</small>' if ci else ''}</span>"
-            f'<span class="mq-card-verdict">{e(verdict)}</span></li>'
+            f'<span class="mq-card-verdict">{e(as_text(row.verdict))}</span></li>'
         )
     if not cards:
         return '<p class="mq-empty">No judge matches the search.</p>'

@@ -68,18 +68,25 @@ BOARDS_KEPT: Final = 12
 dropped first (each about 0.5 MB; the page's default ones are asked for on every visit)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Boards:
-    """The leaderboard of one view: library frames (for export) and display frames."""
+    """The leaderboard of one view: the library's typed :class:`~medqade.scoring.board.Board`
+    (its rows drawn, its :meth:`~medqade.scoring.board.Board.to_frame` exported) and the
+    display tables formatted from its rows."""
 
-    judges: pd.DataFrame
-    models: pd.DataFrame
+    board: scoring.Board
     judges_display: pd.DataFrame
     models_display: pd.DataFrame
-    judges_board: measures.RankedBoard | None = None
-    """The judges' ranking (pair tests for Compare)."""
-    judges_resolution: measures.Resolution | None = None
-    """What the judges' board can resolve, in the ranking metric's unit."""
+
+    @property
+    def judges_board(self) -> measures.RankedBoard | None:
+        """The judges' ranking (pair tests for Compare)."""
+        return self.board.judges_board
+
+    @property
+    def judges_resolution(self) -> measures.Resolution | None:
+        """What the judges' board can resolve, in the ranking metric's unit."""
+        return self.board.judges_resolution
 
 
 def form_meta(fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -292,20 +299,11 @@ class SpaceState:
                 return cached
             if self.ready.is_set():  # judges another writer stored: their labels in Browse
                 self._load_submitted_judges()  # (at start-up, the warm-up's own step)
-            records = self.records()
-            tables = scoring.leaderboard_tables(
-                records, view=view, metric=metric, margin=margin, ranker=self._ranker
+            board = scoring.leaderboard(
+                self.records(), view=view, metric=metric, margin=margin, ranker=self._ranker
             )
-            judges, models = tables.judges, tables.models
-            by_id = {str(r.id): r for r in records}
-            boards = Boards(
-                judges,
-                models,
-                views.judges_table(judges, by_id, view),
-                views.models_table(models, by_id, view),
-                tables.judges_board,
-                tables.judges_resolution,
-            )
+            judges = views.judges_table(board.judges, view)
+            boards = Boards(board, judges, views.models_table(board.models, view))
             for old in [k for k in self._boards if k[3:] != key[3:]]:
                 del self._boards[old]  # the records changed since: never asked for again
             self._boards[key] = boards

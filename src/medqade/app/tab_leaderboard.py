@@ -26,6 +26,7 @@ from medqade.app.leaderboard_page import (
 )
 from medqade.app.panel_view import PhysicianPanel
 from medqade.app.pool_view import add_pool_panel, pool_view
+from medqade.app.state import Boards
 from medqade.app.tab_compare import CompareTab
 from medqade.scoring.board import MARGIN_STEP, board_margin, resolution_note, rows
 
@@ -271,25 +272,26 @@ class LeaderboardHandlers:
             return (*out, *(gr.skip(),) * 3, keys)
         return (*out, *self.downloads(boards, view, tag), keys)
 
-    def downloads(self, boards: Any, view: str, tag: str) -> tuple[Any, Any, Any]:
+    def downloads(self, boards: Boards, view: str, tag: str) -> tuple[Any, Any, Any]:
         """The judges CSV, models CSV and leaderboard JSON of ``boards`` (replacing this
         view's earlier files)."""
         release, exports = self.ctx.release, self.ctx.exports
+        judges, models = boards.board.judges_frame(), boards.board.models_frame()
         payload = {
             "view": view,
             "dataset": {"hash": release.data_hash, "synthetic": release.synthetic},
-            "judges": rows(boards.judges),
-            "models": rows(boards.models),
+            "judges": rows(judges),
+            "models": rows(models),
         }
         return (
             exports.write(
                 f"medqade-judges-{tag}.csv",
-                scoring.csv_text(views.judges_export(boards.judges)),
+                scoring.csv_text(views.judges_export(judges)),
                 replaces=f"medqade-judges-{view}-",
             ),
             exports.write(
                 f"medqade-models-{tag}.csv",
-                scoring.csv_text(boards.models),
+                scoring.csv_text(models),
                 replaces=f"medqade-models-{view}-",
             ),
             exports.write(

@@ -1,4 +1,4 @@
-"""Display tables from library output: the leaderboard's frames and a result's headline, formatted
+"""Display tables from library output: the leaderboard's rows and a result's headline, formatted
 only (one value as a cell is :mod:`medqade.app.cells`; a result record's tables are in
 :mod:`medqade.app.result_views`).
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import pandas as pd
@@ -25,6 +25,7 @@ from medqade.app.cells import (
     compare_link,
     count,
     flag_words,
+    interval_text,
     number,
     pair,
     percent,
@@ -32,8 +33,10 @@ from medqade.app.cells import (
     points_ci,
     rank_range,
 )
-from medqade.scoring.board import rated_n
+from medqade.scoring.board import JudgeRow, ModelRow
 from medqade.scoring.record import Accuracy, ScoreRecord
+
+Row = JudgeRow | ModelRow
 
 ABOVE_CEILING: Final = "above_physician_ceiling"
 PHYSICIAN_REFERENCE: Final = "physician_reference"
@@ -108,85 +111,102 @@ IDENTITY: Final = ("rank", "rank range", "name", "family", "source", "badge")
 SEARCHED: Final = ("name", "model_id", "family", "source", "badge", "organisation")
 
 
+def _badge(physicians: bool, verified: bool, partial: bool) -> str:
+    if physicians:
+        return "physician ceiling"
+    text = "verified" if verified else "self-reported"
+    return f"{text}, partial" if partial else text
+
+
 def badge(record: ScoreRecord) -> str:
     """``physician ceiling``, ``verified`` or ``self-reported`` (plus ``partial``)."""
-    if record.has_flag(PHYSICIAN_REFERENCE):
-        return "physician ceiling"
     verified = record.meta is not None and record.meta.verified is True
-    text = "verified" if verified else "self-reported"
-    return f"{text}, partial" if record.has_flag("partial_coverage") else text
+    return _badge(
+        record.has_flag(PHYSICIAN_REFERENCE), verified, record.has_flag("partial_coverage")
+    )
 
 
-def _organisation(record: ScoreRecord | None) -> str:
-    return as_text(record.meta.organisation if record is not None and record.meta else None)
+def row_badge(row: Row) -> str:
+    """:func:`badge` of a board row (from its flags and verified status)."""
+    flags = row.flags.split(";") if isinstance(row.flags, str) else []
+    return _badge(PHYSICIAN_REFERENCE in flags, row.verified, "partial_coverage" in flags)
+
+
+def shown_name(row: JudgeRow, view: str) -> str:
+    """A judge row's name as the board shows it (in the full view the physician ceiling, a
+    core quantity, is named so)."""
+    name = f"{row.name} — ceiling" if row.status == "reference" else str(row.name)
+    return f"{name} (core)" if view == "full" and row.scope == "core" else name
+
+
+def _haystack(row: Row, name: str) -> str:
+    """What a search looks in (:data:`SEARCHED`), as the board shows it."""
+    words = (name, row.model_id, row.family, row.source, row_badge(row), row.organisation)
+    return " ".join(as_text(w) for w in words).casefold()
+
+
+def matching(rows: Sequence[JudgeRow], search: str, view: str) -> list[JudgeRow]:
+    """The judge rows whose name, model id, family, source, badge or organisation contain
+    ``search`` (case-insensitive): the rows :func:`select` keeps of their table."""
+    needle = " ".join(search.split()).casefold()
+    return [r for r in rows if needle in _haystack(r, shown_name(r, view))]
 
 
 # --- leaderboard ----------------------------------------------------------------------------------
 
 
-def judges_table(
-    frame: pd.DataFrame, records: Mapping[str, ScoreRecord], view: str = "core"
-) -> pd.DataFrame:
-    """The judges frame of :func:`medqade.scoring.board.tables` as display columns (in the
-    full view the physician ceiling, a core quantity, is named so)."""
-    rows = []
-    for r in frame.to_dict("records"):
-        rec = records.get(str(r["id"]))
-        ceiling = r["status"] == "reference"
-        name = f"{r['name']} — ceiling" if ceiling else str(r["name"])
-        if view == "full" and r["scope"] == "core":
-            name += " (core)"
-        rows.append(
+def judges_table(rows: Sequence[JudgeRow], view: str = "core") -> pd.DataFrame:
+    """The judge rows of a :class:`~medqade.scoring.board.Board` as display columns, one
+    cell per column, formatted from the row's fields (nothing read back from its record)."""
+    table = []
+    for r in rows:
+        table.append(
             {
-                "rank": count(r["rank"]),
-                "rank range": rank_range(r["rank"], r["rank_worst"]),
-                "name": name,
-                "family": as_text(r["family"]),
-                "source": as_text(r["source"]),
-                "badge": badge(rec) if rec is not None else as_text(r["status"]),
-                "kappa": number(r["kappa"]),
-                "kappa 95% CI": ci_text(r["kappa_low"], r["kappa_high"]),
-                "PA": number(r["pa"]),
-                "PA 95% CI": ci_text(r["pa_low"], r["pa_high"]),
-                "PABAK": number(r["pabak"]),
-                "PABAK 95% CI": ci_text(r["pabak_low"], r["pabak_high"]),
-                "abstention (%)": percent(r["abstention"]),
-                "coverage": number(r["coverage"]),
-                "n": count(r["n"]),
-                "verdict": as_text(r["verdict"]),
-                "vs physicians": number(r["d"]),
-                "vs physicians 95% CI": ci_text(r["d_low"], r["d_high"]),
-                "decided on": as_text(r["decided_on"]),
-                "vs physicians (core)": number(r["d_physicians"]),
-                "vs physicians (core) 95% CI": ci_text(
-                    r["d_physicians_low"], r["d_physicians_high"]
-                ),
-                "vs physicians (extension)": number(r["d_extension"]),
-                "vs physicians (extension) 95% CI": ci_text(
-                    r["d_extension_low"], r["d_extension_high"]
-                ),
-                "alt-test": alt_text(r["alt_test_passed"]),
-                "winning rate": number(r["alt_test_winning_rate"]),
-                "advantage rho": number(r["alt_test_rho"]),
-                "kappa when rated": number(r["kappa_rated"]),
-                "PA when rated": number(r["pa_rated"]),
-                "PABAK when rated": number(r["pabak_rated"]),
-                "n when rated": count(rated_n(rec, str(r["scope"]))),
-                "above ceiling": "yes" if ABOVE_CEILING in str(r["flags"]).split(";") else "",
-                "self-bias (pp)": points(r["self_bias"]),
-                "self-bias (pp) 95% CI": points_ci(r["self_bias_low"], r["self_bias_high"]),
-                "self-bias flag": "yes" if r["self_bias_significant"] is True else "",
-                "tau": number(r["tau"]),
-                "tau 95% CI": ci_text(r["tau_low"], r["tau_high"]),
-                "flags": flag_words(r["flags"]),
+                "rank": count(r.rank),
+                "rank range": rank_range(r.rank, r.rank_worst),
+                "name": shown_name(r, view),
+                "family": as_text(r.family),
+                "source": as_text(r.source),
+                "badge": row_badge(r),
+                "kappa": number(r.kappa.value),
+                "kappa 95% CI": interval_text(r.kappa),
+                "PA": number(r.pa.value),
+                "PA 95% CI": interval_text(r.pa),
+                "PABAK": number(r.pabak.value),
+                "PABAK 95% CI": interval_text(r.pabak),
+                "abstention (%)": percent(r.abstention),
+                "coverage": number(r.coverage),
+                "n": count(r.n),
+                "verdict": as_text(r.verdict),
+                "vs physicians": number(r.d.value),
+                "vs physicians 95% CI": interval_text(r.d),
+                "decided on": as_text(r.decided_on),
+                "vs physicians (core)": number(r.d_physicians.value),
+                "vs physicians (core) 95% CI": interval_text(r.d_physicians),
+                "vs physicians (extension)": number(r.d_extension.value),
+                "vs physicians (extension) 95% CI": interval_text(r.d_extension),
+                "alt-test": alt_text(r.alt_test_passed),
+                "winning rate": number(r.alt_test_winning_rate),
+                "advantage rho": number(r.alt_test_rho),
+                "kappa when rated": number(r.kappa_rated),
+                "PA when rated": number(r.pa_rated),
+                "PABAK when rated": number(r.pabak_rated),
+                "n when rated": count(r.n_rated),
+                "above ceiling": "yes" if ABOVE_CEILING in str(r.flags).split(";") else "",
+                "self-bias (pp)": points(r.self_bias.value),
+                "self-bias (pp) 95% CI": points_ci(r.self_bias.low, r.self_bias.high),
+                "self-bias flag": "yes" if r.self_bias_significant is True else "",
+                "tau": number(r.tau.value),
+                "tau 95% CI": interval_text(r.tau),
+                "flags": flag_words(r.flags),
                 "compare": compare_link(r),
-                "id": as_text(r["id"])[:16],
-                "model_id": as_text(r["model_id"]),
-                "organisation": _organisation(rec),
+                "id": as_text(r.id)[:16],
+                "model_id": as_text(r.model_id),
+                "organisation": as_text(r.organisation),
                 **behaviour_cells(r),
             }
         )
-    return pd.DataFrame(rows, columns=JUDGE_ALL)
+    return pd.DataFrame(table, columns=JUDGE_ALL)
 
 
 JUDGE_EXPORT_FIRST: Final = (
@@ -209,47 +229,38 @@ def judges_export(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.loc[:, [*rest[:at], *moved, *rest[at:]]]
 
 
-def models_table(
-    frame: pd.DataFrame, records: Mapping[str, ScoreRecord], view: str
-) -> pd.DataFrame:
-    """The models frame of :func:`medqade.scoring.board.tables` as display columns."""
-    rows = []
-    for r in frame.to_dict("records"):
-        rec = records.get(str(r["id"]))
-        block = (
-            None if rec is None else rec.accuracy_core if view == "core" else rec.accuracy
-        ) or Accuracy()
-        by_tier = list(block.by_tier or [])
-        by_lex = block.by_lexical or {}
+def models_table(rows: Sequence[ModelRow], view: str = "core") -> pd.DataFrame:
+    """The model rows of a :class:`~medqade.scoring.board.Board` as display columns."""
+    table = []
+    for r in rows:
         row = {
-            "rank": count(r["rank"]),
-            "rank range": rank_range(r["rank"], r["rank_worst"]),
-            "name": str(r["name"]),
-            "family": as_text(r["family"]),
-            "source": as_text(r["source"]),
-            "badge": badge(rec) if rec is not None else as_text(r["status"]),
-            "accuracy": number(r["accuracy"]),
-            "accuracy 95% CI": ci_text(r["accuracy_low"], r["accuracy_high"]),
-            "lower": number(r["lower"]),
-            "upper": number(r["upper"]),
-            "bounds 95% CI": ci_text(r["lower_low"], r["upper_high"]),
-            "judged": number(r["judged"]),
-            "judged 95% CI": ci_text(r["judged_low"], r["judged_high"]),
-            "judge": as_text(r["judge"]),
-            "coverage": number(r["coverage"]),
-            "n": count(r["n"]),
-            "flags": flag_words(r["flags"]),
-            "id": as_text(r["id"])[:16],
-            "model_id": as_text(r["model_id"]),
-            "organisation": _organisation(rec),
+            "rank": count(r.rank),
+            "rank range": rank_range(r.rank, r.rank_worst),
+            "name": str(r.name),
+            "family": as_text(r.family),
+            "source": as_text(r.source),
+            "badge": row_badge(r),
+            "accuracy": number(r.accuracy.value),
+            "accuracy 95% CI": interval_text(r.accuracy),
+            "lower": number(r.lower.value),
+            "upper": number(r.upper.value),
+            "bounds 95% CI": ci_text(r.lower.low, r.upper.high),
+            "judged": number(r.judged.value),
+            "judged 95% CI": interval_text(r.judged),
+            "judge": as_text(r.judge),
+            "coverage": number(r.coverage),
+            "n": count(r.n),
+            "flags": flag_words(r.flags),
+            "id": as_text(r.id)[:16],
+            "model_id": as_text(r.model_id),
+            "organisation": as_text(r.organisation),
         }
         for t in vocab.TIERS:
-            cell = by_tier[t - 1] if len(by_tier) >= t else None
-            row[f"T{t}"] = number((cell or {}).get("anchored"))
-        row["exact match"] = number((by_lex.get("exact_match") or {}).get("anchored"))
-        row["no match"] = number((by_lex.get("no_match") or {}).get("anchored"))
-        rows.append(row)
-    return pd.DataFrame(rows, columns=MODEL_ALL)
+            row[f"T{t}"] = number(r.tiers[t - 1] if len(r.tiers) >= t else None)
+        row["exact match"] = number(r.exact_match)
+        row["no match"] = number(r.no_match)
+        table.append(row)
+    return pd.DataFrame(table, columns=MODEL_ALL)
 
 
 JUDGE_ALL: Final = (
@@ -339,21 +350,20 @@ def record_json(record: ScoreRecord) -> str:
     return json.dumps(record.to_json(), ensure_ascii=False, indent=1, allow_nan=True)
 
 
-def behaviour_cells(row: Mapping[Any, Any]) -> dict[str, Any]:
-    """Display cells of one row of the library's judges frame."""
+def behaviour_cells(row: JudgeRow) -> dict[str, Any]:
+    """Display cells of a judge row's behaviour fields."""
+    caution = row.caution_vs_physicians
     return {
-        "caution slope (pp/tier)": points(row.get("caution_slope")),
-        "caution vs physicians (pp/tier)": points(row.get("caution_vs_physicians")),
+        "caution slope (pp/tier)": points(row.caution_slope),
+        "caution vs physicians (pp/tier)": points(caution.value),
         "caution vs physicians 95% CI": ci_text(
-            number(row.get("caution_vs_physicians_low"), 6) * 100,
-            number(row.get("caution_vs_physicians_high"), 6) * 100,
-            1,
+            number(caution.low, 6) * 100, number(caution.high, 6) * 100, 1
         ),
-        "caution: sparsest tier": as_text(row.get("caution_sparsest_tier")),
-        "self kappa": number(row.get("self_kappa")),
-        "self kappa 95% CI": ci_text(row.get("self_kappa_low"), row.get("self_kappa_high")),
-        "physicians' self kappa": number(row.get("physicians_self_kappa")),
-        "position p": number(row.get("position_p")),
-        "tokens / 1,000 answers": number(row.get("tokens_per_1000"), 0),
-        "EUR / 1,000 answers": number(row.get("eur_per_1000"), 4),
+        "caution: sparsest tier": as_text(row.caution_sparsest_tier),
+        "self kappa": number(row.self_kappa.value),
+        "self kappa 95% CI": interval_text(row.self_kappa),
+        "physicians' self kappa": number(row.physicians_self_kappa),
+        "position p": number(row.position_p),
+        "tokens / 1,000 answers": number(row.tokens_per_1000, 0),
+        "EUR / 1,000 answers": number(row.eur_per_1000, 4),
     }

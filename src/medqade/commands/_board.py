@@ -47,7 +47,7 @@ def add_board_arguments(p: argparse.ArgumentParser) -> None:
 
 
 @dataclass(frozen=True)
-class Board:
+class OpenBoard:
     """The release, every record on its board (reference rows first), each stored upload by
     id, and how many stored records were left out as scored on another release."""
 
@@ -57,7 +57,7 @@ class Board:
     other_release: int = 0
 
 
-def open_board(args: argparse.Namespace) -> Board:
+def open_board(args: argparse.Namespace) -> OpenBoard:
     release = open_release(args.data)
     folder: Path = args.results if args.results is not None else default_results_dir()
     if args.results is not None and not folder.is_dir():
@@ -67,4 +67,4 @@ def open_board(args: argparse.Namespace) -> Board:
     chosen = open_board_records(release, refs, store, uploads=True)
     if chosen.note:
         log.warning("%s", chosen.note)
-    return Board(release, chosen.records, dict(chosen.uploads), chosen.other_release)
+    return OpenBoard(release, chosen.records, dict(chosen.uploads), chosen.other_release)

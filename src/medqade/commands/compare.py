@@ -8,14 +8,14 @@ import math
 from pathlib import Path
 from typing import Any
 
-from medqade.commands._board import Board, add_board_arguments, open_board
+from medqade.commands._board import OpenBoard, add_board_arguments, open_board
 from medqade.scoring.board import (
     CompareError,
     Comparison,
     Difference,
     Side,
     compare,
-    leaderboard_tables,
+    leaderboard,
     resolve,
     submission_side,
 )
@@ -185,7 +185,7 @@ def _local_file(arg: str) -> Path | None:
         return None
 
 
-def side(board: Board, arg: str) -> Side:
+def side(board: OpenBoard, arg: str) -> Side:
     """The side ``arg`` names: a row of the board (:func:`resolve`), else a judge file the
     local user named, parsed here (the library never opens a path a token names)."""
     try:
@@ -201,7 +201,7 @@ def side(board: Board, arg: str) -> Side:
 def run(args: argparse.Namespace) -> int:
     board = open_board(args)
     side_a, side_b = side(board, args.a), side(board, args.b)
-    tables = leaderboard_tables(board.records, view=args.view, margin=args.margin)
+    tables = leaderboard(board.records, view=args.view, margin=args.margin)
     result = compare(
         board.release,
         side_a,

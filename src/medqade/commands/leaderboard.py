@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -13,8 +13,10 @@ import pandas as pd
 
 from medqade.commands._board import add_board_arguments, open_board
 from medqade.measures import Resolution
-from medqade.scoring import csv_text, leaderboard_tables
-from medqade.scoring.board import rated_n, resolution_note, rows
+from medqade.scoring import csv_text, leaderboard
+from medqade.scoring.board import Interval, JudgeRow, ModelRow, resolution_note, rows
+
+Row = JudgeRow | ModelRow
 
 NAME = "leaderboard"
 HELP = (
@@ -40,54 +42,52 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _cell(value: Any, digits: int = 3) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     return str(value)
 
 
-def _rank(row: Any) -> str:
+def _rank(row: Row) -> str:
     """The rank interval, ``"1-4"`` (one number when best and worst agree; empty: not ranked)."""
-    best, worst = _cell(row["rank"]), _cell(row["rank_worst"])
+    best, worst = _cell(row.rank), _cell(row.rank_worst)
     return best if not best or not worst or best == worst else f"{best}-{worst}"
 
 
-def _ci(row: Any, key: str, low: str, high: str, digits: int = 3) -> str:
-    value = _cell(row[key], digits)
-    lo, hi = _cell(row[low], digits), _cell(row[high], digits)
+def _ci(interval: Interval, digits: int = 3) -> str:
+    value = _cell(interval.value, digits)
+    lo, hi = _cell(interval.low, digits), _cell(interval.high, digits)
     return f"{value} [{lo}, {hi}]" if value and lo and hi else value
 
 
-def _alt(row: Any) -> str:
+def _alt(row: JudgeRow) -> str:
     """The alt-test cell: pass or fail with the winning rate omega and the average advantage
     probability rho (evidence beside the verdict, not a verdict)."""
-    passed = row["alt_test_passed"]
-    if passed is None or passed is pd.NA or _cell(row["alt_test_winning_rate"]) == "":
+    passed = row.alt_test_passed
+    if passed is None or _cell(row.alt_test_winning_rate) == "":
         return ""
-    omega, rho = _cell(row["alt_test_winning_rate"], 2), _cell(row["alt_test_rho"], 2)
+    omega, rho = _cell(row.alt_test_winning_rate, 2), _cell(row.alt_test_rho, 2)
     return f"{'pass' if passed else 'fail'} (omega {omega}, rho {rho or 'n/a'})"
 
 
-def _rated(row: Any, metric: str, rated: Mapping[str, int | None]) -> str:
+def _rated(row: JudgeRow, metric: str) -> str:
     """The row's agreement when rated with the answers it rests on (``0.712 (n=340)``)."""
-    value = _cell(row[f"{metric}_rated"])
-    n = rated.get(str(row["id"]))
+    value = _cell(getattr(row, f"{metric}_rated"))
+    n = row.n_rated
     return f"{value} (n={n:,})" if value and n is not None else value
 
 
 def markdown(
-    judges: pd.DataFrame,
-    models: pd.DataFrame,
+    judges: Sequence[JudgeRow],
+    models: Sequence[ModelRow],
     view: str,
     metric: str,
-    rated: Mapping[str, int | None] | None = None,
     notes: tuple[str, str] = ("", ""),
 ) -> str:
-    """Both tables as Markdown, each followed by its note (``notes``: judges, models; an
-    empty note is left out); ``rated``: per record id the answers its agreement when rated
-    rests on (:func:`medqade.scoring.board.row_types.rated_n`), shown beside it."""
-    rated = rated or {}
+    """A board's rows as two Markdown tables, each followed by its note (``notes``: judges,
+    models; an empty note is left out); the agreement when rated is shown with the answers
+    it rests on (the row's ``n_rated``)."""
     lines = [f"## Judges ({view} view, ranked on {metric})", ""]
     lines.append(
         f"| rank | judge | source | status | {metric} [95% CI] | verdict | kappa d vs "
@@ -95,14 +95,14 @@ def markdown(
         "abstention | alt-test |"
     )
     lines.append("|---|---|---|---|---:|---|---:|---|---:|---:|---:|---:|---|")
-    for _, r in judges.iterrows():
+    for r in judges:
         lines.append(
-            f"| {_rank(r)} | {r['name']} | {r['source']} | {r['status']} | "
-            f"{_ci(r, metric, f'{metric}_low', f'{metric}_high')} | "
-            f"{_cell(r['verdict'])} | {_ci(r, 'd', 'd_low', 'd_high')} | "
-            f"{_cell(r['decided_on'])} | {_cell(r['d_physicians'])} | "
-            f"{_cell(r['d_extension'])} | {_rated(r, metric, rated)} | "
-            f"{_cell(r['abstention'])} | {_alt(r)} |"
+            f"| {_rank(r)} | {r.name} | {r.source} | {r.status} | "
+            f"{_ci(getattr(r, metric))} | "
+            f"{_cell(r.verdict)} | {_ci(r.d)} | "
+            f"{_cell(r.decided_on)} | {_cell(r.d_physicians.value)} | "
+            f"{_cell(r.d_extension.value)} | {_rated(r, metric)} | "
+            f"{_cell(r.abstention)} | {_alt(r)} |"
         )
     lines += [
         "",
@@ -115,11 +115,10 @@ def markdown(
     lines += ["", f"## Models ({view} view, anchored accuracy)", ""]
     lines.append("| rank | model | source | status | accuracy [95% CI] | bounds |")
     lines.append("|---|---|---|---|---:|---:|")
-    for _, r in models.iterrows():
+    for m in models:
         lines.append(
-            f"| {_rank(r)} | {r['name']} | {r['source']} | {r['status']} | "
-            f"{_ci(r, 'accuracy', 'accuracy_low', 'accuracy_high')} | "
-            f"{_cell(r['lower'])}-{_cell(r['upper'])} |"
+            f"| {_rank(m)} | {m.name} | {m.source} | {m.status} | {_ci(m.accuracy)} | "
+            f"{_cell(m.lower.value)}-{_cell(m.upper.value)} |"
         )
     if notes[1]:
         lines += ["", notes[1]]
@@ -156,28 +155,24 @@ def payload(
 
 
 def run(args: argparse.Namespace) -> int:
-    board = open_board(args)
-    tables = leaderboard_tables(
-        board.records, view=args.view, metric=args.metric, margin=args.margin
-    )
-    judges, models = tables.judges, tables.models
+    opened = open_board(args)
+    board = leaderboard(opened.records, view=args.view, metric=args.metric, margin=args.margin)
     if args.fmt == "json":
         out = payload(
-            judges, models, args.view, (tables.judges_resolution, tables.models_resolution)
+            board.judges_frame(),
+            board.models_frame(),
+            args.view,
+            (board.judges_resolution, board.models_resolution),
         )
         print(json.dumps(out, ensure_ascii=False, indent=1))
     elif args.fmt == "csv":
-        print(csv_text(judges), end="")
+        print(csv_text(board.judges_frame()), end="")
         print()
-        print(csv_text(models), end="")
+        print(csv_text(board.models_frame()), end="")
     else:
-        by_id = {str(rec.id): rec for rec in board.records}
-        rated = {
-            str(i): rated_n(by_id.get(str(i)), str(s)) for i, s in judges[["id", "scope"]].values
-        }
         notes = (
-            resolution_note(tables.judges_resolution, args.metric, "judges"),
-            resolution_note(tables.models_resolution, "accuracy", "models"),
+            resolution_note(board.judges_resolution, args.metric, "judges"),
+            resolution_note(board.models_resolution, "accuracy", "models"),
         )
-        print(markdown(judges, models, args.view, args.metric, rated, notes), end="")
+        print(markdown(board.judges, board.models, args.view, args.metric, notes), end="")
     return 0

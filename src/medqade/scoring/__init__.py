@@ -6,7 +6,7 @@ package; nothing here imports gradio). Frozen dataclasses inside, JSON only at t
 
     sub = parse_submission(data, "run.jsonl", release)        # InputError lists every problem
     record = score(release, sub, {"name": "My judge", "family": "GPT"})  # a ScoreRecord
-    judges, models = leaderboard([*reference_records(release), record], view="core")
+    board = leaderboard([*reference_records(release), record], view="core")  # a Board
 
 Modules: :mod:`~medqade.scoring.intake.submission` (formats, checks; helped by :mod:`~.kinds`,
 :mod:`~.rows`, :mod:`~.judge_rows`, :mod:`~.answer_rows` and :mod:`~.coverage`),
@@ -18,11 +18,11 @@ Modules: :mod:`~medqade.scoring.intake.submission` (formats, checks; helped by :
 from medqade.scoring.board import (
     JUDGE_COLUMNS,
     MODEL_COLUMNS,
+    Board,
+    Interval,
     JudgeRow,
-    LeaderboardTables,
     ModelRow,
     leaderboard,
-    leaderboard_tables,
 )
 from medqade.scoring.intake import (
     KINDS,
@@ -58,8 +58,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "SCORER_VERSION",
     "Baseline",
+    "Board",
+    "Interval",
     "JudgeRow",
-    "LeaderboardTables",
     "Limits",
     "ModelRow",
     "Settings",
@@ -69,7 +70,6 @@ __all__ = [
     "csv_cell",
     "csv_text",
     "leaderboard",
-    "leaderboard_tables",
     "normalise",
     "parse_submission",
     "prepare",

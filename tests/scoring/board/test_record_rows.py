@@ -14,6 +14,7 @@ import pytest
 from medqade.dataset.release import Release
 from medqade.measures import seeds
 from medqade.scoring import parse_submission, score
+from medqade.scoring.board import Interval
 from medqade.scoring.board.record_rows import (
     STALE,
     VIEWS,
@@ -77,7 +78,8 @@ def test_judge_row_reads_the_views_block() -> None:
         assert ranked is not None
         block = raw[view]
         assert ranked.key == block["kappa"] and ranked.settings == (20, 20260101)
-        assert ranked.row.kappa == block["kappa"] and ranked.row.n == block["n"]
+        assert ranked.row.kappa == Interval(block["kappa"], *block["kappa_ci"])
+        assert ranked.row.n == block["n"]
     assert model_row(record, "core") is not None or record.accuracy_core is None
 
 
@@ -95,7 +97,43 @@ def test_model_row_reads_anchored_accuracy() -> None:
     ranked = model_row(record, "core")
     assert ranked is not None
     assert ranked.key == raw["accuracy_core"]["anchored"]
-    assert math.isclose(ranked.row.accuracy, raw["accuracy_core"]["anchored"])
+    block = raw["accuracy_core"]
+    assert ranked.row.accuracy == Interval(block["anchored"], *block["ci"])
+    assert (ranked.row.lower.value, ranked.row.lower.low) == (block["lower"], block["lower_ci"][0])
+    assert (ranked.row.upper.value, ranked.row.upper.high) == (block["upper"], block["upper_ci"][1])
+    tiers = [math.nan if c is None else c.get("anchored", math.nan) for c in block["by_tier"]]
+    assert len(ranked.row.tiers) == len(tiers) and all(
+        math.isclose(a, b) or (math.isnan(a) and math.isnan(b))
+        for a, b in zip(ranked.row.tiers, tiers, strict=True)
+    )
+    assert math.isnan(ranked.row.exact_match)  # no exact match was anchored
+    assert ranked.row.no_match == block["by_lexical"]["no_match"]["anchored"]
+
+
+def test_a_row_carries_what_the_space_shows_of_its_record() -> None:
+    """The badge's verified status and the organisation travel with the row (the Space no
+    longer goes back to the record by id)."""
+    raw = _stored("judge")
+    raw["meta"] = {**raw["meta"], "verified": True, "organisation": "Klinik <X>"}
+    ranked = judge_row(ScoreRecord.from_json(raw), "core", "kappa", 0.05)
+    assert ranked is not None
+    assert ranked.row.verified is True and ranked.row.organisation == "Klinik <X>"
+    assert "organisation" not in ranked.row.to_json()
+    plain = judge_row(ScoreRecord.from_json(_stored("judge")), "core", "kappa", 0.05)
+    assert plain is not None and plain.row.verified is False
+
+
+def test_n_rated_is_the_count_of_the_rows_scope() -> None:
+    """``n`` counts every resolved answer of the view; the agreement when rated rests on the
+    answers the judge labelled, counted by the view's own ``rated`` block."""
+    raw = {"kind": "judge", "core": {"n": 983, "rated": {"n": 165}}, "full": {"rated": {"n": 7}}}
+    record = ScoreRecord.from_json(raw)
+    rows = {v: judge_row(record, v, "kappa", 0.05) for v in VIEWS}
+    assert rows["core"] is not None and rows["full"] is not None
+    assert (rows["core"].row.n, rows["core"].row.n_rated, rows["full"].row.n_rated) == (983, 165, 7)
+    bare = ScoreRecord.from_json({"kind": "judge", "core": {"n": 3}})
+    plain = judge_row(bare, "core", "kappa", 0.0)
+    assert plain is not None and plain.row.n_rated is None
 
 
 def test_the_tau_column_is_the_record_s_ranking_fidelity(sample: Release) -> None:
@@ -109,7 +147,7 @@ def test_the_tau_column_is_the_record_s_ranking_fidelity(sample: Release) -> Non
     row = ranked.row
     w = seeds.question_weights(sample.n_items, 30, 9, seeds.STREAM_ALL)
     oracle = fidelity_oracle(codes, sample.consensus, w)
-    assert row.tau == pytest.approx(oracle["tau"], abs=1e-12)  # type: ignore[union-attr]
-    assert [row.tau_low, row.tau_high] == pytest.approx(oracle["tau_ci"], abs=1e-12)  # type: ignore[union-attr]
+    assert row.tau.value == pytest.approx(oracle["tau"], abs=1e-12)
+    assert [row.tau.low, row.tau.high] == pytest.approx(oracle["tau_ci"], abs=1e-12)
     old = judge_row(ScoreRecord.from_json(_stored("judge")), "core", "kappa", 0.05)
-    assert old is not None and math.isnan(old.row.tau)  # type: ignore[union-attr]
+    assert old is not None and math.isnan(old.row.tau.value)

@@ -20,7 +20,7 @@ from medqade.measures.ranking import Resolution, rank_board
 from medqade.scoring import Settings, parse_submission, reference_records
 from medqade.scoring.board.comparison import compare, resolve
 from medqade.scoring.board.simultaneous import board_pair, resolution_note
-from medqade.scoring.board.tables import board_key, leaderboard, leaderboard_tables
+from medqade.scoring.board.tables import board_key, leaderboard
 from medqade.scoring.record.score_record import ScoreRecord
 
 from ..helpers import codes_to_rows, scored
@@ -53,12 +53,12 @@ def _check_invariance(refs: Sequence[ScoreRecord], noisy: dict[str, Any]) -> Non
     others = [r for r in refs if r not in baselines]
     assert len(baselines) == 5
     for view in ("core", "full"):
-        alone = _intervals(leaderboard(others, view=view)[0])
-        with_baselines, _ = leaderboard(refs, view=view)
+        alone = _intervals(leaderboard(others, view=view).judges_frame())
+        with_baselines = leaderboard(refs, view=view).judges_frame()
         shown = with_baselines[with_baselines["source"] == "baseline"]
         assert len(shown) == 5 and shown["rank"].isna().all()  # shown, never ranked
         assert _intervals(with_baselines) == alone
-        with_noisy = _intervals(leaderboard([*refs, noisy], view=view)[0])
+        with_noisy = _intervals(leaderboard([*refs, noisy], view=view).judges_frame())
         assert str(noisy["id"]) in with_noisy  # the noisy row is ranked ...
         with_noisy.pop(str(noisy["id"]))
         k = len(alone)
@@ -80,7 +80,7 @@ def test_release_baselines_and_a_noisy_row_change_no_other_interval(full: Releas
     noisy = _noisy_judge(full)
     _check_invariance(refs, noisy)
     # the noisy row is the widest row of the board: unstudentized, it set everyone's c
-    tables = leaderboard_tables([*refs, noisy])
+    tables = leaderboard([*refs, noisy])
     board = tables.judges_board
     assert board is not None
     i = board.index(board_key(noisy["id"], "core", "kappa"))
@@ -91,7 +91,7 @@ def test_release_baselines_and_a_noisy_row_change_no_other_interval(full: Releas
 
 def test_resolution_note_says_what_the_board_resolves(full: Release) -> None:
     refs = reference_records(full, Settings(resamples=RESAMPLES))
-    tables = leaderboard_tables(refs)
+    tables = leaderboard(refs)
     res = tables.judges_resolution
     assert isinstance(res, Resolution) and res.rows == 9 and res.pairs == 36
     board = tables.judges_board
@@ -102,8 +102,8 @@ def test_resolution_note_says_what_the_board_resolves(full: Release) -> None:
     note = resolution_note(res, "kappa")
     assert f"{res.smallest_resolvable:.3f}" in note and f"{res.median_resolvable:.3f}" in note
     assert "9 ranked judges" in note and "baselines" in note
-    pa = leaderboard_tables(refs, metric="pa").judges_resolution
-    pabak = leaderboard_tables(refs, metric="pabak").judges_resolution
+    pa = leaderboard(refs, metric="pa").judges_resolution
+    pabak = leaderboard(refs, metric="pabak").judges_resolution
     assert pa is not None and pabak is not None  # PABAK = 2 PA - 1, ranked through PA
     assert pabak.median_resolvable == pytest.approx(2 * pa.median_resolvable, rel=1e-12)
     assert pabak.critical == pa.critical
@@ -118,7 +118,7 @@ def test_compare_says_when_a_pair_is_separated_pairwise_but_not_on_the_board(
     full: Release,
 ) -> None:
     refs = reference_records(full, Settings(resamples=RESAMPLES))
-    tables = leaderboard_tables(refs)
+    tables = leaderboard(refs)
     board = tables.judges_board
     assert board is not None
     paper = [r for r in refs if r.meta and r.meta.source == "paper" and r.kind == "judge"]
@@ -174,7 +174,7 @@ def test_compare_with_physicians_labels_the_in_place_kappa(full: Release) -> Non
     unlabelled where every other view shows its kappa against the consensus (0.7148): both
     are now kept, the consensus one equal to the leaderboard's."""
     refs = reference_records(full, Settings(resamples=RESAMPLES))
-    judges, _ = leaderboard(refs)
+    judges = leaderboard(refs).judges_frame()
     side = resolve(full, "gemini-3-flash-preview")
     c = compare(full, side, resolve(full, "physicians"), resamples=RESAMPLES)
     assert c.judge_side == "a" and c.against_consensus is not None

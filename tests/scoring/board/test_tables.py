@@ -40,7 +40,9 @@ def test_board_settings_is_the_most_common_bootstrap(sample: Release) -> None:
 
 
 def test_rows_give_none_for_missing_values(sample: Release) -> None:
-    judges, _ = leaderboard(reference_records(sample, Settings(resamples=10)), view="core")
+    judges = leaderboard(
+        reference_records(sample, Settings(resamples=10)), view="core"
+    ).judges_frame()
     plain = rows(judges)
     assert len(plain) == len(judges) and list(plain[0]) == list(judges.columns)
     for row in plain:
@@ -52,7 +54,7 @@ def test_the_fixture_judge_is_shown_unranked(sample: Release) -> None:
     """A submitted, unverified judge is on the board without a rank."""
     stored = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(RECORDS.glob("*.json"))]
     judge = next(r for r in stored if r["kind"] == "judge") | {"schema_version": SCHEMA_VERSION}
-    frame, _ = leaderboard([ScoreRecord.from_json(judge)], view="core")
+    frame = leaderboard([ScoreRecord.from_json(judge)], view="core").judges_frame()
     (row,) = frame.astype(object).to_dict("records")
     assert row["name"] == "Fixture judge" and row["status"] == "unverified"
     assert pd.isna(row["rank"]) and pd.isna(row["rank_worst"])

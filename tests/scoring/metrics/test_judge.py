@@ -122,7 +122,7 @@ def test_score_consensus_copy_is_above_ceiling(full: Release) -> None:
     assert record["core"]["kappa"] == 1.0
     assert record["verdict"] == paired.ABOVE
     assert "above_physician_ceiling" in record["flags"]
-    judges, _ = leaderboard([record])
+    judges = leaderboard([record]).judges_frame()
     row = judges.iloc[0]
     assert row["status"] == "above_physician_ceiling"
     assert pd.isna(row["rank"])

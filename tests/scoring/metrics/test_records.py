@@ -145,7 +145,8 @@ def test_normalise_and_similarities() -> None:
 
 
 def test_leaderboard_tables(full: Release, references: list[dict[str, Any]]) -> None:
-    judges, models = leaderboard(references, view="core")
+    board = leaderboard(references, view="core")
+    judges, models = board.judges_frame(), board.models_frame()
     assert tuple(judges.columns) == JUDGE_COLUMNS and tuple(models.columns) == MODEL_COLUMNS
     assert len(judges) == 9 + 1 + len(BASELINES) and len(models) == 5
     assert (judges["kappa"].diff().dropna() <= 0).all()  # best first
@@ -154,7 +155,8 @@ def test_leaderboard_tables(full: Release, references: list[dict[str, Any]]) -> 
     ranked = judges[(judges["status"] == "verified") & (judges["source"] != "baseline")]
     assert ranked["rank"].iloc[0] == 1 and ranked["rank"].notna().all()
     assert judges[judges["source"] == "baseline"]["rank"].isna().all()  # shown, not ranked
-    full_judges, full_models = leaderboard(references, view="full")
+    board = leaderboard(references, view="full")
+    full_judges, full_models = board.judges_frame(), board.models_frame()
     ceiling = full_judges[full_judges["source"] == "physicians"]
     assert list(ceiling["scope"]) == ["core"] and len(full_models) == 5
     with pytest.raises(ValueError, match="view"):
@@ -169,7 +171,7 @@ def test_leaderboard_never_ranks_unverified_or_flagged(
     mine = scored(full, sub, {"name": "unverified run"}, resamples=50)
     copy = parse_submission(codes_to_rows(full, full.consensus).encode(), "c.csv", full)
     cheat = scored(full, copy, {"name": "copy", "verified": True}, resamples=50)
-    judges, _ = leaderboard([*references, mine, mine, cheat])
+    judges = leaderboard([*references, mine, mine, cheat]).judges_frame()
     assert list(judges["name"]).count("unverified run") == 1  # same id once
     row = judges[judges["name"] == "unverified run"].iloc[0]
     assert row["status"] == "unverified" and pd.isna(row["rank"])
@@ -205,7 +207,8 @@ def test_leaderboard_rank_interval_from_simultaneous_intervals(
     """Done when: rank = 1 + the ranked rows significantly better, rank_worst = K - the rows
     significantly worse, each pair judged by its simultaneous (studentized max-T) 95% interval;
     the string baselines are shown without a rank."""
-    judges, models = leaderboard(references, metric=metric)
+    board = leaderboard(references, metric=metric)
+    judges, models = board.judges_frame(), board.models_frame()
     by_id = {r["id"]: r for r in references}
     for frame, view_metric in ((judges, metric), (models, "accuracy")):
         ranked = frame[frame["rank"].notna()]
@@ -231,7 +234,7 @@ def test_leaderboard_rank_interval_from_simultaneous_intervals(
 
 
 def test_leaderboard_full_view_keeps_the_core_ceiling(references: list[dict[str, Any]]) -> None:
-    judges, _ = leaderboard(references, view="full")
+    judges = leaderboard(references, view="full").judges_frame()
     ceiling = judges[judges["status"] == "reference"]
     assert len(ceiling) == 1 and ceiling.iloc[0]["scope"] == "core"
     paper = judges[judges["source"] == "paper"]
@@ -240,8 +243,8 @@ def test_leaderboard_full_view_keeps_the_core_ceiling(references: list[dict[str,
 
 
 def test_leaderboard_margin_changes_only_the_verdict(references: list[dict[str, Any]]) -> None:
-    strict, _ = leaderboard(references, margin=0.0)
-    loose, _ = leaderboard(references, margin=1.0)
+    strict = leaderboard(references, margin=0.0).judges_frame()
+    loose = leaderboard(references, margin=1.0).judges_frame()
     assert list(strict["rank"].fillna(-1)) == list(loose["rank"].fillna(-1))
     judged = loose[loose["source"] == "paper"]
     # within a margin of 1 every judge is non-inferior (possibly also below, or above)
@@ -267,7 +270,7 @@ def test_leaderboard_models_use_bounds_for_rank(
         resamples=settings["resamples"],
         seed=settings["seed"],
     )
-    _, models = leaderboard([*references, rec])
+    models = leaderboard([*references, rec]).models_frame()
     row = models[models["name"] == "new"].iloc[0]
     assert row["lower"] < row["accuracy"] < row["upper"]
     assert row["coverage"] == pytest.approx(rec["accuracy_core"]["coverage"])
@@ -290,11 +293,11 @@ def test_a_record_of_the_old_schema_is_stale(references: list[dict[str, Any]]) -
     paper = next(r for r in references if (r.get("meta") or {}).get("source") == "paper")
     old = dict(paper, schema_version=1, id="old-" + str(paper["id"]))
     old["meta"] = dict(paper["meta"], name="old row")
-    judges, _ = leaderboard([*references, old])
+    judges = leaderboard([*references, old]).judges_frame()
     row = judges[judges["name"] == "old row"].iloc[0]
     assert row["status"] == "stale"
     assert pd.isna(row["rank"]) and pd.isna(row["verdict"]) and pd.isna(row["d"])
-    fresh, _ = leaderboard(references)
+    fresh = leaderboard(references).judges_frame()
     ranked = judges[judges["name"] != "old row"]
     assert list(ranked["rank"].fillna(-1)) == list(fresh["rank"].fillna(-1))
 
@@ -307,7 +310,7 @@ def test_every_metric_board_gives_every_row_the_same_verdict(
     for margin in (0.0, 0.02, 0.05, 0.2):
         words = []
         for metric in ("kappa", "pa", "pabak"):
-            board, _ = leaderboard(references, metric=metric, margin=margin)
+            board = leaderboard(references, metric=metric, margin=margin).judges_frame()
             words.append(dict(zip(board["id"], board["verdict"], strict=True)))
             assert set(board["margin"].dropna()) <= {margin}
         assert words[0] == words[1] == words[2]

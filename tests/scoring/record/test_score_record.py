@@ -155,9 +155,9 @@ def test_leaderboard_and_summary_read_typed_and_json_records_alike(sample: Relea
     records = [*reference_json(sample, resamples=10), *stored]
     typed = [ScoreRecord.from_json(r) for r in records]
     for view in ("core", "full"):
-        boards = zip(leaderboard(typed, view=view), leaderboard(records, view=view), strict=True)
-        for got, want in boards:
-            pd.testing.assert_frame_equal(got, want)
+        got, want = leaderboard(typed, view=view), leaderboard(records, view=view)
+        for kind in ("judges", "models"):
+            pd.testing.assert_frame_equal(got.to_frame(kind), want.to_frame(kind))
     for record, rec in zip(stored, typed[-len(stored) :], strict=True):
         assert summary(rec) == summary(ScoreRecord.from_json(json.loads(json.dumps(record))))
         assert ("kappa" in summary(rec)) == (record["kind"] == "judge")

@@ -17,9 +17,9 @@ from medqade.scoring.board.record_rows import VIEWS, on_board
 from medqade.scoring.board.row_types import (
     JUDGE_COLUMNS,
     MODEL_COLUMNS,
+    Interval,
     JudgeRow,
     ModelRow,
-    rated_n,
 )
 from medqade.scoring.board.simultaneous import resolution_note
 from medqade.scoring.board.sources import (
@@ -30,10 +30,9 @@ from medqade.scoring.board.sources import (
 )
 from medqade.scoring.board.tables import (
     MARGIN_STEP,
-    LeaderboardTables,
+    Board,
     board_margin,
     leaderboard,
-    leaderboard_tables,
     rows,
 )
 
@@ -44,12 +43,13 @@ __all__ = [
     "MODEL_COLUMNS",
     "PHYSICIANS",
     "VIEWS",
+    "Board",
     "BoardRecords",
     "CompareError",
     "Comparison",
     "Difference",
+    "Interval",
     "JudgeRow",
-    "LeaderboardTables",
     "ModelRow",
     "Side",
     "board_margin",
@@ -57,10 +57,8 @@ __all__ = [
     "check_token",
     "compare",
     "leaderboard",
-    "leaderboard_tables",
     "on_board",
     "open_board",
-    "rated_n",
     "reference_path",
     "resolution_note",
     "resolve",

@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from medqade.measures import CORE_ABOVE_EXTENSION, VERDICT_METRIC, FloatArray, verdict_of_bounds
 from medqade.scoring.board.behaviour_columns import behaviour_columns
-from medqade.scoring.board.row_types import JudgeRow, ModelRow
+from medqade.scoring.board.row_types import NO_INTERVAL, Interval, JudgeRow, ModelRow
 from medqade.scoring.metrics import PHYSICIAN_FLAG, SCHEMA_VERSION
 from medqade.scoring.record import (
     Agreement,
@@ -44,6 +44,11 @@ def _bounds(value: Any) -> tuple[float, float]:
     if isinstance(value, list | tuple) and len(value) == 2:
         return _num(value[0]), _num(value[1])
     return math.nan, math.nan
+
+
+def _interval(value: Any, ci: Any) -> Interval:
+    """``value`` with its ``[low, high]`` as an :class:`Interval` (NaN for what is missing)."""
+    return Interval(_num(value), *_bounds(ci))
 
 
 def status(rec: ScoreRecord) -> str:
@@ -82,7 +87,7 @@ class Ranked:
     settings: tuple[int, int] | None
 
 
-def _common(record: ScoreRecord, view: str) -> dict[str, str | None]:
+def _common(record: ScoreRecord, view: str) -> dict[str, Any]:
     meta = record.meta or RecordMeta()
     return {
         "name": record.name,
@@ -93,25 +98,27 @@ def _common(record: ScoreRecord, view: str) -> dict[str, str | None]:
         "scope": view,
         "flags": ";".join(record.flags or ()),
         "id": record.id,
+        "verified": meta.verified is True,
+        "organisation": meta.organisation,
     }
 
 
-def _self_bias(record: ScoreRecord) -> dict[str, float | bool]:
+def _self_bias(record: ScoreRecord) -> dict[str, Interval | bool]:
     for t in (record.bias or {}).get("targets") or ():
         if t.get("kind") == "self":
-            low, high = _bounds(t.get("bias_ci"))
             return {
-                "self_bias": _num(t.get("bias")),
-                "self_bias_low": low,
-                "self_bias_high": high,
+                "self_bias": _interval(t.get("bias"), t.get("bias_ci")),
                 "self_bias_significant": bool(t.get("significant")),
             }
-    return {
-        "self_bias": math.nan,
-        "self_bias_low": math.nan,
-        "self_bias_high": math.nan,
-        "self_bias_significant": False,
-    }
+    return {"self_bias": NO_INTERVAL, "self_bias_significant": False}
+
+
+def _behaviour(record: ScoreRecord) -> dict[str, Any]:
+    """The record's behaviour columns (:func:`behaviour_columns`) as row fields."""
+    cols: dict[str, Any] = behaviour_columns(record)
+    for name in ("caution_vs_physicians", "self_kappa"):
+        cols[name] = Interval(cols[name], cols.pop(f"{name}_low"), cols.pop(f"{name}_high"))
+    return cols
 
 
 def _judge_block(record: ScoreRecord, view: str) -> tuple[Agreement | None, str]:
@@ -132,16 +139,12 @@ def on_board(rec: ScoreRecord) -> bool:
     return rec.kind == "judge" and any(_has(_judge_block(rec, v)[0]) for v in VIEWS)
 
 
-def _fidelity(record: ScoreRecord) -> dict[str, float]:
+def _fidelity(record: ScoreRecord) -> dict[str, Interval]:
     """``tau`` and its interval: the record's ranking fidelity (Kendall's tau-b of the
     students ordered by the judge's accuracy and by the physicians'), NaN without one."""
     fid = record.ranking_fidelity
     low, high = _bounds(None if fid is None else fid.kendall_tau_b_ci)
-    return {
-        "tau": _num(None if fid is None else fid.kendall_tau_b),
-        "tau_low": low,
-        "tau_high": high,
-    }
+    return {"tau": Interval(_num(None if fid is None else fid.kendall_tau_b), low, high)}
 
 
 def judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> Ranked | None:
@@ -152,15 +155,12 @@ def judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> Ran
         return None
     row: dict[str, Any] = _common(record, scope)
     for m in JUDGE_METRICS:
-        row[m] = _num(block.value(m))
-        row[f"{m}_low"], row[f"{m}_high"] = _bounds(block.ci(m))
+        row[m] = _interval(block.value(m), block.ci(m))
     fresh = row["status"] != STALE
     diff = record.physician_difference if fresh and _has(record.physician_difference) else None
-    c_low, c_high = _bounds(None if diff is None else diff.ci(VERDICT_METRIC))
     ext = record.extension_difference if fresh and _has(record.extension_difference) else None
-    e_low, e_high = _bounds(None if ext is None else ext.ci(VERDICT_METRIC))
     head = record.headline if fresh and _has(record.headline) else None
-    d_low, d_high = _bounds(None if head is None else head.kappa_ci)
+    d = NO_INTERVAL if head is None else _interval(head.kappa, head.kappa_ci)
     alt = record.alt_test if fresh and _has(record.alt_test) else None
     if alt is not None and alt.unit is None:
         alt = None  # scored before the published unit: a question-clustered variant, not shown
@@ -174,30 +174,28 @@ def judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> Ran
             "pa_rated": _num(rated.pa),
             "pabak_rated": _num(rated.pabak),
             "n_rated": rated.n,
-            "d": _num(None if head is None else head.kappa),
-            "d_low": d_low,
-            "d_high": d_high,
+            "d": d,
             "margin": margin if head is not None else math.nan,
-            "verdict": verdict_of_bounds(d_low, d_high, margin)
+            "verdict": verdict_of_bounds(d.low, d.high, margin)
             if head and row["status"] != "partial"
             else None,
             "decided_on": None if head is None else head.decided_on,
-            "d_physicians": _num(None if diff is None else diff.value(VERDICT_METRIC)),
-            "d_physicians_low": c_low,
-            "d_physicians_high": c_high,
-            "d_extension": _num(None if ext is None else ext.value(VERDICT_METRIC)),
-            "d_extension_low": e_low,
-            "d_extension_high": e_high,
+            "d_physicians": NO_INTERVAL
+            if diff is None
+            else _interval(diff.value(VERDICT_METRIC), diff.ci(VERDICT_METRIC)),
+            "d_extension": NO_INTERVAL
+            if ext is None
+            else _interval(ext.value(VERDICT_METRIC), ext.ci(VERDICT_METRIC)),
             "alt_test_winning_rate": _num(None if alt is None else alt.winning_rate),
             "alt_test_rho": _num(None if alt is None else alt.rho),
             "alt_test_passed": None if alt is None else alt.passed,
             **_self_bias(record),
-            **behaviour_columns(record),
+            **_behaviour(record),
             **_fidelity(record),
         }
     )
     reps = of_block(record.replicates, scope, "pa" if metric == "pabak" else metric)
-    return Ranked(JudgeRow(**row), row[metric], reps, settings_of(record))
+    return Ranked(JudgeRow(**row), row[metric].value, reps, settings_of(record))
 
 
 def model_row(record: ScoreRecord, view: str) -> Ranked | None:
@@ -211,30 +209,26 @@ def model_row(record: ScoreRecord, view: str) -> Ranked | None:
     if block is None or not _has(block):
         return None
     row: dict[str, Any] = _common(record, view)
-    low, high = _bounds(block.ci)
     judged = block.judged or Judged()
-    j_low, j_high = _bounds(judged.ci)
     judge = record.judge or JudgeRef()
+    by_lexical = block.by_lexical or {}
     row.update(
         {
-            "accuracy": _num(block.anchored),
-            "accuracy_low": low,
-            "accuracy_high": high,
-            "lower": _num(block.lower),
-            "lower_low": _bounds(block.lower_ci)[0],
-            "upper": _num(block.upper),
-            "upper_high": _bounds(block.upper_ci)[1],
+            "accuracy": _interval(block.anchored, block.ci),
+            "lower": _interval(block.lower, block.lower_ci),
+            "upper": _interval(block.upper, block.upper_ci),
             "coverage": _num(block.coverage),
-            "judged": _num(judged.estimate),
-            "judged_low": j_low,
-            "judged_high": j_high,
+            "judged": _interval(judged.estimate, judged.ci),
             "judge": judge.name or judge.model_id,
             "n": block.n_anchored,
             "verdict": None,
+            "tiers": tuple(_num((cell or {}).get("anchored")) for cell in block.by_tier or ()),
+            "exact_match": _num((by_lexical.get("exact_match") or {}).get("anchored")),
+            "no_match": _num((by_lexical.get("no_match") or {}).get("anchored")),
         }
     )
     reps = of_block(record.replicates, view, "accuracy")
-    return Ranked(ModelRow(**row), row["accuracy"], reps, settings_of(record))
+    return Ranked(ModelRow(**row), row["accuracy"].value, reps, settings_of(record))
 
 
 __all__ = [

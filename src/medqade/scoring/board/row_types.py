@@ -1,22 +1,63 @@
 """One leaderboard row as a frozen dataclass: :class:`JudgeRow` and :class:`ModelRow`.
 
-:func:`medqade.scoring.board.tables.leaderboard` builds one row per record and ranks them; the
-frames it returns have exactly these fields as columns, in this order (:data:`JUDGE_COLUMNS`,
-:data:`MODEL_COLUMNS`; the meaning of each column is in :mod:`medqade.scoring.board.tables`).
-``to_json`` / ``from_json`` give and read the plain row (numbers unrounded, NaN for a missing
-number, ``None`` for a missing rank or verdict).
+:func:`medqade.scoring.board.tables.leaderboard` builds one row per record and ranks them into
+a :class:`~medqade.scoring.board.tables.Board`. A value shown with its 95% interval is one
+:class:`Interval` field; the row carries everything the Space and ``medqade leaderboard`` show
+of it (also the few display-only fields, :data:`SHOWN`, that no export writes). ``to_json``
+flattens a row into its export columns, in field order: an interval field ``kappa`` gives
+``kappa``, ``kappa_low``, ``kappa_high`` (or the parts it names), every other field one column
+of its name (:data:`JUDGE_COLUMNS`, :data:`MODEL_COLUMNS`: the schema of the CSV and JSON exports
+and of the Space's ``/leaderboard``; the meaning of each column is in
+:mod:`medqade.scoring.board.tables`). ``from_json`` reads such a plain row back (numbers
+unrounded, NaN for a missing number, ``None`` for a missing rank or verdict).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Final, Self
-
-if TYPE_CHECKING:
-    from medqade.scoring.record import ScoreRecord
+from dataclasses import Field, dataclass, field, fields
+from types import MappingProxyType
+from typing import Any, Final, Self
 
 NAN: Final = math.nan
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A value with its 95% interval: ``value``, ``low``, ``high`` (NaN where undefined)."""
+
+    value: float = NAN
+    low: float = NAN
+    high: float = NAN
+
+
+NO_INTERVAL: Final = Interval()
+SUFFIX: Final = {"value": "", "low": "_low", "high": "_high"}
+"""The export column of each part of an interval field ``x``: ``x``, ``x_low``, ``x_high``."""
+EXPORT: Final = "export"
+PARTS: Final = "parts"
+
+
+INTERVAL: Final = MappingProxyType({PARTS: ("value", "low", "high")})
+"""The metadata of an interval field written as its three columns."""
+LOWER: Final = MappingProxyType({PARTS: ("value", "low")})
+"""... written as the value and its lower end (a model's lower bound)."""
+UPPER: Final = MappingProxyType({PARTS: ("value", "high")})
+"""... written as the value and its upper end (a model's upper bound)."""
+SHOWN: Final = MappingProxyType({EXPORT: False})
+"""The metadata of a display-only field: the Space shows it, no export writes it."""
+
+
+def _columns(f: Field[Any]) -> tuple[str, ...]:
+    if f.metadata.get(EXPORT) is False:
+        return ()
+    parts = f.metadata.get(PARTS)
+    return (f.name,) if parts is None else tuple(f.name + SUFFIX[p] for p in parts)
+
+
+def columns(cls: type) -> tuple[str, ...]:
+    """The export columns of a row class, in field order."""
+    return tuple(c for f in fields(cls) for c in _columns(f))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,29 +74,48 @@ class Row:
     status: str
     scope: str
 
+    verified: bool = field(default=False, metadata=SHOWN)
+    """Whether a maintainer verified the record (the Space's badge)."""
+    organisation: str | None = field(default=None, metadata=SHOWN)
+    """The submitter's organisation (searched by the Space)."""
+
     def to_json(self) -> dict[str, Any]:
-        """The row as ``{column: value}``, in column order."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The row as ``{column: value}``, its export columns in order (intervals flattened)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            parts = f.metadata.get(PARTS)
+            if f.metadata.get(EXPORT) is False:
+                continue
+            if parts is None:
+                out[f.name] = value
+            else:
+                out.update({f.name + SUFFIX[p]: getattr(value, p) for p in parts})
+        return out
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> Self:
-        """Read a plain row (every column required; ``KeyError`` names a missing one)."""
-        return cls(**{f.name: row[f.name] for f in fields(cls)})
+        """Read a plain row (every column required; ``KeyError`` names a missing one); the
+        display-only fields keep their defaults."""
+        given: dict[str, Any] = {}
+        for f in fields(cls):
+            parts = f.metadata.get(PARTS)
+            if f.metadata.get(EXPORT) is False:
+                continue
+            if parts is None:
+                given[f.name] = row[f.name]
+            else:
+                given[f.name] = Interval(**{p: row[f.name + SUFFIX[p]] for p in parts})
+        return cls(**given)
 
 
 @dataclass(frozen=True, kw_only=True)
 class JudgeRow(Row):
     """A judge's row of one view (columns in :mod:`medqade.scoring.board.tables`)."""
 
-    kappa: float
-    kappa_low: float
-    kappa_high: float
-    pa: float
-    pa_low: float
-    pa_high: float
-    pabak: float
-    pabak_low: float
-    pabak_high: float
+    kappa: Interval = field(metadata=INTERVAL)
+    pa: Interval = field(metadata=INTERVAL)
+    pabak: Interval = field(metadata=INTERVAL)
     n: int | None
     coverage: float
     abstention: float
@@ -63,40 +123,26 @@ class JudgeRow(Row):
     pa_rated: float
     pabak_rated: float
     n_rated: int | None
-    d: float
-    d_low: float
-    d_high: float
+    d: Interval = field(metadata=INTERVAL)
     margin: float
     verdict: str | None
     decided_on: str | None
-    d_physicians: float
-    d_physicians_low: float
-    d_physicians_high: float
-    d_extension: float
-    d_extension_low: float
-    d_extension_high: float
+    d_physicians: Interval = field(metadata=INTERVAL)
+    d_extension: Interval = field(metadata=INTERVAL)
     alt_test_winning_rate: float
     alt_test_rho: float
     alt_test_passed: bool | None
-    self_bias: float = NAN
-    self_bias_low: float = NAN
-    self_bias_high: float = NAN
+    self_bias: Interval = field(default=NO_INTERVAL, metadata=INTERVAL)
     self_bias_significant: bool = False
     caution_slope: float = NAN
-    caution_vs_physicians: float = NAN
-    caution_vs_physicians_low: float = NAN
-    caution_vs_physicians_high: float = NAN
+    caution_vs_physicians: Interval = field(default=NO_INTERVAL, metadata=INTERVAL)
     caution_sparsest_tier: str = ""
-    self_kappa: float = NAN
-    self_kappa_low: float = NAN
-    self_kappa_high: float = NAN
+    self_kappa: Interval = field(default=NO_INTERVAL, metadata=INTERVAL)
     physicians_self_kappa: float = NAN
     position_p: float = NAN
     tokens_per_1000: float = NAN
     eur_per_1000: float = NAN
-    tau: float = NAN
-    tau_low: float = NAN
-    tau_high: float = NAN
+    tau: Interval = field(default=NO_INTERVAL, metadata=INTERVAL)
     flags: str
     id: str | None
 
@@ -105,36 +151,23 @@ class JudgeRow(Row):
 class ModelRow(Row):
     """A model's row of one view (columns in :mod:`medqade.scoring.board.tables`)."""
 
-    accuracy: float
-    accuracy_low: float
-    accuracy_high: float
-    lower: float
-    lower_low: float
-    upper: float
-    upper_high: float
+    accuracy: Interval = field(metadata=INTERVAL)
+    lower: Interval = field(metadata=LOWER)
+    upper: Interval = field(metadata=UPPER)
     coverage: float
-    judged: float
-    judged_low: float
-    judged_high: float
+    judged: Interval = field(metadata=INTERVAL)
     judge: str | None
     n: int | None
     verdict: str | None = None
     flags: str
     id: str | None
+    tiers: tuple[float, ...] = field(default=(), metadata=SHOWN)
+    """Anchored accuracy by difficulty tier (the Space's T1 ... T5)."""
+    exact_match: float = field(default=NAN, metadata=SHOWN)
+    """Anchored accuracy on the answers that match a reference answer exactly."""
+    no_match: float = field(default=NAN, metadata=SHOWN)
+    """Anchored accuracy on the answers that match none."""
 
 
-def rated_n(record: ScoreRecord | None, scope: str) -> int | None:
-    """The answers a judge row's agreement when rated (``kappa_rated``, ...) rests on, from
-    its record's ``scope`` block (``core`` or ``full``; ``None`` without one). ``n`` of the row
-    counts every resolved answer of the view (an unlabelled one as a disagreement), so for a
-    partial submission the values when rated rest on far fewer answers than ``n`` says: every
-    view that shows them shows this count beside them."""
-    if record is None:
-        return None
-    block = record.core if scope == "core" else record.full
-    rated = None if block is None else block.rated
-    return None if rated is None else rated.n
-
-
-JUDGE_COLUMNS: Final = tuple(f.name for f in fields(JudgeRow))
-MODEL_COLUMNS: Final = tuple(f.name for f in fields(ModelRow))
+JUDGE_COLUMNS: Final = columns(JudgeRow)
+MODEL_COLUMNS: Final = columns(ModelRow)

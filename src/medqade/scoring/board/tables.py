@@ -1,18 +1,19 @@
 """Leaderboard tables from result records, ranked by simultaneous paired intervals.
 
-:func:`leaderboard` returns two frames, judges and models, sorted best first on the view's
-metric. Every row was scored on the same question resamples (the record keeps the replicates
-of its ranking metrics, :mod:`medqade.scoring.record.replicates`), so rows are compared pairwise
-with simultaneous 95% intervals over all ranked pairs, each pair scaled by its own bootstrap
-standard error (studentized max-T, :mod:`medqade.measures.ranking`): a row's **rank** is 1 +
-the number of ranked rows significantly better than it (the best rank it can claim),
-**rank_worst** is K - the number of ranked rows significantly worse than it (K ranked rows).
-Rows that cannot be told apart share a rank. Only *verified* rows scored with the board's
-resamples and seed are ranked; the string-matching baselines (source ``baseline``), unverified,
-partial and flagged rows and the physician reference are shown without a rank, so they cannot
-change a ranked row's interval. :func:`leaderboard_tables` also returns each ranked board and
-its :class:`~medqade.measures.ranking.Resolution` (the smallest difference it can resolve, in
-the ranking metric's own unit).
+:func:`leaderboard` returns a :class:`Board`: the typed rows of judges and models
+(:mod:`medqade.scoring.board.row_types`), sorted best first on the view's metric, and
+:meth:`Board.to_frame` their export table (the columns below). Every row was scored on the same
+question resamples (the record keeps the replicates of its ranking metrics,
+:mod:`medqade.scoring.record.replicates`), so rows are compared pairwise with simultaneous 95%
+intervals over all ranked pairs, each pair scaled by its own bootstrap standard error (studentized
+max-T, :mod:`medqade.measures.ranking`): a row's **rank** is 1 + the number of ranked rows
+significantly better than it (the best rank it can claim), **rank_worst** is K - the number of
+ranked rows significantly worse than it (K ranked rows). Rows that cannot be told apart share a
+rank. Only *verified* rows scored with the board's resamples and seed are ranked; the
+string-matching baselines (source ``baseline``), unverified, partial and flagged rows and the
+physician reference are shown without a rank, so they cannot change a ranked row's interval. The
+board also keeps each ranking and its :class:`~medqade.measures.ranking.Resolution` (the smallest
+difference it can resolve, in the ranking metric's own unit).
 
 The **verdict** of a judge is the record's one verdict (:mod:`medqade.measures.verdicts`):
 the interval of its headline kappa ``d`` (judge minus physicians, like for like, core and
@@ -107,7 +108,7 @@ from medqade.scoring.board.record_rows import Ranked, judge_row, model_row
 from medqade.scoring.board.record_rows import on_board as on_board
 from medqade.scoring.board.record_rows import settings_of as settings_of
 from medqade.scoring.board.record_rows import status as status
-from medqade.scoring.board.row_types import JUDGE_COLUMNS, MODEL_COLUMNS
+from medqade.scoring.board.row_types import JUDGE_COLUMNS, MODEL_COLUMNS, JudgeRow, ModelRow, Row
 from medqade.scoring.metrics import PHYSICIAN_FLAG
 from medqade.scoring.record import (
     ScoreRecord,
@@ -142,37 +143,70 @@ Record = ScoreRecord | Mapping[str, Any]
 (:func:`read_record`); everything below it takes the typed record."""
 
 
-@dataclass(frozen=True, eq=False)
-class LeaderboardTables:
-    """What :func:`leaderboard_tables` returns: the two frames, each board's ranking
-    (``None`` when nothing is ranked) and its resolution in the ranking metric's unit (PABAK,
-    ranked through PA, in PABAK's: twice PA's)."""
+KINDS: Final = ("judges", "models")
+"""The two tables of a board."""
 
-    judges: pd.DataFrame
-    models: pd.DataFrame
-    judges_board: RankedBoard | None
-    models_board: RankedBoard | None
-    judges_resolution: Resolution | None
-    models_resolution: Resolution | None
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """What :func:`leaderboard` returns: the ranked rows of one view, best first (judges
+    ranked on ``metric``, verdicts read at ``margin``), each board's ranking (``None`` when
+    nothing is ranked) and its resolution in the ranking metric's unit (PABAK, ranked through
+    PA, in PABAK's: twice PA's). :meth:`to_frame` is the one place rows become a table: the
+    CSV and JSON exports and the Space's ``/leaderboard`` endpoint read it."""
+
+    view: str
+    metric: str
+    margin: float
+    judges: tuple[JudgeRow, ...]
+    models: tuple[ModelRow, ...]
+    judges_board: RankedBoard | None = None
+    models_board: RankedBoard | None = None
+    judges_resolution: Resolution | None = None
+    models_resolution: Resolution | None = None
+
+    def to_frame(self, kind: str) -> pd.DataFrame:
+        """The ``judges`` or ``models`` rows as a frame of their export columns
+        (:data:`JUDGE_COLUMNS`, :data:`MODEL_COLUMNS`; ranks as nullable integers)."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        judges = kind == "judges"
+        rows_: tuple[Row, ...] = self.judges if judges else self.models
+        columns = list(JUDGE_COLUMNS if judges else MODEL_COLUMNS)
+        if not rows_:
+            return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+        frame = pd.DataFrame([r.to_json() for r in rows_], columns=columns)
+        for column in ("rank", "rank_worst"):
+            frame[column] = pd.array(frame[column].tolist(), dtype="Int64")
+        return frame
+
+    def judges_frame(self) -> pd.DataFrame:
+        """:meth:`to_frame` of the judges."""
+        return self.to_frame("judges")
+
+    def models_frame(self) -> pd.DataFrame:
+        """:meth:`to_frame` of the models."""
+        return self.to_frame("models")
 
 
 def board_key(record_id: Any, view: str, metric: str) -> tuple[Any, str, str]:
-    """The key of a record's row on a ranked board (:attr:`LeaderboardTables.judges_board`)."""
+    """The key of a record's row on a ranked board (:attr:`Board.judges_board`)."""
     return (record_id, view, metric)
 
 
-def _frame(
-    rows: list[Ranked],
-    columns: tuple[str, ...],
+def _ranked(
+    rows_: list[Ranked],
     ranker: Ranker,
     tag: tuple[str, str],
     settings: tuple[int, int] | None,
-) -> tuple[pd.DataFrame, RankedBoard | None]:
-    if not rows:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns}), None
+) -> tuple[list[Row], RankedBoard | None]:
+    """The rows with their ranks, best first (among equal values the ranked rows before the
+    unranked ones, then by name; rows without a value last), and their ranked board."""
+    if not rows_:
+        return [], None
     ranked = [
         i
-        for i, r in enumerate(rows)
+        for i, r in enumerate(rows_)
         if r.row.status == "verified"
         and r.row.source not in UNRANKED_SOURCES
         and not math.isnan(r.key)
@@ -185,32 +219,29 @@ def _frame(
     scale = "pa" if tag[1] == "pabak" else tag[1]
     board = ranker.rank_board(
         [
-            (board_key(r.row.id, *tag), getattr(r.row, scale), r.reps)
-            for r in (rows[i] for i in ranked)
+            (board_key(r.row.id, *tag), getattr(r.row, scale).value, r.reps)
+            for r in (rows_[i] for i in ranked)
             if r.reps is not None
         ]
     )
     rank_of = dict(zip(ranked, board.intervals, strict=True))
-    plain = []
-    for i, r in enumerate(rows):
+
+    def order(i: int) -> tuple[bool, float, bool, str]:
+        key = rows_[i].key
+        missing = math.isnan(key)
+        return (missing, 0.0 if missing else -key, i not in rank_of, rows_[i].row.name)
+
+    out: list[Row] = []
+    for i in sorted(range(len(rows_)), key=order):
         interval = rank_of.get(i)
-        row = replace(
-            r.row,
-            rank=None if interval is None else interval.best,
-            rank_worst=None if interval is None else interval.worst,
+        out.append(
+            replace(
+                rows_[i].row,
+                rank=None if interval is None else interval.best,
+                rank_worst=None if interval is None else interval.worst,
+            )
         )
-        plain.append({**row.to_json(), "_key": r.key, "_unranked": interval is None})
-    frame = pd.DataFrame(plain)
-    # best first; among equal values the ranked rows before the unranked ones, then by name
-    frame = frame.sort_values(
-        ["_key", "_unranked", "name"],
-        ascending=[False, True, True],
-        na_position="last",
-        kind="mergesort",
-    ).reset_index(drop=True)
-    for column in ("rank", "rank_worst"):
-        frame[column] = pd.array(frame[column].tolist(), dtype="Int64")
-    return frame.loc[:, list(columns)], (board if board.keys else None)
+    return out, (board if board.keys else None)
 
 
 def board_settings(records: Iterable[ScoreRecord]) -> tuple[int, int] | None:
@@ -230,23 +261,12 @@ def leaderboard(
     metric: str = "kappa",
     margin: float = DEFAULT_MARGIN,
     ranker: Ranker | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(judges, models)`` tables of ``records`` for ``view`` (``core`` or ``full``), judges
-    ranked and sorted on ``metric`` (``kappa``, ``pa`` or ``pabak``), verdicts with ``margin``;
-    columns in the module docstring. Records with the same id appear once. Pass one
-    ``ranker`` to successive calls to reuse the ranks of an unchanged board."""
-    tables = leaderboard_tables(records, view, metric, margin, ranker)
-    return tables.judges, tables.models
-
-
-def leaderboard_tables(
-    records: Iterable[Record],
-    view: str = "core",
-    metric: str = "kappa",
-    margin: float = DEFAULT_MARGIN,
-    ranker: Ranker | None = None,
-) -> LeaderboardTables:
-    """:func:`leaderboard` with each board's ranking and resolution."""
+) -> Board:
+    """The :class:`Board` of ``records`` for ``view`` (``core`` or ``full``): judges ranked
+    and sorted on ``metric`` (``kappa``, ``pa`` or ``pabak``), verdicts with ``margin``,
+    models on anchored accuracy; columns in the module docstring. Records with the same id
+    appear once. Pass one ``ranker`` to successive calls to reuse the ranks of an unchanged
+    board."""
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(VIEWS)}, got {view!r}")
     if metric not in JUDGE_METRICS:
@@ -274,12 +294,15 @@ def leaderboard_tables(
             target = models
         if row is not None:
             target.append(row)
-    judge_frame, judge_board = _frame(judges, JUDGE_COLUMNS, ranker, (view, metric), settings)
-    model_frame, model_board = _frame(models, MODEL_COLUMNS, ranker, (view, "accuracy"), settings)
+    judge_rows, judge_board = _ranked(judges, ranker, (view, metric), settings)
+    model_rows, model_board = _ranked(models, ranker, (view, "accuracy"), settings)
     unit = 2.0 if metric == "pabak" else 1.0  # PABAK = 2 PA - 1, ranked on PA's replicates
-    return LeaderboardTables(
-        judge_frame,
-        model_frame,
+    return Board(
+        view,
+        metric,
+        margin,
+        tuple(r for r in judge_rows if isinstance(r, JudgeRow)),
+        tuple(r for r in model_rows if isinstance(r, ModelRow)),
         judge_board,
         model_board,
         None if judge_board is None else judge_board.resolution.scaled(unit),
