@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +16,13 @@ import pytest
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
+
+# Gradio keeps uploads under one folder named by content hash and the Space deletes an upload
+# once it is checked: test processes (pytest-xdist workers) sharing that folder could delete
+# each other's identical uploads. Each process gets its own, set before gradio is imported.
+_GRADIO_TMP = tempfile.mkdtemp(prefix="medqade-gradio-")
+os.environ["GRADIO_TEMP_DIR"] = _GRADIO_TMP
+atexit.register(shutil.rmtree, _GRADIO_TMP, ignore_errors=True)
 
 # --- order and markers: quick tests first, the slow ones marked --------------------------------
 
