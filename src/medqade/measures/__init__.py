@@ -24,6 +24,8 @@ compute their numbers here and never import each other:
   :mod:`~.length_bias`: its Richtig rate and agreement by answer length beside the
   physicians'; :mod:`~.output_shares`: its outputs as labels, abstentions, unparseable
   replies or nothing;
+- :mod:`~.cost`: tokens and euros per 1,000 answers, and the judges on the cost-agreement
+  Pareto frontier (:func:`pareto_frontier`);
 - :mod:`~.contamination`: a judge's agreement on public vs held-out items beside the
   physicians', and the ``contamination`` flag.
 
@@ -46,6 +48,7 @@ from medqade.measures.bias import (
 )
 from medqade.measures.breakdown import TIER, breakdowns, dimensions
 from medqade.measures.caution import MIN_TIER_QUESTIONS
+from medqade.measures.cost import Cost, pareto_frontier
 from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
 from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
 from medqade.measures.in_place import InPlace, judge_in_place, physicians_in_place
@@ -142,6 +145,7 @@ __all__ = [
     "Agreement",
     "AltTest",
     "Bias",
+    "Cost",
     "Design",
     "Estimate",
     "ExtensionPairs",
@@ -189,6 +193,7 @@ __all__ = [
     "pabak_of",
     "panel_report",
     "panel_slots",
+    "pareto_frontier",
     "physician_weights",
     "physicians_in_place",
     "position_bias",
