@@ -301,6 +301,8 @@ def test_the_judge_view_shows_ranking_fidelity_and_the_board_its_tau(sample_rele
     shown = views.judges_table(pd.DataFrame([library]), {})
     assert shown.loc[0, "tau"] == 0.6 and shown.loc[0, "tau 95% CI"] == ci_text(0.2, 1.0)
     assert views.JUDGE_GROUPS["ranking fidelity"] == ("tau", "tau 95% CI")
+    default = views.select(shown, views.JUDGE_GROUPS, views.DEFAULT_GROUPS, "")
+    assert {"tau", "tau 95% CI"} <= set(default.columns)  # a default column (issue 37)
 
 
 def test_the_judge_view_shows_where_it_fails_by_cell() -> None:
