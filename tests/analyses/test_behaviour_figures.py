@@ -46,6 +46,8 @@ def test_figures_draw_one_mark_per_judge_and_skip_older_records() -> None:
     assert figs.cost_kappa([records[0], _record("J3", 0.5, 0.0, None)]).axes[0].get_xlabel() == (
         "tokens per 1,000 answers"
     )
+    one = figs.cost_kappa(records[:1]).axes[0]  # one judge with a cost: no frontier
+    assert not one.axison and "fewer than two" in one.texts[0].get_text()
     for fig in (caution, heat, cost, figs.caution_figure([])):
         assert figure_bytes(fig, "png")[:4] == b"\x89PNG"
 
@@ -57,8 +59,9 @@ def test_plotted_counts_the_judges_each_figure_draws() -> None:
     assert figs.plotted([with_cost, without, {"kind": "judge"}]) == {
         "caution": 2,
         "breakdown": 2,
-        "cost": 1,
+        "cost": 0,  # a frontier needs two judges with a cost
     }
+    assert figs.plotted([with_cost, _record("J3", 0.5, 0.0, 0.1)])["cost"] == 2
     assert figs.plotted([without]) == {"caution": 1, "breakdown": 1, "cost": 0}
     assert figs.plotted([]) == {"caution": 0, "breakdown": 0, "cost": 0}
 

@@ -308,3 +308,36 @@ def test_the_judge_view_shows_ranking_fidelity_and_the_board_its_tau(sample_rele
     shown = views.judges_table([JudgeRow.from_json(library)])
     assert shown.loc[0, "tau"] == 0.6 and shown.loc[0, "tau 95% CI"] == ci_text(0.2, 1.0)
     assert views.JUDGE_GROUPS["ranking fidelity"] == ("tau", "tau 95% CI")
+    default = views.select(shown, views.JUDGE_GROUPS, views.DEFAULT_GROUPS, "")
+    assert {"tau", "tau 95% CI"} <= set(default.columns)  # a default column (issue 37)
+
+
+def test_the_judge_view_shows_where_it_fails_by_cell() -> None:
+    """The Submit tab's cell table carries the record's numbers rounded, the interval as one
+    text cell, the counts and a caution on a cell under the record's threshold."""
+    block = {
+        "dimension": "tier",
+        "group": "T4",
+        "judge": 0.41234,
+        "judge_ci": [0.2, 0.6],
+        "physicians": 0.55,
+        "physicians_ci": [0.4, 0.7],
+        "difference": -0.13766,
+        "difference_ci": [-0.3, 0.05],
+        "n_questions": 11,
+        "n_answers": 55,
+        "few_questions": True,
+    }
+    wide = block | {"group": "T1", "n_questions": 90, "n_answers": 450, "few_questions": False}
+    record = read_record(
+        {"kind": "judge", "agreement_cells": {"min_questions": 20, "cells": [wide, block]}}
+    )
+    table = result_views.cells_table(record)
+    assert list(table.columns) == list(result_views.CELL_COLUMNS)
+    assert list(table["group"]) == ["T1", "T4"]
+    row = table.iloc[1]
+    assert row["judge kappa"] == 0.412 and row["judge - physicians"] == -0.138
+    assert row["difference 95% CI"] == ci_text(-0.3, 0.05)
+    assert row["questions"] == 11 and row["answers"] == 55
+    assert "fewer than 20 questions" in row["caution"] and table.iloc[0]["caution"] == ""
+    assert result_views.cells_table(read_record({})).empty

@@ -102,6 +102,17 @@ def test_reproduce_md_writes_report_md(
     assert not (tmp_path / "report.json").exists()
 
 
+def test_reproduce_without_cost_writes_no_cost_figure_and_says_why(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["reproduce", "--data", str(data_dir), "--out", str(tmp_path), "--format", "md"]
+    rc = main([*args, *FAST])
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert "no cost figure" in err and "no token counts" in err
+    assert not list(tmp_path.glob("figure_cost_frontier.*"))
+
+
 def test_reproduce_rejects_zero_resamples(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

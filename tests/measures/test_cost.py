@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+
+import numpy as np
 import pytest
 
-from medqade.measures.cost import cost
+from medqade.measures.cost import cost, pareto_frontier
 
 
 def test_tokens_and_euros_per_thousand_answers() -> None:
@@ -25,3 +29,43 @@ def test_without_counts_or_prices() -> None:
     assert cost({"price_in": 1.0}, 10) is None
     only = cost({"input_tokens": 100, "output_tokens": 10}, 10)
     assert only is not None and only.eur_per_1000 is None and only.input_per_1000 == 10_000
+
+
+def _dominated_brute(kappa: list[float], costs: list[float], i: int) -> bool:
+    """O(n^2): some other judge at least as good on both and strictly better on one."""
+    return any(
+        kappa[j] >= kappa[i]
+        and costs[j] <= costs[i]
+        and (kappa[j] > kappa[i] or costs[j] < costs[i])
+        for j in range(len(kappa))
+        if j != i and math.isfinite(kappa[j]) and math.isfinite(costs[j])
+    )
+
+
+def test_pareto_frontier_equals_the_brute_force_check() -> None:
+    rng = np.random.default_rng(37)
+    for trial in range(300):
+        n = int(rng.integers(0, 12))
+        # a coarse grid makes ties in cost, in kappa and in both frequent
+        kappa = [float(x) for x in rng.integers(0, 5, n) / 4]
+        costs = [float(x) for x in rng.integers(0, 5, n) * 0.5]
+        if trial % 3 == 0 and n:
+            kappa[int(rng.integers(n))] = math.nan
+        found = pareto_frontier(kappa, costs)
+        expected = {
+            i for i in range(n) if math.isfinite(kappa[i]) and not _dominated_brute(kappa, costs, i)
+        }
+        assert set(found) == expected
+        assert list(found) == sorted(found, key=lambda i: (costs[i], i))
+        assert all(kappa[a] <= kappa[b] for a, b in itertools.pairwise(found))
+
+
+def test_pareto_frontier_by_hand() -> None:
+    # A cheap and weak, B dearer and better, C dearer than B and worse: C is dominated;
+    # D the same point as B: both stay
+    kappa = [0.5, 0.7, 0.6, 0.7]
+    costs = [0.1, 1.0, 2.0, 1.0]
+    assert pareto_frontier(kappa, costs) == (0, 1, 3)
+    assert pareto_frontier([], []) == ()
+    with pytest.raises(ValueError, match="kappas"):
+        pareto_frontier([0.1], [])

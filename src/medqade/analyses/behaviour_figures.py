@@ -8,8 +8,9 @@ records without one are skipped. Same style as :mod:`medqade.analyses.figures`:
   beside the physicians' mean slope (the paper's contrast: physicians abstain more on harder
   items), the core's questions per tier under the axis (:func:`tier_note`);
 - :func:`breakdown_heatmap`: kappa per group of a dimension (specialty by default) x judge;
-- :func:`cost_kappa`: core kappa against the cost (EUR per 1,000 answers, or tokens when no
-  price was given), one point per judge.
+- :func:`cost_kappa`: core kappa against the cost (EUR per 1,000 answers, or tokens when fewer
+  than two judges were priced), one point per judge and the Pareto frontier
+  (:mod:`medqade.analyses.cost_frontier`), drawn from two judges with a cost.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 
+from medqade.analyses import cost_frontier
 from medqade.analyses.figures import STYLE, WIDTH, new_figure, watermark
 from medqade.measures import MIN_TIER_QUESTIONS
 
@@ -43,8 +45,10 @@ def _with(records: Iterable[Record], key: str) -> list[Record]:
 
 def plotted(records: Iterable[Record]) -> dict[str, int]:
     """How many judges each figure draws (``caution``, ``breakdown``, ``cost``): 0 means the
-    figure would be an empty box that only says so."""
+    figure would be an empty box that only says so (the cost frontier needs two judges with
+    a cost in one unit: :data:`medqade.analyses.cost_frontier.MIN_POINTS`)."""
     records = list(records)
+    costed = cost_frontier.record_points(records)
     return {
         "caution": len(_with(records, "caution")),
         "breakdown": len(
@@ -54,7 +58,7 @@ def plotted(records: Iterable[Record]) -> dict[str, int]:
                 if r["behaviour"]["breakdowns"].get("specialty")
             ]
         ),
-        "cost": len([r for r in _with(records, "cost") if r.get("core")]),
+        "cost": len(costed.points) if costed.drawn else 0,
     }
 
 
@@ -144,31 +148,14 @@ def breakdown_heatmap(records: Iterable[Record], dimension: str = "specialty") -
 
 
 def cost_kappa(records: Iterable[Record]) -> Figure:
-    """Core kappa (with its CI) against the cost per 1,000 answers (EUR when every plotted
-    judge has a price, else tokens), one labelled point per judge with token counts."""
-    chosen = [r for r in _with(records, "cost") if r.get("core")]
+    """Core kappa (with its CI) against the cost per 1,000 answers and the judges' Pareto
+    frontier (:func:`medqade.analyses.cost_frontier.frontier_figure`); a figure that says so
+    when fewer than two judges have a cost."""
+    records = list(records)
+    found = cost_frontier.record_points(records)
+    if found.drawn:
+        return cost_frontier.frontier_figure(found, _synthetic(records))
     with mpl.rc_context(STYLE):
         fig = new_figure(WIDTH, 4.2)
-        ax = fig.add_subplot()
-        if not chosen:
-            _empty(ax, "no judge record with token counts")
-            return fig
-        costs = [r["behaviour"]["cost"] for r in chosen]
-        euros = all(isinstance(c.get("eur_per_1000"), (int, float)) for c in costs)
-        x = np.array(
-            [
-                _num(c["eur_per_1000"])
-                if euros
-                else _num(c.get("input_tokens_per_1000")) + _num(c.get("output_tokens_per_1000"))
-                for c in costs
-            ]
-        )
-        k = np.array([_num(r["core"]["kappa"]) for r in chosen])
-        ci = np.array([[_num(v) for v in r["core"]["kappa_ci"]] for r in chosen])
-        ax.errorbar(x, k, yerr=np.abs(np.vstack([k - ci[:, 0], ci[:, 1] - k])), fmt="o")
-        for xi, ki, r in zip(x, k, chosen, strict=True):
-            ax.annotate(_name(r), (xi, ki), textcoords="offset points", xytext=(4, 4), fontsize=9)
-        ax.set_xlabel("EUR per 1,000 answers" if euros else "tokens per 1,000 answers")
-        ax.set_ylabel("core kappa (abstentions as disagreements)")
-        watermark(fig, _synthetic(chosen))
+        _empty(fig.add_subplot(), "fewer than two judge records with a cost")
     return fig

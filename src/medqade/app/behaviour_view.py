@@ -34,9 +34,11 @@ SECTION: Final = (
     ),
     (
         "cost",
-        "Cost versus agreement",
+        "Cost versus agreement: the Pareto frontier",
         "Core kappa (95% interval) against the cost per 1,000 judged answers (EUR at the prices "
-        "given when scoring, else tokens), for the judges whose submission reported tokens.",
+        "given when scoring, else input plus output tokens; a log axis when the costs span a "
+        "factor of 10). The step line is the Pareto frontier: the judges no other judge beats "
+        "on both agreement and cost, i.e. the best kappa any judge reaches at each budget.",
     ),
 )
 
@@ -46,9 +48,11 @@ EMPTY: Final[Mapping[str, str]] = {
     "tier) yet; the figure appears once one has.",
     "breakdown": "No judge record on the board has agreement by specialty yet; the figure "
     "appears once one has.",
-    "cost": "No judge on the board reported its token counts yet. To appear here, submit a "
-    "judge's Inspect log (`.eval`: its token counts are read from it) or a JSON Lines file "
-    'whose `{"meta": ...}` line gives `usage` (input and output tokens).',
+    "cost": "Fewer than two judges on the board reported their token counts, so there is no "
+    "cost frontier to draw yet. To appear on it, submit a judge's Inspect log (`.eval`: its "
+    'token counts are read from it) or a JSON Lines file whose `{"meta": ...}` line gives '
+    "`usage` (`input_tokens`, `output_tokens`, and for euros `price_in` / `price_out` per "
+    "million tokens), or score with `medqade score --price-in --price-out`.",
 }
 """What a figure without data says instead of drawing an empty box: why, and what to submit."""
 
@@ -78,8 +82,12 @@ def add_section(tab: Any, state: SpaceState, encode: Any) -> None:
     notes = {}
     for key, title, caption in SECTION:
         gr.Markdown(f"### {title}\n{caption}", elem_classes="mq-caption")
-        notes[key] = gr.Markdown(EMPTY[key], visible=False, elem_classes="mq-empty-figure")
-        plots[key] = gr.Plot(show_label=False, format="png", elem_classes="mq-plot")
+        notes[key] = gr.Markdown(
+            EMPTY[key], visible=False, elem_id=f"mq-{key}-empty", elem_classes="mq-empty-figure"
+        )
+        plots[key] = gr.Plot(
+            show_label=False, format="png", elem_id=f"mq-{key}-figure", elem_classes="mq-plot"
+        )
     done = gr.State("")
 
     def fill(filled: str) -> tuple[Any, ...]:

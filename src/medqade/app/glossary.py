@@ -135,7 +135,10 @@ JUDGES: Final[Mapping[str, str]] = {
     "physicians' self kappa": "The physicians' agreement with their own repeat ratings.",
     "position p": "p-value of a position bias (label depends on the answer's place in the list).",
     "tokens / 1,000 answers": "Tokens the judge used per 1,000 answers judged.",
-    "EUR / 1,000 answers": "Cost in euros per 1,000 answers judged.",
+    "EUR / 1,000 answers": (
+        "Cost in euros per 1,000 answers judged, at the prices given when scoring; the "
+        "Analysis tab draws kappa against it as a Pareto frontier once two judges have a cost."
+    ),
     "above ceiling": (
         "yes: the judge agrees more than the physicians' ceiling (flagged, not ranked)."
     ),

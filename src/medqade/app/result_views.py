@@ -296,6 +296,52 @@ def fidelity_table(record: ScoreRecord, roster: vocab.Roster) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FIDELITY_COLUMNS)
 
 
+CELL_COLUMNS: Final = (
+    "dimension",
+    "group",
+    "judge kappa",
+    "judge 95% CI",
+    "physicians kappa",
+    "physicians 95% CI",
+    "judge - physicians",
+    "difference 95% CI",
+    "questions",
+    "answers",
+    "caution",
+)
+
+
+def cells_table(record: ScoreRecord) -> pd.DataFrame:
+    """Where the judge fails: per specialty and difficulty tier (core) its kappa in each
+    physician's place beside the physicians' own, the difference with its interval, the
+    cell's questions and the judge's answers, and a caution on a cell with fewer questions
+    than the record's threshold. Empty for a record scored before the section existed."""
+    found = record.agreement_cells
+    if found is None:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    rows = [
+        {
+            "dimension": c.dimension,
+            "group": c.group,
+            "judge kappa": number(c.judge),
+            "judge 95% CI": ci_text(*pair(c.judge_ci)),
+            "physicians kappa": number(c.physicians),
+            "physicians 95% CI": ci_text(*pair(c.physicians_ci)),
+            "judge - physicians": number(c.difference),
+            "difference 95% CI": ci_text(*pair(c.difference_ci)),
+            "questions": count(c.n_questions),
+            "answers": count(c.n_answers),
+            "caution": (
+                f"fewer than {found.min_questions} questions: a wide interval"
+                if c.few_questions
+                else ""
+            ),
+        }
+        for c in found.cells or ()
+    ]
+    return pd.DataFrame(rows, columns=CELL_COLUMNS)
+
+
 def ensembles_table(record: ScoreRecord) -> pd.DataFrame:
     """Best majority-vote panel of each size with and without the submission (core)."""
     ens = record.ensembles or {}

@@ -99,6 +99,7 @@ RESULT_TABLES: Final = (
     ("abstention", "Abstention by tier"),
     ("bias", "Self and family bias (percentage points, vs out-of-family evaluators)"),
     ("fidelity", "Ranking fidelity: each student's accuracy, judge vs physicians, and tau"),
+    ("cells", "Where it fails: kappa by specialty and tier, judge vs physicians (core)"),
     ("ensembles", "Majority-vote panels with and without the submission (core)"),
     ("disagreements", "Answers where the judge contradicts a unanimous physician panel"),
 )

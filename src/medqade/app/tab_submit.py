@@ -219,9 +219,9 @@ class SubmitHandlers:
         )
 
     def result_tables(self, record: ScoreRecord) -> tuple[Any, ...]:
-        """Summary, per slot, grouped, confusion, abstention, bias, ranking fidelity, panels and
-        disagreements; the judge-only ones hidden for a model-answers result (never shown as
-        empty grids)."""
+        """Summary, per slot, grouped, confusion, abstention, bias, ranking fidelity, where it
+        fails, panels and disagreements; the judge-only ones hidden for a model-answers result
+        (never shown as empty grids)."""
         roster = self.ctx.release.roster
         judge = record.kind == "judge"
 
@@ -240,6 +240,7 @@ class SubmitHandlers:
             judge_only(result_views.abstention_table(record)),
             judge_only(result_views.bias_table(record, roster)),
             judge_only(result_views.fidelity_table(record, roster)),
+            judge_only(result_views.cells_table(record)),
             judge_only(result_views.ensembles_table(record)),
             judge_only(result_views.disagreements_table(record)),
         )

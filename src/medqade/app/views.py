@@ -99,6 +99,7 @@ DEFAULT_GROUPS: Final = (
     "abstention",
     "coverage",
     "self-bias",
+    "ranking fidelity",
     "accuracy",
     "bounds",
     "judged",

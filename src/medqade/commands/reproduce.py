@@ -102,6 +102,12 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out
     with folder_output.directory(out, policy) as tmp:  # every file, or none
         written = write_figures(report, tmp)
+        from medqade.analyses.cost_frontier import write_figure as write_cost_figure
+
+        costed, why_not = write_cost_figure(release, tmp, args.resamples, args.seed)
+        written.extend(costed)
+        if why_not:
+            print(f"note: no cost figure: {why_not}", file=sys.stderr)
         if args.format == "md":
             atomic.write_text(tmp / "report.md", markdown)
             written.append(tmp / "report.md")

@@ -24,6 +24,10 @@ compute their numbers here and never import each other:
   :mod:`~.length_bias`: its Richtig rate and agreement by answer length beside the
   physicians'; :mod:`~.output_shares`: its outputs as labels, abstentions, unparseable
   replies or nothing;
+- :mod:`~.agreement_cells`: a judge's kappa per specialty and difficulty tier in each
+  physician's place, beside the physicians' own (where it fails);
+- :mod:`~.cost`: tokens and euros per 1,000 answers, and the judges on the cost-agreement
+  Pareto frontier (:func:`pareto_frontier`);
 - :mod:`~.contamination`: a judge's agreement on public vs held-out items beside the
   physicians', and the ``contamination`` flag.
 
@@ -32,6 +36,12 @@ Significance, "undefined" and verdicts are decided here on unrounded values. (Th
 """
 
 from medqade.measures.aat import EPSILON, MEANING, PASS_RATE, AltTest, alt_test
+from medqade.measures.agreement_cells import (
+    MIN_CELL_QUESTIONS,
+    AgreementCell,
+    CellTable,
+    cell_agreement,
+)
 from medqade.measures.answer_length import length_bias
 from medqade.measures.bias import (
     FAMILY,
@@ -44,8 +54,9 @@ from medqade.measures.bias import (
     biases,
     substantive_scores,
 )
-from medqade.measures.breakdown import TIER, breakdowns, dimensions
+from medqade.measures.breakdown import LEXICAL, TIER, breakdowns, dimensions
 from medqade.measures.caution import MIN_TIER_QUESTIONS
+from medqade.measures.cost import Cost, pareto_frontier
 from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
 from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
 from medqade.measures.in_place import InPlace, judge_in_place, physicians_in_place
@@ -120,8 +131,10 @@ __all__ = [
     "FAMILY",
     "INCONCLUSIVE",
     "INFERIOR",
+    "LEXICAL",
     "MEANING",
     "METRICS",
+    "MIN_CELL_QUESTIONS",
     "MIN_TIER_QUESTIONS",
     "NON_INFERIOR",
     "NON_INFERIOR_BELOW",
@@ -140,8 +153,11 @@ __all__ = [
     "VERDICTS",
     "VERDICT_METRIC",
     "Agreement",
+    "AgreementCell",
     "AltTest",
     "Bias",
+    "CellTable",
+    "Cost",
     "Design",
     "Estimate",
     "ExtensionPairs",
@@ -169,6 +185,7 @@ __all__ = [
     "bias_terms",
     "biases",
     "breakdowns",
+    "cell_agreement",
     "check_margin",
     "check_seed",
     "difference",
@@ -189,6 +206,7 @@ __all__ = [
     "pabak_of",
     "panel_report",
     "panel_slots",
+    "pareto_frontier",
     "physician_weights",
     "physicians_in_place",
     "position_bias",

@@ -7,12 +7,16 @@ it holds) and the number of answers judged (rows over all runs): tokens per 1,00
 --price-out``), cost per 1,000 answers = ``(in/1000 answers x price_in + out/1000 answers x
 price_out) / 1e6`` and the run's total cost the same on the totals. No interval: the counts are
 what the run used, not an estimate.
+
+:func:`pareto_frontier`: the judges that no other judge beats on both agreement and cost (a
+judge *dominates* another when its kappa is at least as high and its cost at most as high, one
+of them strictly), the frontier a reader picks a judge from at a given budget.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -89,3 +93,33 @@ def cost(usage: Mapping[str, Any] | None, answers: int) -> Cost | None:
     return Cost(
         tin, tout, int(answers), _number(usage.get("price_in")), _number(usage.get("price_out"))
     )
+
+
+def pareto_frontier(kappa: Sequence[float], cost: Sequence[float]) -> tuple[int, ...]:
+    """The indices of the judges on the cost-agreement Pareto frontier, cheapest first.
+
+    Judge ``i`` is on it when no judge ``j`` has ``kappa[j] >= kappa[i]`` and ``cost[j] <=
+    cost[i]`` with one of the two strict; two judges at the same point are both on it (neither
+    beats the other). A judge with a non-finite kappa or cost is left out. Sorted by cost, then
+    index: along the frontier the cost and the kappa both rise, so its step line
+    (``where="post"``) is the best kappa any judge reaches at each budget. O(n log n).
+    """
+    k = [float(x) for x in kappa]
+    c = [float(x) for x in cost]
+    if len(k) != len(c):
+        raise ValueError(f"{len(k)} kappas but {len(c)} costs")
+    ok = [i for i in range(len(k)) if math.isfinite(k[i]) and math.isfinite(c[i])]
+    ok.sort(key=lambda i: (c[i], -k[i], i))
+    out: list[int] = []
+    best_cheaper = -math.inf  # the highest kappa at a strictly lower cost
+    start = 0
+    while start < len(ok):
+        end = start
+        while end < len(ok) and c[ok[end]] == c[ok[start]]:
+            end += 1
+        top = k[ok[start]]  # the group's highest kappa (sorted first)
+        if top > best_cheaper:
+            out.extend(i for i in ok[start:end] if k[i] == top)
+            best_cheaper = top
+        start = end
+    return tuple(out)

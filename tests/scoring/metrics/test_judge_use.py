@@ -14,11 +14,12 @@ from scipy.stats import kendalltau
 
 from medqade import vocab
 from medqade.dataset.release import Release
-from medqade.measures import seeds
+from medqade.measures import LEXICAL, cell_agreement, dimensions, seeds
 from medqade.scoring import parse_submission, score
 from medqade.scoring.intake.settings import Settings
-from medqade.scoring.metrics.judge_use import answer_lengths, judge_use
+from medqade.scoring.metrics.judge_use import answer_lengths, judge_use, where_it_fails
 from medqade.scoring.record.score_record import ScoreRecord
+from medqade.scoring.record.summary_text import summary
 
 from ..helpers import codes_to_rows, fidelity_oracle, jsonl, student_accuracies
 
@@ -152,3 +153,56 @@ def test_answer_lengths_are_characters_of_the_texts(sample: Release) -> None:
                 assert lengths[i, s] == len(text)
             else:
                 assert math.isnan(lengths[i, s])
+
+
+def _no_nan(x: object) -> object:
+    if isinstance(x, dict):
+        return {k: _no_nan(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_no_nan(v) for v in x]
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def test_where_it_fails_is_the_measure_on_the_core_with_the_verdicts_resamples(
+    sample: Release,
+) -> None:
+    """``agreement_cells`` is :func:`cell_agreement` on the core with the core question
+    resamples and the verdict's physician resamples, per specialty and tier; the score text
+    prints a line per cell with its caution."""
+    codes = _labels(sample)
+    record = _record(sample, codes)
+    got = record.agreement_cells
+    assert got is not None and got.split == "core" and got.metric == "kappa"
+    core = np.asarray(sample.is_core, dtype=bool)
+    sub = parse_submission(codes_to_rows(sample, codes).encode(), "j.csv", sample)
+    present = sub.present  # the slots with a row (a row may carry no label)
+    dims = dimensions(
+        sample.questions[core].reset_index(drop=True), sample.tier[core], sample.lexical[core]
+    )
+    dims.pop(LEXICAL)
+    expected = cell_agreement(
+        codes[core],
+        present[core],
+        sample.physician_labels[:, core],
+        dims,
+        tuple(sample.roster.student_ids),
+        seeds.question_weights(int(core.sum()), R, SEED, seeds.STREAM_CORE),
+        seeds.physician_weights(len(sample.roster.physicians), R, SEED),
+    )
+    assert got.to_json() == _no_nan(expected.to_json())  # a stored record holds NaN as null
+    assert got.difference_interval == "questions and physicians"
+    assert set(got.dimensions()) == set(dims) and "tier" in got.dimensions()
+    text = summary(record)
+    assert "where it fails (core, kappa in each physician's place" in text
+    for cell in got.cells or ():
+        assert f"  {cell.dimension} {cell.group}: judge " in text
+    few = [c for c in got.cells or () if c.few_questions]
+    assert few and all(c.n_questions is not None and c.n_questions < 20 for c in few)
+    assert "fewer than 20 questions: read the interval, not the value" in text
+
+
+def test_a_judge_without_core_rows_has_no_cells(sample: Release) -> None:
+    codes = _labels(sample)
+    codes[np.asarray(sample.is_core, dtype=bool)] = vocab.MISSING_CODE
+    present = codes != vocab.MISSING_CODE
+    assert where_it_fails(sample, codes, present, 10, 1) is None

@@ -37,7 +37,8 @@ questions and recomputing it in the subgroup, so its CI is paired with the headl
   macro-kappa, with the paired CI of the difference;
 - what the judge is used for (:mod:`medqade.scoring.metrics.judge_use`): ranking fidelity,
   length bias and output shares (unparseable replies apart from abstentions), on the same
-  items and resamples.
+  items and resamples; and where it fails: kappa per specialty and difficulty tier in each
+  physician's place beside the physicians' own (core).
 """
 
 from __future__ import annotations
@@ -66,10 +67,11 @@ from medqade.scoring.intake import Settings
 from medqade.scoring.metrics import context
 from medqade.scoring.metrics.breakdowns import abstention, bias, confusion, disagreements
 from medqade.scoring.metrics.ensembles import ensembles
-from medqade.scoring.metrics.judge_use import judge_use
+from medqade.scoring.metrics.judge_use import judge_use, where_it_fails
 from medqade.scoring.record import (
     Abstention,
     Agreement,
+    AgreementCells,
     AltTest,
     Bias,
     Counts,
@@ -284,6 +286,7 @@ class JudgeMetrics:
     ranking_fidelity: RankingFidelity
     length_bias: LengthBias | None
     output_shares: OutputShares
+    agreement_cells: AgreementCells | None
 
 
 def judge_metrics(
@@ -372,4 +375,5 @@ def judge_metrics(
         ranking_fidelity=use.ranking_fidelity,
         length_bias=use.length_bias,
         output_shares=use.output_shares,
+        agreement_cells=where_it_fails(release, labels, present, resamples, seed),
     )

@@ -15,6 +15,12 @@ seed as its kappa), so every interval is paired with the headline's.
   mask is the submission's unparseable replies
   (:attr:`medqade.scoring.intake.parsed.Submission.invalid`); without one (a plain label
   file) no answer is invalid and the section says ``invalid_recorded: false``.
+
+And where it fails (:func:`where_it_fails`, ``agreement_cells``): on the core, with the core's
+question resamples and the verdict's physician resamples
+(:func:`medqade.measures.agreement_cells.cell_agreement`), the judge's kappa in each physician's
+place per specialty (every categorical column of the questions table) and difficulty tier,
+beside the physicians' own; ``None`` for a judge without a row on the core.
 """
 
 from __future__ import annotations
@@ -26,11 +32,12 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
+from medqade.measures import LEXICAL, cell_agreement, dimensions
 from medqade.measures import length_bias as measure_length_bias
 from medqade.measures import output_shares as measure_output_shares
 from medqade.measures import ranking_fidelity as measure_ranking_fidelity
 from medqade.scoring.metrics import context
-from medqade.scoring.record import LengthBias, OutputShares, RankingFidelity
+from medqade.scoring.record import AgreementCells, LengthBias, OutputShares, RankingFidelity
 
 if TYPE_CHECKING:
     from medqade.dataset.release import Release
@@ -92,3 +99,32 @@ def judge_use(
             {"split": split, "invalid_recorded": invalid is not None, **shares.to_json()}
         ),
     )
+
+
+def where_it_fails(
+    release: Release,
+    labels: npt.NDArray[Any],
+    present: npt.NDArray[np.bool_],
+    resamples: int,
+    seed: int,
+) -> AgreementCells | None:
+    """The ``agreement_cells`` section (module docstring) of the judge's ``labels`` (items, 5)
+    with rows ``present``; ``None`` without a row on the core."""
+    core = context.mask(release, context.CORE)
+    if not present[core].any():
+        return None
+    shown = np.where(present, labels, vocab.MISSING_CODE).astype(np.int8)[core]
+    dims = dimensions(
+        release.questions[core].reset_index(drop=True), release.tier[core], release.lexical[core]
+    )
+    dims.pop(LEXICAL)  # a stratum of the answers, not of where the questions come from
+    found = cell_agreement(
+        shown,
+        present[core],
+        release.physician_labels[:, core],
+        dims,
+        tuple(release.roster.student_ids),
+        context.float_weights(release, context.CORE, resamples, seed),
+        context.panel_weights(release, resamples, seed),
+    )
+    return AgreementCells.from_json(found.to_json())

@@ -22,7 +22,7 @@ Shape (proportions, not percent; NaN is written as ``null``)::
                   "by_question": {"unit", "omega", "rho", "passed", "n_items"}},
      "abstention": {"global", "by_tier": [4], "coverage", "answered_share", ...},
      "bias", "confusion", "by_tier", "by_lexical", "disagreements", "ensembles",
-     "behaviour", "ranking_fidelity", "length_bias", "output_shares",
+     "behaviour", "ranking_fidelity", "length_bias", "output_shares", "agreement_cells",
      # answers
      "accuracy": {"anchored", "ci", "lower", "upper", "coverage", "pooled_anchors",
                   "by_tier": [4], "by_lexical": {...}, "judged", ...},
@@ -256,6 +256,7 @@ def judge_record(
         ranking_fidelity=m.ranking_fidelity,
         length_bias=m.length_bias,
         output_shares=m.output_shares,
+        agreement_cells=m.agreement_cells,
     )
     return finish(draft, clock)
 

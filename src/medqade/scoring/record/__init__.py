@@ -37,13 +37,21 @@ from medqade.scoring.record.sections import (
     rated_block,
 )
 from medqade.scoring.record.summary_text import alt_test_text, summary
-from medqade.scoring.record.use_sections import LengthBias, OutputShares, RankingFidelity
+from medqade.scoring.record.use_sections import (
+    AgreementCellBlock,
+    AgreementCells,
+    LengthBias,
+    OutputShares,
+    RankingFidelity,
+)
 
 __all__ = [
     "VOTE_RULE",
     "Abstention",
     "Accuracy",
     "Agreement",
+    "AgreementCellBlock",
+    "AgreementCells",
     "AltTest",
     "Bias",
     "BiasTarget",

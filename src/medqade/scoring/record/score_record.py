@@ -24,7 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from medqade.scoring.record.json_object import PAIR, TUPLE, JsonObject, convert, nested
-from medqade.scoring.record.use_sections import LengthBias, OutputShares, RankingFidelity
+from medqade.scoring.record.use_sections import (
+    AgreementCells,
+    LengthBias,
+    OutputShares,
+    RankingFidelity,
+)
 
 METRICS: Final = ("kappa", "pa", "pabak")
 """The agreement metrics a judge block and a difference hold."""
@@ -344,6 +349,7 @@ class ScoreRecord(JsonObject):
     ranking_fidelity: RankingFidelity | None = field(default=None, metadata=nested(RankingFidelity))
     length_bias: LengthBias | None = field(default=None, metadata=nested(LengthBias))
     output_shares: OutputShares | None = field(default=None, metadata=nested(OutputShares))
+    agreement_cells: AgreementCells | None = field(default=None, metadata=nested(AgreementCells))
     """What a judge is used for (:mod:`~medqade.scoring.record.use_sections`): absent in
     records scored before issue 37."""
 

@@ -2,7 +2,8 @@
 
 :func:`summary` gives the whole text (agreement with the physicians, the verdict, bias,
 abstention and, for a judge, its behaviour and what it is used for); :func:`use_lines` the
-lines of its ranking fidelity, length bias and output shares; :func:`behaviour_lines` the
+lines of its ranking fidelity, length bias and output shares; :func:`cell_lines` where it fails
+(kappa per specialty and tier beside the physicians'); :func:`behaviour_lines` the
 lines of the record's ``behaviour`` block (written by
 :func:`medqade.measures.judge_behaviour.behaviour`; a record without it, older, gives none);
 :func:`alt_test_text` the one sentence every front end shows for the alternative annotator
@@ -227,6 +228,35 @@ def use_lines(record: ScoreRecord | Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def cell_lines(record: ScoreRecord | Mapping[str, Any]) -> list[str]:
+    """Where the judge fails (``agreement_cells``): a heading and a line per cell, the judge's
+    kappa in each physician's place beside the physicians' own, their difference, the cell's
+    questions and answers, and a caution on a cell with few questions (none for an older
+    record)."""
+    rec = read_record(record)
+    found = rec.agreement_cells
+    if found is None or not found.cells:
+        return []
+    minimum = found.min_questions or 0
+    lines = [
+        f"where it fails ({found.split}, {found.metric} in each physician's place, judge vs "
+        f"the physicians' own; difference interval over {found.difference_interval}):"
+    ]
+    for c in found.cells:
+        few = (
+            f"; fewer than {minimum} questions: read the interval, not the value"
+            if c.few_questions
+            else ""
+        )
+        lines.append(
+            f"  {c.dimension} {c.group}: judge {_num(c.judge)}{_ci(c.judge_ci)} vs physicians "
+            f"{_num(c.physicians)}{_ci(c.physicians_ci)}, difference {_signed(c.difference)}"
+            f"{_ci(c.difference_ci, _signed)}; {_count(c.n_questions)} questions, "
+            f"{_count(c.n_answers)} answers{few}"
+        )
+    return lines
+
+
 def _points(x: Any) -> str:
     return "n/a" if x is None else f"{x:+.1f}"
 
@@ -245,6 +275,7 @@ def summary(record: ScoreRecord | dict[str, Any]) -> str:
     if rec.kind == "judge":
         lines += _judge_lines(rec)
         lines += use_lines(rec)
+        lines += cell_lines(rec)
         lines += behaviour_lines(rec.to_json())
     else:
         for block, label in ((rec.accuracy_core, "core"), (rec.accuracy, "all")):

@@ -1,7 +1,8 @@
 """The typed sections of a judge record on what a judge is used for (issue 37): whether it
 ranks the student models as the physicians do (``ranking_fidelity``), whether long answers
 sway it (``length_bias``) and what its outputs were (``output_shares``: labels, abstentions,
-unparseable replies, nothing).
+unparseable replies, nothing), and where it fails (``agreement_cells``: kappa per specialty and
+difficulty tier beside the physicians').
 
 Each is a frozen :class:`~medqade.scoring.record.json_object.JsonView` read from the block its
 measure writes (:mod:`medqade.measures.fidelity`, :mod:`medqade.measures.answer_length`,
@@ -152,4 +153,53 @@ class OutputShares(JsonView):
     invalid_of_replies_ci: Pair | None = field(default=None, metadata=PAIR)
 
 
-__all__ = ["LengthBias", "LengthRates", "OutputShares", "RankingFidelity", "StudentFidelity"]
+# --- where it fails ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgreementCellBlock(JsonObject):
+    """One cell (a specialty, a difficulty tier): the judge's kappa in each physician's place
+    beside the physicians' own, their difference, the cell's questions and the judge's answers
+    there, and whether it has fewer questions than the section's ``min_questions``."""
+
+    dimension: str | None = None
+    group: str | None = None
+    judge: float | None = None
+    judge_ci: Pair | None = field(default=None, metadata=PAIR)
+    physicians: float | None = None
+    physicians_ci: Pair | None = field(default=None, metadata=PAIR)
+    difference: float | None = None
+    difference_ci: Pair | None = field(default=None, metadata=PAIR)
+    n_questions: int | None = None
+    n_answers: int | None = None
+    few_questions: bool | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgreementCells(JsonView):
+    """``agreement_cells``: where the judge fails, per specialty and difficulty tier on the
+    core (:mod:`medqade.measures.agreement_cells`)."""
+
+    split: str | None = None
+    metric: str | None = None
+    min_questions: int | None = None
+    difference_interval: str | None = None
+    n_items: int | None = None
+    cells: tuple[AgreementCellBlock, ...] | None = field(
+        default=None, metadata=_tuple_of(AgreementCellBlock)
+    )
+
+    def dimensions(self) -> tuple[str, ...]:
+        """The dimensions in the record's order."""
+        return tuple(dict.fromkeys(str(c.dimension) for c in self.cells or ()))
+
+
+__all__ = [
+    "AgreementCellBlock",
+    "AgreementCells",
+    "LengthBias",
+    "LengthRates",
+    "OutputShares",
+    "RankingFidelity",
+    "StudentFidelity",
+]
