@@ -41,8 +41,8 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats
-from medqade.measures.reference_agreement import grouped_agreement
 from medqade.measures.estimate import Estimate, FloatArray
+from medqade.measures.reference_agreement import grouped_agreement
 from medqade.measures.slots import AnyWeights, mean_defined
 
 __all__ = [

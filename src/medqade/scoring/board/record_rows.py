@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from medqade.measures import CORE_ABOVE_EXTENSION, VERDICT_METRIC, FloatArray, verdict_of_bounds
 from medqade.scoring.board.behaviour_columns import behaviour_columns
@@ -87,7 +87,22 @@ class Ranked:
     settings: tuple[int, int] | None
 
 
-def _common(record: ScoreRecord, view: str) -> dict[str, Any]:
+class _Common(TypedDict):
+    """The fields every row takes from its record, whatever its kind."""
+
+    name: str
+    model_id: str | None
+    family: str | None
+    source: str | None
+    status: str
+    scope: str
+    flags: str
+    id: str | None
+    verified: bool
+    organisation: str | None
+
+
+def _common(record: ScoreRecord, view: str) -> _Common:
     meta = record.meta or RecordMeta()
     return {
         "name": record.name,
@@ -113,11 +128,13 @@ def _self_bias(record: ScoreRecord) -> dict[str, Interval | bool]:
     return {"self_bias": NO_INTERVAL, "self_bias_significant": False}
 
 
-def _behaviour(record: ScoreRecord) -> dict[str, Any]:
+def _behaviour(record: ScoreRecord) -> dict[str, float | str | Interval]:
     """The record's behaviour columns (:func:`behaviour_columns`) as row fields."""
-    cols: dict[str, Any] = behaviour_columns(record)
+    cols: dict[str, float | str | Interval] = dict(behaviour_columns(record))
     for name in ("caution_vs_physicians", "self_kappa"):
-        cols[name] = Interval(cols[name], cols.pop(f"{name}_low"), cols.pop(f"{name}_high"))
+        parts = (cols[name], cols.pop(f"{name}_low"), cols.pop(f"{name}_high"))
+        numbers = (float(x) if isinstance(x, (int, float)) else math.nan for x in parts)
+        cols[name] = Interval(*numbers)
     return cols
 
 
@@ -153,7 +170,7 @@ def judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> Ran
     block, scope = _judge_block(record, view)
     if block is None or not _has(block):
         return None
-    row: dict[str, Any] = _common(record, scope)
+    row: dict[str, Any] = dict(_common(record, scope))
     for m in JUDGE_METRICS:
         row[m] = _interval(block.value(m), block.ci(m))
     fresh = row["status"] != STALE
@@ -208,7 +225,7 @@ def model_row(record: ScoreRecord, view: str) -> Ranked | None:
         block = record.accuracy if (coverage.get("extension") or 0) > 0 else None
     if block is None or not _has(block):
         return None
-    row: dict[str, Any] = _common(record, view)
+    row: dict[str, Any] = dict(_common(record, view))
     judged = block.judged or Judged()
     judge = record.judge or JudgeRef()
     by_lexical = block.by_lexical or {}
