@@ -12,7 +12,7 @@ Definitions (``G`` = the public or the held-out items; the consensus is the refe
   answer slot, the mean over the five slots; an abstention or a missing label on an answer with
   a resolved consensus counts as a disagreement, unresolved answers are left out. This is the
   kappa of a judge record's ``core`` and ``full`` blocks, restricted to ``G``
-  (:func:`medqade.measures.agreement.grouped_agreement` with ``abstain_disagrees``);
+  (:func:`medqade.measures.reference_agreement.grouped_agreement` with ``abstain_disagrees``);
 - each physician's agreement on ``G``: the same kappa of the physician's own labels against
   the consensus, on the answers the physician rated substantively (abstentions and unrated
   answers left out). The consensus includes the physician's vote, so the level is high; the
@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import stats
-from medqade.measures.agreement import grouped_agreement
+from medqade.measures.reference_agreement import grouped_agreement
 from medqade.measures.estimate import Estimate, FloatArray
 from medqade.measures.slots import AnyWeights, mean_defined
 
