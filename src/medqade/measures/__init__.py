@@ -25,7 +25,7 @@ compute their numbers here and never import each other:
   physicians'; :mod:`~.output_shares`: its outputs as labels, abstentions, unparseable
   replies or nothing;
 - :mod:`~.contamination`: a judge's agreement on public vs held-out items beside the
-  physicians', and the ``contamination`` flag.
+  physicians', and the ``contamination`` flag (a stratified permutation test).
 
 Significance, "undefined" and verdicts are decided here on unrounded values. (The function
 ``agreement`` lives in :mod:`~.agreement`; the package name ``agreement`` is that module.)
@@ -46,6 +46,15 @@ from medqade.measures.bias import (
 )
 from medqade.measures.breakdown import TIER, breakdowns, dimensions
 from medqade.measures.caution import MIN_TIER_QUESTIONS
+from medqade.measures.contamination import (
+    Contamination,
+    PhysicianSide,
+    combined_p,
+    contamination,
+    holdout_strata,
+    permuted_splits,
+    physician_side,
+)
 from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
 from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
 from medqade.measures.in_place import InPlace, judge_in_place, physicians_in_place
@@ -142,6 +151,7 @@ __all__ = [
     "Agreement",
     "AltTest",
     "Bias",
+    "Contamination",
     "Design",
     "Estimate",
     "ExtensionPairs",
@@ -151,6 +161,7 @@ __all__ = [
     "PairTest",
     "PanelReport",
     "PerRater",
+    "PhysicianSide",
     "PositionBias",
     "RankInterval",
     "RankedBoard",
@@ -171,6 +182,8 @@ __all__ = [
     "breakdowns",
     "check_margin",
     "check_seed",
+    "combined_p",
+    "contamination",
     "difference",
     "difficulty_icc",
     "dimensions",
@@ -180,6 +193,7 @@ __all__ = [
     "generator",
     "grouped_agreement",
     "grouped_leave_one_out",
+    "holdout_strata",
     "judge_headline",
     "judge_in_place",
     "leave_one_out",
@@ -189,6 +203,8 @@ __all__ = [
     "pabak_of",
     "panel_report",
     "panel_slots",
+    "permuted_splits",
+    "physician_side",
     "physician_weights",
     "physicians_in_place",
     "position_bias",
