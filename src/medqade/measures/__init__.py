@@ -117,6 +117,7 @@ from medqade.measures.verdicts import (
     Headline,
     extension_pairs,
     judge_headline,
+    withhold_verdict,
 )
 
 __all__ = [
@@ -219,4 +220,5 @@ __all__ = [
     "substantive_scores",
     "verdict",
     "verdict_of_bounds",
+    "withhold_verdict",
 ]
