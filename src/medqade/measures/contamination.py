@@ -36,12 +36,9 @@ was as likely as the real one. :func:`permuted_splits` draws ``B`` such re-draws
 excess is recomputed on each, and the one-sided p value is ``(1 + #{excess on a re-draw >=
 observed excess}) / (1 + B)`` (re-draws where the excess is undefined left out).
 :attr:`Contamination.contamination` is true when ``p <= ALPHA`` (0.05). The test is exact at
-its level for an honest judge whatever the items, the physicians or the judge look like. The
-bootstrap bound was not: on all 3,800 items of the synthetic release it flagged honest judges
-in 7-12% of runs, because across re-draws the physicians' drop on the extension (each of two
-or three physicians against a consensus their own vote decides) varies independently of the
-judge's while on question resamples the two move together, so the bootstrap made the excess
-about 20% less variable than it is (``bench/contamination.py``, docs/holdout.md).
+its level for an honest judge whatever the items, the physicians or the judge look like (the
+bootstrap bound it replaces had about the right spread, but its level rested on the bootstrap's
+approximation; ``bench/contamination.py`` and docs/holdout.md give the measured rates).
 """
 
 from __future__ import annotations
