@@ -24,3 +24,13 @@ def sample_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def sample(sample_dir: Path) -> Release:
     return load_release(sample_dir)
+
+
+@pytest.fixture(scope="session")
+def holdout_dirs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The sample built with 3 of its 6 items held out: (public build, private part)."""
+    from medqade.dataset.holdout import HoldOut
+
+    root = tmp_path_factory.mktemp("commands-holdout")
+    build(SAMPLE, root / "pub", hold_out=HoldOut(3, 7), private_out=root / "priv")
+    return root / "pub", root / "priv"

@@ -297,3 +297,42 @@ def test_self_consistency_of_a_deterministic_judge_is_withheld(
     code, out, _ = run(capsys, *argv, *decoding)
     (line,) = [x for x in out.splitlines() if x.startswith("self-consistency")]
     assert line.startswith(f"self-consistency (2 runs): {reason or 'intra-rater kappa'}")
+
+
+def _judge_file(release: Release, write: Write) -> Path:
+    """The first paper evaluator's labels on every answer of the release, as a label file."""
+    lab = release.evaluator_labels[0]
+    rows = ["question_id,model,label"]
+    for i, qid in enumerate(release.item_ids):
+        for s, model in enumerate(release.roster.student_ids):
+            if lab[i, s] in (0, 1):
+                rows.append(f"{qid},{model},{'Richtig' if lab[i, s] == 1 else 'Falsch'}")
+    return write("judge.csv", "\n".join(rows) + "\n")
+
+
+def test_score_with_private_labels_scores_every_item_and_says_when_it_cannot(
+    sample_dir: Path,
+    sample: Release,
+    holdout_dirs: tuple[Path, Path],
+    write: Write,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With --private-labels the numbers are those of the build without a hold-out; without
+    it one line says the held-out items were not scored, and fewer answers are counted."""
+    pub, priv = holdout_dirs
+    path = _judge_file(sample, write)
+    common = ("--resamples", "20", "--json")
+    code, full_out, _ = run(capsys, "score", str(path), "--data", str(sample_dir), *common)
+    assert code == 0
+    code, both_out, err = run(
+        capsys, "score", str(path), "--data", str(pub), "--private-labels", str(priv), *common
+    )
+    assert code == 0 and "note:" not in err
+    code, alone_out, err = run(capsys, "score", str(path), "--data", str(pub), *common)
+    assert code == 0
+    assert err.count("\n") == 1 and "3 of 6 items hold their labels out" in err
+    full, both, alone = (json.loads(x) for x in (full_out, both_out, alone_out))
+    for block in ("core", "full"):
+        assert both[block]["kappa"] == full[block]["kappa"]
+        assert both[block]["n"] == full[block]["n"]
+        assert alone[block]["n"] < full[block]["n"]

@@ -66,3 +66,32 @@ def test_the_default_build_says_each_step_once(
     target = sources.default_build(said.append)
     assert [line[:5] for line in said] == ["[1/2]", "[2/2]", "synth"]
     assert sources.default_build(said.append) == target and len(said) == 3
+
+
+def test_open_release_restores_the_held_out_labels_and_refuses_a_wrong_private_part(
+    tmp_path: Path,
+) -> None:
+    """``open_release(data, private)``: the public build alone withholds (one note line), with
+    its private part every label is back and equals the build without a hold-out."""
+    import numpy as np
+
+    from medqade.dataset.build import build
+    from medqade.dataset.holdout import HoldOut
+
+    full, pub, priv = tmp_path / "full", tmp_path / "pub", tmp_path / "priv"
+    build(SAMPLE, full)
+    build(SAMPLE, pub, hold_out=HoldOut(3, 7), private_out=priv)
+    alone = sources.open_release(pub)
+    note = sources.withheld_note(alone)
+    assert alone.withholds and note is not None and "3 of 6 items" in note
+    assert "\n" not in note and "--private-labels" in note
+    both = sources.open_release(pub, priv)
+    reference = sources.open_release(full)
+    assert not both.withholds and sources.withheld_note(both) is None
+    assert both.held_out.sum() == 3
+    np.testing.assert_array_equal(both.consensus, reference.consensus)
+    np.testing.assert_array_equal(both.physician_labels, reference.physician_labels)
+    with pytest.raises(FileNotFoundError, match="no such folder"):
+        sources.open_release(pub, tmp_path / "missing")
+    with pytest.raises(ValueError, match="holds no labels out"):
+        sources.open_release(full, priv)

@@ -13,10 +13,14 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from medqade.measures.contamination import (
+    ALPHA,
     FLAG,
     LEVEL,
     Contamination,
+    combined_p,
     contamination,
+    holdout_strata,
+    permuted_splits,
     physician_side,
 )
 from medqade.measures.seeds import question_weights
@@ -92,7 +96,7 @@ def test_contamination_matches_an_explicit_resampling_loop(seed: int, copy: floa
     np.testing.assert_allclose(found.excess.replicates, reps[:, 3], atol=1e-12)
     lower = float(np.percentile(reps[:, 3], 5))  # one-sided 95%: the 5th percentile
     assert found.excess_lower == pytest.approx(lower, abs=1e-12)
-    assert found.contamination == (lower > 0)
+    assert math.isnan(found.p_value) and not found.contamination  # no re-draws: no flag
     assert found.to_json()[FLAG] == found.contamination
     side = physician_side(phys, cons, held, SLOTS, w)
     again = contamination(judge, phys, cons, held, SLOTS, w, physicians=side)
@@ -100,14 +104,89 @@ def test_contamination_matches_an_explicit_resampling_loop(seed: int, copy: floa
     assert (found.n_public, found.n_held_out) == (60, 20)
 
 
+def test_permutation_p_value_matches_an_explicit_loop_over_redraws() -> None:
+    """Each re-draw's excess recomputed by the loop (scikit-learn kappa on the re-drawn sets);
+    p = (1 + #{re-drawn excess >= observed}) / (1 + B); the flag is p <= 0.05."""
+    judge, phys, cons, held = _data(4, copy=0.2)
+    strata = np.arange(len(held)) % 3
+    splits = permuted_splits(held, strata, 30, seed=9)
+    found = contamination(judge, phys, cons, held, SLOTS, splits=splits)
+    every = np.arange(len(held))
+    observed = _loop(judge, phys, cons, held, every)[3]
+    null = np.array([_loop(judge, phys, cons, m, every)[3] for m in splits])
+    assert found.excess.value == pytest.approx(observed, abs=1e-12)
+    expected = (1 + int((null >= observed - 1e-12).sum())) / (1 + len(null))
+    assert found.p_value == pytest.approx(expected, abs=1e-12)
+    assert found.n_splits == 30
+    assert found.contamination == (expected <= ALPHA)
+    assert found.to_json()["p_value"] == found.p_value
+    side = physician_side(phys, cons, held, SLOTS, None, splits)
+    again = contamination(judge, phys, cons, held, SLOTS, physicians=side, splits=splits)
+    assert again.to_json() == found.to_json()
+    with pytest.raises(ValueError, match="without the splits"):
+        contamination(
+            judge,
+            phys,
+            cons,
+            held,
+            SLOTS,
+            physicians=physician_side(phys, cons, held, SLOTS),
+            splits=splits,
+        )
+
+
+def test_redraws_keep_the_count_of_every_stratum_and_vary() -> None:
+    rng = np.random.default_rng(0)
+    strata = holdout_strata(rng.random(300) < 0.2, rng.integers(0, 5, 300))
+    held = rng.random(300) < 0.3
+    splits = permuted_splits(held, strata, 200, seed=1)
+    assert splits.shape == (200, 300)
+    for key in np.unique(strata):
+        inside = strata == key
+        assert (splits[:, inside].sum(axis=1) == held[inside].sum()).all()
+    # every item of a mixed stratum is held out in some re-draws and public in others
+    mixed = [k for k in np.unique(strata) if 0 < held[strata == k].sum() < (strata == k).sum()]
+    cols = np.isin(strata, mixed)
+    share = splits[:, cols].mean(axis=0)
+    assert (share > 0).all() and (share < 1).all()
+    np.testing.assert_array_equal(splits, permuted_splits(held, strata, 200, seed=1))
+    assert not np.array_equal(splits, permuted_splits(held, strata, 200, seed=2))
+    with pytest.raises(ValueError, match="like held_out"):
+        permuted_splits(held, strata[:-1])
+
+
+def test_honest_judges_are_flagged_at_most_at_the_nominal_rate() -> None:
+    """Under the null (a judge independent of which items were held out), the permutation p
+    value is (super-)uniform: over 200 honest data sets the flag fires in about 5%; a binomial
+    test (scipy) does not reject 5% against more (one-sided, 0.1%)."""
+    from scipy.stats import binomtest
+
+    flags = []
+    for seed in range(200):
+        judge, phys, cons, held = _data(100 + seed, n_items=60, n_phys=3)
+        splits = permuted_splits(held, np.zeros(len(held)), 99, seed=seed)
+        flags.append(contamination(judge, phys, cons, held, SLOTS, splits=splits).contamination)
+    hits = int(np.sum(flags))
+    assert binomtest(hits, len(flags), ALPHA, alternative="greater").pvalue > 0.001
+    assert hits >= 1  # the p value reaches the level: the test is not vacuous
+
+
+def test_combined_p_is_bonferroni_over_the_defined_values() -> None:
+    assert combined_p((0.02, 0.3)) == pytest.approx(0.04)
+    assert combined_p((0.02, math.nan)) == pytest.approx(0.02)
+    assert combined_p((0.8, 0.9)) == 1.0
+    assert math.isnan(combined_p((math.nan,)))
+
+
 def test_copying_the_public_consensus_raises_the_flag_and_honest_labels_do_not() -> None:
     honest = _data(5, n_items=400)
     copied = _data(5, n_items=400, copy=0.5)
     w = question_weights(400, 300, seed=3)
-    clean = contamination(*honest, SLOTS, w)
-    cheat = contamination(*copied, SLOTS, w)
-    assert not clean.contamination and clean.excess_lower < 0
-    assert cheat.contamination and cheat.excess.value > 0.2
+    splits = permuted_splits(honest[3], np.zeros(400), 199, seed=3)
+    clean = contamination(*honest, SLOTS, w, splits=splits)
+    cheat = contamination(*copied, SLOTS, w, splits=splits)
+    assert not clean.contamination and clean.excess_lower < 0 and clean.p_value > ALPHA
+    assert cheat.contamination and cheat.excess.value > 0.2 and cheat.p_value == 1 / 200
     # copying changes nothing on the held-out items: the judge's held-out agreement is equal
     assert cheat.judge_held_out.value == clean.judge_held_out.value
     assert cheat.judge_public.value > clean.judge_public.value

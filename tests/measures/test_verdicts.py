@@ -143,3 +143,25 @@ def test_bad_margin_is_refused(full: Release) -> None:
     head = _headline(full, full.evaluator_labels[0])
     with pytest.raises(ValueError, match="margin"):
         head.at(-0.1)
+
+
+def test_a_contaminated_judge_gets_no_verdict_and_keeps_its_evidence(full: Release) -> None:
+    """Rule 4: a judge the contamination check flagged has no verdict word, no ``d`` and no
+    design it was decided on, at any margin; its designs stay as evidence."""
+    labels = full.evaluator_labels[0]
+    rows = np.ones(labels.shape, dtype=bool)
+    clean = verdicts.judge_headline(labels, rows, **_release_inputs(full))  # type: ignore[arg-type]
+    flagged = verdicts.judge_headline(
+        labels,
+        rows,
+        contaminated=True,
+        **_release_inputs(full),  # type: ignore[arg-type]
+    )
+    assert clean.verdict is not None and verdicts.CONTAMINATION not in clean.flags
+    assert flagged.verdict is None and flagged.difference is None and flagged.decided_on is None
+    assert flagged.at(0.2) is None
+    assert flagged.flags == (*clean.flags, "contamination")
+    assert flagged.core is not None and clean.core is not None
+    assert flagged.core.kappa.value == clean.core.kappa.value  # the evidence is unchanged
+    assert flagged.to_dict()["flags"][-1] == "contamination"
+    assert verdicts.withhold_verdict(flagged).flags == flagged.flags  # not added twice

@@ -13,6 +13,7 @@ from medqade.measures import BOOTSTRAP_SEED, DEFAULT_MARGIN, check_margin
 from medqade.scoring.policy import check_results_folder, default_results_dir, on_space
 
 ENV_DATASET: Final = "MEDQADE_DATASET"
+ENV_PRIVATE_LABELS: Final = "MEDQADE_PRIVATE_LABELS"
 ENV_RESULTS_REPO: Final = "MEDQADE_RESULTS_REPO"
 ENV_RATE_LIMIT: Final = "MEDQADE_RATE_LIMIT"
 ENV_RATE_WINDOW_DAYS: Final = "MEDQADE_RATE_WINDOW_DAYS"
@@ -57,6 +58,9 @@ class SpaceConfig:
     """
 
     data: str | None = None
+    private_labels: str | None = None
+    """The private part of a build with held-out labels (``MEDQADE_PRIVATE_LABELS``): a folder
+    the Space reads the held-out labels from; they are scored with, never shown."""
     results_dir: Path = field(default_factory=default_results_dir)
     results_repo: str | None = None
     host: str | None = None
@@ -165,6 +169,7 @@ class SpaceConfig:
         require_login = on_space(env) if not login_raw else login_raw in {"1", "true", "yes"}
         base = cls(
             data=env.get(ENV_DATASET) or None,
+            private_labels=env.get(ENV_PRIVATE_LABELS) or None,
             results_dir=default_results_dir(env),
             results_repo=env.get(ENV_RESULTS_REPO) or None,
             rate_limit=number(ENV_RATE_LIMIT, int, DEFAULT_RATE_LIMIT),

@@ -65,7 +65,7 @@ def prepare(config: SpaceConfig) -> Any:
     from medqade.app.ui import build_app
 
     started = time.perf_counter()
-    release = open_release(config.data)
+    release = open_release(config.data, config.private_labels)
     token = os.environ.get("HF_TOKEN") or None
     write_lock = None
     if config.results_repo:

@@ -6,6 +6,7 @@ import argparse
 
 from medqade.dataset.sources import DATA_HELP as DATA_HELP
 from medqade.dataset.sources import add_data_argument as add_data_argument
+from medqade.dataset.sources import add_private_argument as add_private_argument
 
 
 def _integer(text: str, minimum: int, what: str) -> int:

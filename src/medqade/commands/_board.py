@@ -17,6 +17,7 @@ from pathlib import Path
 from medqade.commands._args import (
     add_data_argument,
     add_margin_argument,
+    add_private_argument,
     non_negative_int,
     positive_int,
 )
@@ -32,8 +33,10 @@ log = logging.getLogger(__name__)
 
 
 def add_board_arguments(p: argparse.ArgumentParser) -> None:
-    """``--data``, ``--results``, ``--view``, ``--margin``, ``--resamples``, ``--seed``."""
+    """``--data``, ``--private-labels``, ``--results``, ``--view``, ``--margin``,
+    ``--resamples``, ``--seed``."""
     add_data_argument(p)
+    add_private_argument(p)
     p.add_argument(
         "--results",
         type=Path,
@@ -58,7 +61,7 @@ class OpenBoard:
 
 
 def open_board(args: argparse.Namespace) -> OpenBoard:
-    release = open_release(args.data)
+    release = open_release(args.data, args.private_labels)
     folder: Path = args.results if args.results is not None else default_results_dir()
     if args.results is not None and not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such results folder")

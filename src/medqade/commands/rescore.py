@@ -21,6 +21,7 @@ from pathlib import Path
 from medqade.commands._args import (
     add_data_argument,
     add_margin_argument,
+    add_private_argument,
     non_negative_int,
     positive_int,
 )
@@ -42,6 +43,7 @@ the Space shows the new records at its next board refresh.
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
+    add_private_argument(p)
     p.add_argument(
         "--results",
         type=Path,
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such results folder")
     check_results_folder(folder, "medqade rescore")
-    release = open_release(args.data)
+    release = open_release(args.data, args.private_labels)
     store = ResultsStore(folder, RateLimit(0, 1.0))  # the maintainer's run: no rate limit
     chosen = open_board(release, [], store)
     here = {str(r.id) for r in chosen.stored}

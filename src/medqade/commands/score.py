@@ -9,11 +9,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from medqade.commands._args import add_data_argument, add_margin_argument, non_negative_int
+from medqade.commands._args import (
+    add_data_argument,
+    add_margin_argument,
+    add_private_argument,
+    non_negative_int,
+)
 from medqade.dataset import hub_eval
 from medqade.dataset.publish import REPO_ID
 from medqade.dataset.release import HUB_ID, Release
-from medqade.dataset.sources import open_release
+from medqade.dataset.sources import open_release, withheld_note
 from medqade.files import atomic, file_output
 from medqade.measures import BOOTSTRAP_SEED, DEFAULT_MARGIN
 from medqade.scoring import Limits
@@ -64,6 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "first for self-consistency",
     )
     add_data_argument(p)
+    add_private_argument(p)
     p.add_argument("--kind", choices=("judge", "answers"), default=None, help="default: detect")
     p.add_argument("--json", action="store_true", help="print the result record as JSON")
     p.add_argument("--out", type=Path, default=None, help="also write the record to this file")
@@ -322,7 +328,10 @@ def run(args: argparse.Namespace) -> int:
     if args.eval_results is not None and not args.validate_only:
         check_hub_margin(args)
         dataset_id = hub_dataset(args)
-    release = open_release(args.data)
+    release = open_release(args.data, args.private_labels)
+    note = withheld_note(release)
+    if note is not None:  # a public build alone: the held-out items have no labels to score
+        print(note, file=sys.stderr)
     limits = Limits()
     if args.validate_only:
         report = _check(args, release, limits)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from medqade.app.config import DEFAULT_MAX_UPLOAD_MB, DEFAULT_RATE_WINDOW_DAYS, SpaceConfig
-from medqade.commands._args import add_data_argument
+from medqade.commands._args import add_data_argument, add_private_argument
 
 NAME = "space"
 HELP = "Run the leaderboard Space locally (`medqade space deploy` uploads it to the Hub)."
@@ -17,6 +17,7 @@ HELP = "Run the leaderboard Space locally (`medqade space deploy` uploads it to 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_data_argument(p)
+    add_private_argument(p)
     p.add_argument(
         "--results",
         type=Path,
@@ -117,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     config = SpaceConfig.from_env(
         data=args.data,
+        private_labels=str(args.private_labels) if args.private_labels else None,
         results_dir=args.results,
         port=args.port,
         host=args.host,

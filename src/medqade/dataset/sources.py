@@ -94,6 +94,20 @@ def is_private(folder: Path) -> bool:
 DATA_HELP = "build folder, raw release folder or Hub repo id (default: the synthetic release)"
 
 
+PRIVATE_HELP = (
+    "the private part of a build with held-out labels (the folder `medqade build --private-out` "
+    "wrote): with it every statistic uses all items and each judge record gets the "
+    "contamination check; without it a build with a hold-out is scored on its public items"
+)
+
+
+def add_private_argument(p: argparse.ArgumentParser) -> None:
+    """``--private-labels PRIVATE``: the private part :func:`open_release` loads with ``--data``."""
+    p.add_argument(
+        "--private-labels", type=Path, default=None, metavar="PRIVATE", help=PRIVATE_HELP
+    )
+
+
 def add_data_argument(p: argparse.ArgumentParser) -> None:
     """``--data``: what :func:`resolve_data` accepts; omitted = the default release. Here, beside
     this module, so the commands and the runners share it without importing each other."""
@@ -127,9 +141,34 @@ def resolve_data(data: str | Path | None) -> Path:
     raise FileNotFoundError(f"--data {data}: no such folder, and not a Hub repo id (ORG/NAME)")
 
 
-def open_release(data: str | Path | None = None) -> Release:
+def open_release(data: str | Path | None = None, private: str | Path | None = None) -> Release:
     """The release named by ``--data``: a Hub repo id through :func:`load_hub_release`,
-    anything else through ``load_release(resolve_data(data))``."""
+    anything else through ``load_release(resolve_data(data))``; with ``private`` (a folder
+    ``medqade build --private-out`` wrote) its held-out labels restored
+    (:meth:`Release.with_private`, which refuses a private part of another build). The one
+    helper through which the commands and the Space open a release."""
     if data is not None and HUB_ID.match(str(data)) and not Path(data).exists():
-        return load_hub_release(str(data))
-    return load_release(resolve_data(data))
+        release = load_hub_release(str(data))
+    else:
+        release = load_release(resolve_data(data))
+    if private is None or str(private) == "":
+        return release
+    folder = Path(private)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"--private-labels {private}: no such folder")
+    if not release.held_out.any():
+        raise ValueError(f"--private-labels {private}: the release holds no labels out")
+    return release.with_private(folder)
+
+
+def withheld_note(release: Release) -> str | None:
+    """One line saying that a build with a hold-out was opened without its private part, so
+    statistics use the public items only (``None`` when nothing is withheld)."""
+    if not release.withholds:
+        return None
+    held, total = int(release.unlabelled.sum()), release.n_items
+    return (
+        f"note: {held} of {total} items hold their labels out and no --private-labels was "
+        f"given: scored against the labels of the {total - held} public items only, without the "
+        "contamination check"
+    )

@@ -29,7 +29,7 @@ compute their numbers here and never import each other:
 - :mod:`~.cost`: tokens and euros per 1,000 answers, and the judges on the cost-agreement
   Pareto frontier (:func:`pareto_frontier`);
 - :mod:`~.contamination`: a judge's agreement on public vs held-out items beside the
-  physicians', and the ``contamination`` flag.
+  physicians', and the ``contamination`` flag (a stratified permutation test).
 
 Significance, "undefined" and verdicts are decided here on unrounded values. (The function
 ``agreement`` lives in :mod:`~.agreement`; the package name ``agreement`` is that module.)
@@ -56,6 +56,15 @@ from medqade.measures.bias import (
 )
 from medqade.measures.breakdown import LEXICAL, TIER, breakdowns, dimensions
 from medqade.measures.caution import MIN_TIER_QUESTIONS
+from medqade.measures.contamination import (
+    Contamination,
+    PhysicianSide,
+    combined_p,
+    contamination,
+    holdout_strata,
+    permuted_splits,
+    physician_side,
+)
 from medqade.measures.cost import Cost, pareto_frontier
 from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
 from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
@@ -119,6 +128,7 @@ from medqade.measures.verdicts import (
     Headline,
     extension_pairs,
     judge_headline,
+    withhold_verdict,
 )
 
 __all__ = [
@@ -157,6 +167,7 @@ __all__ = [
     "AltTest",
     "Bias",
     "CellTable",
+    "Contamination",
     "Cost",
     "Design",
     "Estimate",
@@ -167,6 +178,7 @@ __all__ = [
     "PairTest",
     "PanelReport",
     "PerRater",
+    "PhysicianSide",
     "PositionBias",
     "RankInterval",
     "RankedBoard",
@@ -188,6 +200,8 @@ __all__ = [
     "cell_agreement",
     "check_margin",
     "check_seed",
+    "combined_p",
+    "contamination",
     "difference",
     "difficulty_icc",
     "dimensions",
@@ -197,6 +211,7 @@ __all__ = [
     "generator",
     "grouped_agreement",
     "grouped_leave_one_out",
+    "holdout_strata",
     "judge_headline",
     "judge_in_place",
     "leave_one_out",
@@ -207,6 +222,8 @@ __all__ = [
     "panel_report",
     "panel_slots",
     "pareto_frontier",
+    "permuted_splits",
+    "physician_side",
     "physician_weights",
     "physicians_in_place",
     "position_bias",
@@ -221,4 +238,5 @@ __all__ = [
     "substantive_scores",
     "verdict",
     "verdict_of_bounds",
+    "withhold_verdict",
 ]

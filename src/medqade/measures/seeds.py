@@ -43,6 +43,9 @@ one stream per judge (:func:`keyed_generator`, keyed by the test's input)."""
 STREAM_PHYSICIANS: Final = 20
 """Resamples of the physician panel (the two-way bootstrap behind every verdict,
 :mod:`medqade.measures.in_place`), paired with the question resamples by index."""
+STREAM_CONTAMINATION: Final = 21
+"""Re-draws of the held-out set within its strata (the contamination check's permutation test,
+:func:`medqade.measures.contamination.permuted_splits`)."""
 
 
 def check_seed(seed: int) -> int:

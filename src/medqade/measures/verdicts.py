@@ -23,7 +23,13 @@ board's ranking, never the verdict):
    raised, the judge is not ranked, and ``d`` is the extension's alone, so public core ids
    cannot buy a verdict the extension does not support;
 3. labels on only one design (or ``d`` defined on one only, e.g. a tiny release): that
-   design's ``d``.
+   design's ``d``;
+4. on a release scored with held-out labels, a judge flagged ``contamination``
+   (:mod:`medqade.measures.contamination`: its agreement falls from the published to the
+   withheld items significantly more than the physicians') gets **no verdict** and is not
+   ranked (:func:`withhold_verdict`): its public labels may carry the published consensus, so
+   no ``d`` that uses them says how good it is, and its held-out agreement alone is too few
+   items for the like-for-like designs.
 
 The word then follows the interval of that ``d`` and the margin
 (:func:`medqade.measures.paired.verdict_of_bounds`). The per-design differences and the
@@ -41,6 +47,7 @@ import numpy.typing as npt
 
 from medqade import vocab
 from medqade.measures import paired
+from medqade.measures.contamination import FLAG as CONTAMINATION
 from medqade.measures.estimate import Estimate, FloatArray
 from medqade.measures.in_place import (
     InPlace,
@@ -279,6 +286,13 @@ def headline(
     )
 
 
+def withhold_verdict(found: Headline) -> Headline:
+    """``found`` without its verdict, flagged :data:`CONTAMINATION` (rule 4): the designs and
+    the consistency check stay as evidence, ``difference`` and ``decided_on`` are ``None``."""
+    flags = found.flags if CONTAMINATION in found.flags else (*found.flags, CONTAMINATION)
+    return Headline(found.core, found.extension, found.margin, None, None, found.consistency, flags)
+
+
 def judge_headline(
     labels: npt.ArrayLike,
     present: npt.ArrayLike,
@@ -289,12 +303,15 @@ def judge_headline(
     resamples: tuple[AnyWeights | None, AnyWeights | None, PanelWeights | None] | None,
     margin: float = paired.DEFAULT_MARGIN,
     physicians: PerRater | None = None,
+    contaminated: bool = False,
 ) -> Headline:
     """The :class:`Headline` of a judge's ``labels`` (all items, slots) with rows ``present``
     on a release (``is_core`` (items,), ``physician_labels`` (physicians, items, slots),
     ``pairs`` its :func:`extension_pairs`): ``resamples`` = (core question weights, all-items
     question weights, physician weights), ``physicians`` the core's physician side when
-    already computed. The one function behind every surface's verdict."""
+    already computed; ``contaminated``: the judge's contamination check on the release's
+    held-out labels flagged it (rule 4: no verdict). The one function behind every surface's
+    verdict."""
     rows = np.asarray(present, dtype=bool)
     core = np.asarray(is_core, dtype=bool)
     shown = np.where(rows, np.asarray(labels), vocab.MISSING_CODE)
@@ -310,11 +327,13 @@ def judge_headline(
             physicians,
         )
     ext_found = extension_design(labels, rows, pairs, slot_names, w_all, panel)
-    return headline(core_found, ext_found, margin)
+    found = headline(core_found, ext_found, margin)
+    return withhold_verdict(found) if contaminated else found
 
 
 __all__ = [
     "ABSTENTION_RULE",
+    "CONTAMINATION",
     "CORE",
     "CORE_ABOVE_EXTENSION",
     "CORE_METHOD",
@@ -333,4 +352,5 @@ __all__ = [
     "extension_pairs",
     "headline",
     "judge_headline",
+    "withhold_verdict",
 ]
