@@ -172,3 +172,22 @@ def test_space_first_run_progress_lines(
     assert main(["space", "--results", str(tmp_path / "r")]) == 0  # built: no build steps
     again = capsys.readouterr().err
     assert "synthesizing" not in again and "building" not in again
+
+
+def test_the_space_refuses_held_out_labels_until_it_can_hide_them(
+    built_sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """With the private part loaded, Browse, Compare and the downloads would show held-out
+    labels: the flag and the environment variable are refused before anything is served, in
+    one line that says what to do instead."""
+    private = tmp_path / "private"
+    private.mkdir()
+    argv = ["space", "--data", str(built_sample), "--results", str(tmp_path / "r")]
+    assert main([*argv, "--private-labels", str(private)]) != 0
+    err = capsys.readouterr().err
+    assert "held-out labels" in err and "Traceback" not in err and "--private-labels" in err
+    monkeypatch.setenv("MEDQADE_PRIVATE_LABELS", str(private))
+    config = SpaceConfig.from_env()
+    assert config.private_labels == str(private)
+    with pytest.raises(ValueError, match="held-out labels"):
+        serve_module.prepare(config)

@@ -59,8 +59,9 @@ class SpaceConfig:
 
     data: str | None = None
     private_labels: str | None = None
-    """The private part of a build with held-out labels (``MEDQADE_PRIVATE_LABELS``): a folder
-    the Space reads the held-out labels from; they are scored with, never shown."""
+    """The private part of a build with held-out labels (``MEDQADE_PRIVATE_LABELS``). Refused
+    for now (:func:`medqade.app.serve.prepare`): the Space's item view, Compare and downloads
+    read the release's labels and would show the held-out ones."""
     results_dir: Path = field(default_factory=default_results_dir)
     results_repo: str | None = None
     host: str | None = None

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from medqade.app.config import ENV_DATASET, ENV_RESULTS_REPO, SpaceConfig
+from medqade.app.config import ENV_DATASET, ENV_PRIVATE_LABELS, ENV_RESULTS_REPO, SpaceConfig
 from medqade.dataset.sources import open_release
 from medqade.scoring.policy import MIRROR_IGNORE, MIRROR_PATTERNS
 
@@ -64,8 +64,17 @@ def prepare(config: SpaceConfig) -> Any:
     """Build the app for ``config`` (pulling and mirroring results when a repo is set)."""
     from medqade.app.ui import build_app
 
+    if config.private_labels:
+        # Browse, Compare, the item view and the downloads read the release's labels: with the
+        # private part loaded they would show the held-out ones (issue 35 masks them first).
+        raise ValueError(
+            "the Space does not take held-out labels yet: its item view, Compare and downloads "
+            "would show them to the public; serve the public build without --private-labels "
+            f"(or {ENV_PRIVATE_LABELS}) and score with held-out labels on the server with "
+            "`medqade score --private-labels` (docs/holdout.md)"
+        )
     started = time.perf_counter()
-    release = open_release(config.data, config.private_labels)
+    release = open_release(config.data)
     token = os.environ.get("HF_TOKEN") or None
     write_lock = None
     if config.results_repo:
