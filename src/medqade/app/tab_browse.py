@@ -239,7 +239,10 @@ def _item_view(item_id: str = "", header: str | None = None) -> dict[str, Any]:
     it shows first."""
     out: dict[str, Any] = {}
     with gr.Row():
-        out["item_id"] = gr.Textbox(item_id, label="Item id", scale=2, elem_id="mq-item-id")
+        # interactive said outright: built in a render, an event's output is drawn disabled
+        out["item_id"] = gr.Textbox(
+            item_id, label="Item id", scale=2, elem_id="mq-item-id", interactive=True
+        )
         out["blind"] = gr.Checkbox(label="blind (hide models, shuffle)", scale=1)
         out["open_button"] = gr.Button("Open", scale=1)
     out["header"] = gr.HTML(

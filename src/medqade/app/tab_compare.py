@@ -122,15 +122,18 @@ def _pickers(
     a_value = _listed(asked.get("a")) or first or None
     b_value = _listed(asked.get("b")) or "physicians"
     view_value = "full" if asked.get("view") == "full" else "core"
+    # interactive said outright: built in a render, an event's output is drawn disabled
+    mine = {"allow_custom_value": True, "interactive": True}
     with gr.Row(elem_classes="mq-stack-on-phone"):  # one per line on a phone: names whole
-        a = gr.Dropdown(choices, value=a_value, label="A", elem_id="mq-a", allow_custom_value=True)
-        b = gr.Dropdown(choices, value=b_value, label="B", elem_id="mq-b", allow_custom_value=True)
+        a = gr.Dropdown(choices, value=a_value, label="A", elem_id="mq-a", **mine)
+        b = gr.Dropdown(choices, value=b_value, label="B", elem_id="mq-b", **mine)
         view = gr.Radio(
             ["core", "full"],
             value=view_value,
             label="View",
             min_width=160,
             elem_id="mq-compare-view",
+            interactive=True,
         )
     return a, b, view
 
