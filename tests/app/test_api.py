@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from .helpers import Running, judge_variant, submit_args
+from .helpers import Running, judge_variant, open_tab, submit_args
 
 PUBLIC = {"/leaderboard", "/submit", "/browse", "/item", "/compare"}
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "space.md"
@@ -210,15 +210,16 @@ def test_submitted_judge_appears_in_browse(launch, judge_csv: Path) -> None:
 def test_opening_browse_refreshes_its_judge_list(launch, judge_csv: Path) -> None:
     """A judge submitted by someone else appears in Browse's judge filter when the tab is
     opened (as in Compare), without a restart or a reload (issue 27). The tab is built on
-    demand, its select event with it: this calls the handler that event runs (the browser
-    test of issue 27 opens the tab)."""
-    from medqade.app.context import TabContext
-    from medqade.app.exports import Exports
-    from medqade.app.tab_browse import BrowseHandlers
+    demand, its select event with it: this builds it as a session does and calls that
+    event's handler."""
+    import gradio as gr
 
     app = launch()
-    st = app.demo.medqade_state
-    on_open = BrowseHandlers(TabContext(st.release, st.config, st, Exports())).judge_choices
+    opened = open_tab(app.demo, "browse")
+    tab = next(b for b in app.demo.blocks.values() if isinstance(b, gr.Tab) and b.id == "browse")
+    select = opened.fns["judge_choices"]
+    assert (tab._id, "select") in [tuple(t) for t in select.targets]
+    on_open = select.fn
     before = on_open()["choices"]
     assert "submitted: Another visitor" not in str(before)
     status, _, _ = app.client().predict(
