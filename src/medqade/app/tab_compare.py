@@ -123,10 +123,18 @@ def _pickers(
     b_value = _listed(asked.get("b")) or "physicians"
     view_value = "full" if asked.get("view") == "full" else "core"
     # interactive said outright: built in a render, an event's output is drawn disabled
-    mine = {"allow_custom_value": True, "interactive": True}
     with gr.Row(elem_classes="mq-stack-on-phone"):  # one per line on a phone: names whole
-        a = gr.Dropdown(choices, value=a_value, label="A", elem_id="mq-a", **mine)
-        b = gr.Dropdown(choices, value=b_value, label="B", elem_id="mq-b", **mine)
+        a, b = (
+            gr.Dropdown(
+                choices,
+                value=value,
+                label=side,
+                elem_id=f"mq-{side.lower()}",
+                allow_custom_value=True,
+                interactive=True,
+            )
+            for side, value in (("A", a_value), ("B", b_value))
+        )
         view = gr.Radio(
             ["core", "full"],
             value=view_value,
