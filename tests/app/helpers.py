@@ -143,3 +143,61 @@ def write_variant(release: Release, path: Path, k: int) -> Path:
     """The ``k``-th judge variant (:func:`judge_variant`) written as CSV at ``path``."""
     judge_variant(release, k).to_csv(path, index=False)
     return path
+
+
+def tab_render(demo: Any, tab_id: str) -> Any:
+    """The ``gr.render`` that builds the tab ``tab_id`` on demand
+    (:func:`medqade.app.deferred.on_demand`)."""
+    import gradio as gr
+
+    (tab,) = [b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id == tab_id]
+    inside = {child._id for child in tab.children}
+    (render,) = [r for r in demo.renderables if r.container_id in inside]
+    return render
+
+
+@dataclass(frozen=True)
+class Opened:
+    """An on-demand tab built as for one session: its handlers by function name and its
+    components by element id."""
+
+    fns: dict[str, Any]
+    parts: dict[str, Any]
+
+
+def open_tab(demo: Any, tab_id: str, request: str = "") -> Opened:
+    """Build the tab ``tab_id`` in-process as its first opening does (the door's flag set,
+    ``request`` what was asked of it), in a copy of the page's config as a session has."""
+    import copy
+
+    from gradio.context import LocalContext
+
+    from medqade.app.deferred import OPEN
+
+    render = tab_render(demo, tab_id)
+    config = copy.copy(demo.default_config)
+    token = LocalContext.blocks_config.set(config)
+    try:
+        render.apply(OPEN, request)
+    finally:
+        LocalContext.blocks_config.reset(token)
+    fns = {getattr(f.fn, "__name__", ""): f for f in config.fns.values() if f.rendered_in is render}
+    parts = {
+        b.elem_id: b
+        for b in config.blocks.values()
+        if getattr(b, "rendered_in", None) is render and b.elem_id
+    }
+    return Opened(fns, parts)
+
+
+def open_over_http(url: str, demo: Any, tab_id: str, session: str, request: str = "") -> Any:
+    """Build the tab ``tab_id`` in ``session`` over plain HTTP (as its first opening does);
+    the session's handlers are then ``demo.state_holder[session].blocks_config.fns``."""
+    from medqade.app.deferred import OPEN
+
+    render = tab_render(demo, tab_id)
+    index = next(i for i, f in demo.fns.items() if f.renderable is render)
+    body = {"fn_index": index, "data": [OPEN, request], "session_hash": session}
+    res = httpx.post(f"{url}gradio_api/run/predict", json=body, timeout=120)
+    assert res.status_code == 200, res.text
+    return res.json()
