@@ -97,11 +97,12 @@ def test_a_door_asks_with_a_fresh_request_each_time() -> None:
 
 
 def test_hidden_copies_keep_the_components_and_drop_their_layout() -> None:
-    with gr.Blocks() as demo, deferred.hidden():
-        with gr.Row(), gr.Column():
-            box = gr.Textbox(elem_id="mq-twice")
-            choice = gr.Dropdown(["a", "b"], value="a")
-        kept = gr.State(1)
+    with gr.Blocks() as demo:
+        with deferred.hidden():
+            with gr.Row(), gr.Column():
+                box = gr.Textbox(elem_id="mq-twice")
+                choice = gr.Dropdown(["a", "b"], value="a")
+            kept = gr.State(1)
     config = demo.config
     types = [c["type"] for c in config["components"]]
     assert "row" not in types and types.count("column") == 1  # the hidden column only
