@@ -6,7 +6,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from medqade.app import deferred, ui
+from medqade.app import deferred
 from medqade.app.config import SpaceConfig
 from medqade.app.ui import build_app
 
@@ -73,40 +73,5 @@ def test_the_space_serves_its_first_screen_and_shows_the_rest_on_the_first_event
     assert len(showing) == 1
     outputs = set(showing[0]["outputs"])
     assert outputs - {showing[0]["outputs"][0], showing[0]["outputs"][1]} <= held
-    # the Analysis tab's contents are held; the tabs built on demand are not in the page
-    analysis = [c["id"] for c in comps.values() if c["props"].get("elem_classes") == ["mq-plot"]]
-    assert analysis and set(analysis) <= outputs
-    ids = {c["props"].get("elem_id") for c in comps.values()}
-    assert not ids & {"mq-items", "mq-item", "mq-upload", "mq-a", "mq-compare-summary"}
-    assert "mq-about-glossary" not in ids
-    # ... and each is rendered on its door's first change
-    renders = [d for d in served["dependencies"] if d.get("render_id") is not None]
-    assert len(renders) == len(ui.ON_DEMAND)
-
-
-def test_a_door_asks_with_a_fresh_request_each_time() -> None:
-    with gr.Blocks():
-        door = deferred.Door.make()
-    assert door.outputs == [door.request, door.flag]
-    assert door.flag.visible is False and door.request.visible is False
-    first, flag = deferred.Door.ask(item="S-C02")
-    again, _ = deferred.Door.ask(item="S-C02")
-    assert flag == deferred.OPEN and first != again  # the same item twice is still a change
-    assert deferred.asked(first)["item"] == deferred.asked(again)["item"] == "S-C02"
-    assert deferred.asked(None) == deferred.asked("not json") == deferred.asked("[1]") == {}
-
-
-def test_hidden_copies_keep_the_components_and_drop_their_layout() -> None:
-    with gr.Blocks() as demo:
-        with deferred.hidden():
-            with gr.Row(), gr.Column():
-                box = gr.Textbox(elem_id="mq-twice")
-                choice = gr.Dropdown(["a", "b"], value="a")
-            kept = gr.State(1)
-    config = demo.config
-    types = [c["type"] for c in config["components"]]
-    assert "row" not in types and types.count("column") == 1  # the hidden column only
-    props = {c["id"]: c["props"] for c in config["components"]}
-    assert props[box._id]["visible"] is False and "elem_id" not in props[box._id]
-    assert props[choice._id]["visible"] is False and props[choice._id]["choices"]
-    assert kept.value == 1 and kept._id in props
+    browse_items = [c["id"] for c in comps.values() if c["props"].get("elem_id") == "mq-items"]
+    assert browse_items and set(browse_items) <= outputs

@@ -11,16 +11,17 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import gradio as gr
 import httpx
 import pytest
 
 from medqade import scoring
-from medqade.app import cells, deferred
+from medqade.app import cells
 from medqade.app.config import SpaceConfig
 from medqade.app.state import SpaceState
 from medqade.files import atomic
 
-from .helpers import IMG, SCRIPT, Running, judge_variant, open_over_http, open_tab, submit_args
+from .helpers import IMG, SCRIPT, Running, judge_variant, submit_args
 
 SECRET = "hf_NEVERshownSECRET0123456789"
 LONG = "x" * 60_000
@@ -218,41 +219,23 @@ def test_compare_deep_link_path_refused(
     monkeypatch.setenv("HF_TOKEN", SECRET)
     app = launch()
     record = _stored(app, judge_csv)
+    from_url = _handler(app.demo, "from_url")
     for token in _hostile(app, tmp_path, record):
-        a, b, summary = _compare_link(app, token, "physicians")
+        a, b, _, summary, *_ = from_url(_request(tab="compare", a=token, b="physicians"))
         assert (a, b) == (token, "physicians")
         assert "Cannot compare" in summary and "not a paper evaluator" in summary
         assert SECRET not in summary
-    a, b, summary = _compare_link(app, LONG, LONG)
-    assert LONG not in (a, b)  # not put into the lists (they keep their defaults)
+    a, b, _, summary, *_ = from_url(_request(tab="compare", a=LONG, b=LONG))
+    assert a == b == gr.skip()
     assert "at most 200 characters, got 60,000" in summary and LONG not in summary
-
-
-def _asked(app: Running, **params: str) -> tuple[str, str]:
-    """The door values (request, flag) the page's first event sends for a link's ``params``."""
-    out = _handler(app.demo, "url_state")(_request(**params))
-    values = [v for v in out if isinstance(v, str) and v.startswith("{")]
-    assert len(values) == 1, out
-    return values[0], out[out.index(values[0]) + 1]
-
-
-def _compare_link(app: Running, a: str, b: str) -> tuple[Any, Any, str]:
-    """The Compare tab as a ``?tab=compare&a=...&b=...`` link builds it: A, B, summary."""
-    request, flag = _asked(app, tab="compare", a=a, b=b)
-    assert flag == deferred.OPEN
-    parts = open_tab(app.demo, "compare", request).parts
-    return parts["mq-a"].value, parts["mq-b"].value, str(parts["mq-compare-summary"].value)
 
 
 def test_item_api_and_deep_link_long_id_refused(launch) -> None:
     app = launch()
     header, _, _ = app.client().predict(LONG, False, api_name="/item")
     assert "at most 200 characters (this one has 60,000)" in header and LONG not in header
-    request, _ = _asked(app, item=LONG)
-    parts = open_tab(app.demo, "browse", request).parts
-    html = str(parts["mq-item"].value)
-    assert not parts["mq-item-id"].value and "at most 200 characters" in html
-    assert LONG not in html
+    _, item_id, html = _handler(app.demo, "deep_link")(_request(item=LONG), False)
+    assert item_id == gr.skip() and "at most 200 characters" in html and LONG not in html
 
 
 def test_read_endpoints_hostile_strings_open_nothing(
@@ -412,22 +395,14 @@ def test_every_public_endpoint_answers_hostile_text_without_leaks(
         assert "root:" not in text and "HOME=" not in text and "PATH=" not in text, where
 
 
-def _fn_index(demo: Any, name: str, session: str | None = None) -> int:
-    """The fn_index of the (private) event handler ``name``, as a client would find it (of a
-    tab built on demand: once built in ``session``)."""
-    if session is None:
-        return next(i for i, f in demo.fns.items() if f.name == name)
-    fns = demo.state_holder[session].blocks_config.fns
-    return next(i for i, f in fns.items() if f.name == name and f.rendered_in is not None)
+def _fn_index(demo: Any, name: str) -> int:
+    """The fn_index of the (private) event handler ``name``, as a client would find it."""
+    return next(i for i, f in demo.fns.items() if f.name == name)
 
 
-def _post(
-    app: Running, name: str, data: list[Any], session: str = "attacker", built: bool = False
-) -> Any:
-    """Drive the handler ``name`` over plain HTTP, as an attacker would: by fn_index (with
-    ``built``: one of the session's, once it built the tab that has it)."""
-    index = _fn_index(app.demo, name, session if built else None)
-    body = {"fn_index": index, "data": data, "session_hash": session}
+def _post(app: Running, name: str, data: list[Any], session: str = "attacker") -> Any:
+    """Drive the handler ``name`` over plain HTTP, as an attacker would: by fn_index."""
+    body = {"fn_index": _fn_index(app.demo, name), "data": data, "session_hash": session}
     return httpx.post(f"{app.url}gradio_api/run/predict", json=body, timeout=120)
 
 
@@ -470,9 +445,8 @@ def test_render_result_cannot_be_driven_with_a_forged_table(launch) -> None:
     rows = [[f"row {i}", "label", "x" * 200, "forged", "fix"] for i in range(5_000)]
     table = {"headers": ["line", "column", "value", "problem", "fix"], "data": rows}
     forged = {"ok": True, "record": {"id": "0" * 64}, "warnings": ["w" * 10_000]}
-    open_over_http(app.url, app.demo, "submit", "attacker")  # the page's Submit tab
     for data in ([forged, table], [table], [None]):
-        res = _post(app, "render_result", data, built=True)
+        res = _post(app, "render_result", data)
         assert "forged" not in res.text and "w" * 10_000 not in res.text
     assert export_bytes() == before
 
@@ -505,16 +479,14 @@ def test_render_result_shows_the_sessions_own_submission_over_http(launch, judge
     ).json()
     file = {"path": path, "orig_name": judge_csv.name, "meta": {"_type": "gradio.FileData"}}
     form = submit_args(judge_csv)[1:]
-    for session in ("mine", "someone-else"):  # each opens the Submit tab: the page's form
-        open_over_http(app.url, app.demo, "submit", session)
-    res = _post(app, "submit", [file, *form], session="mine", built=True)
+    res = _post(app, "submit", [file, *form], session="mine")
     assert res.status_code == 200, res.text
     assert str(res.json()["data"][0]).startswith("Accepted"), res.text
     (record,) = app.state.store.records()
-    shown = _post(app, "render_result", [None], session="mine", built=True).json()["data"]
+    shown = _post(app, "render_result", [None], session="mine").json()["data"]
     assert shown[0].get("visible") is True  # the result box
     assert str(record.id)[:16] in json.dumps(shown)  # its record download
-    other = _post(app, "render_result", [None], "someone-else", built=True).json()["data"]
+    other = _post(app, "render_result", [None], session="someone-else").json()["data"]
     assert other[0].get("visible") is False and str(record.id)[:16] not in json.dumps(other)
 
 

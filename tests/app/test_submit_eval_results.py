@@ -12,10 +12,12 @@ from medqade.app.config import SpaceConfig
 from medqade.dataset import hub_eval
 from medqade.dataset.release import Release
 
-from .helpers import open_tab
-
 DATASET = "medqade/medqade"
 SPACE = "medqade/leaderboard"
+
+
+def _handlers(demo: Any) -> dict[str, Any]:
+    return {getattr(f.fn, "__name__", ""): f for f in demo.fns.values()}
 
 
 def _submit_and_render(
@@ -26,7 +28,7 @@ def _submit_and_render(
     results = tmp_path / "results"
     cfg = SpaceConfig(results_dir=results, rate_limit=0, resamples=20, **config)
     demo = build_app(sample_release, results, cfg, background=False, analyses=False)
-    fns = open_tab(demo, "submit").fns
+    fns = _handlers(demo)
     args = [str(judge_csv), "judge", "My judge", "my-judge-1", "", "GPT", "", "", "", "", "", ""]
     status, result, _, shown = fns["submit"].fn(*args, False, None, None)
     assert status.startswith("Accepted"), status

@@ -8,8 +8,6 @@ from typing import Any
 from medqade.app.config import SpaceConfig
 from medqade.dataset.release import Release
 
-from .helpers import open_tab
-
 JUDGE_ONLY = (
     "Per answer slot (core)",
     "Confusion matrix (judge label x consensus)",
@@ -22,7 +20,7 @@ BOTH = ("Summary", "By difficulty tier and lexical stratum")
 
 
 def _render(demo: Any, path: Path, kind: str, name: str) -> dict[str, Any]:
-    fns = open_tab(demo, "submit").fns
+    fns = {getattr(f.fn, "__name__", ""): f for f in demo.fns.values()}
     args = [str(path), kind, name, f"{name}-1", "", "GPT", "", "", "", "", "", ""]
     status, _, _, shown = fns["submit"].fn(*args, False, None, None)
     assert status.startswith("Accepted"), status
@@ -67,7 +65,7 @@ def test_problems_csv_comes_from_the_sessions_own_submission(
     results = tmp_path / "results"
     cfg = SpaceConfig(results_dir=results, rate_limit=0, resamples=20)
     demo = build_app(sample_release, results, cfg, background=False, analyses=False)
-    fns = open_tab(demo, "submit").fns
+    fns = {getattr(f.fn, "__name__", ""): f for f in demo.fns.values()}
     args = [str(bad_judge_csv), "judge", "Mine", "", "", "", "", "", "", "", "", ""]
     status, _, problems, shown = fns["submit"].fn(*args, False, None, None)
     assert status.startswith("Not accepted") and len(problems) == 2

@@ -8,7 +8,6 @@ import pandas as pd
 from medqade import scoring
 from medqade.app import glossary, text
 from medqade.app.context import TabContext
-from medqade.app.deferred import Door, on_demand
 from medqade.app.exports import Exports
 from medqade.dataset.release import Release
 
@@ -31,13 +30,10 @@ def templates(release: Release, exports: Exports) -> tuple[str, str]:
     )
 
 
-def add_about_tab(ctx: TabContext, door: Door, judge_template: str, answers_template: str) -> None:
-    """Lay out the About tab (inside ``gr.Tabs``), built the first time it opens through
-    ``door`` (:func:`medqade.app.deferred.on_demand`), offering the templates' files for
-    download."""
+def add_about_tab(ctx: TabContext, judge_template: str, answers_template: str) -> None:
+    """Lay out the About tab (inside ``gr.Tabs``), offering the templates' files for download."""
     release, config = ctx.release, ctx.config
-
-    def build(_asked: dict[str, object]) -> None:
+    with gr.Tab("About", id="about", elem_id="mq-about"):
         gr.Markdown(
             text.about(
                 release.synthetic,
@@ -50,7 +46,3 @@ def add_about_tab(ctx: TabContext, door: Door, judge_template: str, answers_temp
         with gr.Row():
             gr.DownloadButton("Template: judge labels (CSV)", value=judge_template)
             gr.DownloadButton("Template: model answers (CSV)", value=answers_template)
-
-    with gr.Tab("About", id="about", elem_id="mq-about") as tab:
-        pass
-    on_demand(tab, door, build)

@@ -1,129 +1,137 @@
-"""The Browse tab: filters over the question sets, one item opened, ``/browse`` and ``/item``.
-
-The tab is built the first time it opens (:func:`medqade.app.deferred.on_demand`); other tabs
-and deep links open an item in it through its door (:meth:`BrowseTab.ask`)."""
+"""The Browse tab: filters over the question sets, one item opened, ``/browse`` and ``/item``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import gradio as gr
 
-from medqade.app import deferred, text
+from medqade.app import text
 from medqade.app.browse import ALL, FLAGS, MAX_ID
 from medqade.app.context import HIDDEN, READS, TabContext, Table, empty
-from medqade.app.deferred import Door, hidden, on_demand
 
 
 @dataclass(frozen=True)
 class BrowseTab:
-    """The tab (built on demand, :func:`medqade.app.deferred.on_demand`), its door and the
-    handlers; :meth:`wire` adds the public ``/browse`` and ``/item`` once the tabs exist."""
+    """The tab's components and handlers; :meth:`wire` adds its events once the tabs exist."""
 
     tab: gr.Tab
-    door: Door
-    handlers: BrowseHandlers
+    split: gr.Dropdown
+    tier: gr.Dropdown
+    lexical: gr.Dropdown
+    specialty: gr.Dropdown
+    flags: gr.CheckboxGroup
+    judge: gr.Dropdown
+    search: gr.Textbox
+    count: gr.Markdown
+    results: gr.Dataframe
+    item_id: gr.Textbox
+    blind: gr.Checkbox
+    open_button: gr.Button
+    header: gr.HTML
+    answers: gr.Dataframe
+    labels: gr.Dataframe
+    browse_items: Callable[..., tuple[str, Table]]
+    item: Callable[[str, bool], tuple[str, Table, Table]]
+    item_ui: Callable[..., str]
+    open_selected: Callable[..., tuple[Any, ...]]
+    open_disagreement: Callable[..., tuple[Any, ...]]
+    judge_choices: Callable[[], Any]
+    deep_link: Callable[..., tuple[Any, ...]]
 
-    @staticmethod
-    def ask(item_id: str) -> tuple[str, str]:
-        """The values of :attr:`door`'s outputs that open ``item_id`` here."""
-        return Door.ask(item=item_id)
+    @property
+    def inputs(self) -> list[Any]:
+        """What :attr:`browse_items` reads, in the order of its parameters."""
+        return [
+            self.split,
+            self.tier,
+            self.lexical,
+            self.specialty,
+            self.flags,
+            self.judge,
+            self.search,
+        ]
 
-    def from_url(self, params: Any) -> tuple[str, str] | None:
-        """The door's values for a ``?item=...`` link (``None``: none)."""
-        item_id = str(params.get("item", "") or "")
-        return self.ask(item_id) if item_id else None
+    @property
+    def item_outputs(self) -> list[Any]:
+        """What :attr:`item` (the API) fills: header, answers and labels."""
+        return [self.header, self.answers, self.labels]
 
-    def wire(self) -> None:
-        """The public ``/browse`` and ``/item`` (on hidden copies of the tab's inputs: its own
-        are built on demand); the tab's contents and their events when it first opens."""
-        h = self.handlers
-        with hidden():
-            filters = _filters(h.ctx.state.browse)
-            item_view = _item_view()
-            browse_api, item_api = gr.Button(), gr.Button()
+    @property
+    def item_inputs(self) -> list[Any]:
+        """What :attr:`item_ui` reads: id, blind, and the filters whose triggers it marks."""
+        return [self.item_id, self.blind, self.flags, self.judge]
+
+    def wire(self, tabs: gr.Tabs, disagreements: gr.Dataframe) -> None:
+        """Filter and open events, the public ``/browse`` and ``/item``; a row selected in
+        ``disagreements`` (Submit tab) opens that item here. Opening the tab refreshes only the
+        judge list (as Compare does), so a judge submitted since the page loaded, by anyone,
+        can be chosen; the item list was filled on load and only a filter changes it."""
+        self.tab.select(self.judge_choices, None, [self.judge], **HIDDEN)
+        gr.on(
+            [
+                self.split.change,
+                self.tier.change,
+                self.lexical.change,
+                self.specialty.change,
+                self.flags.change,
+                self.judge.change,
+                self.search.submit,
+            ],
+            self.browse_items,
+            self.inputs,
+            [self.count, self.results],
+            **HIDDEN,
+        )
+        browse_api = gr.Button(visible=False)
         browse_api.click(
-            h.browse_items,
-            [filters[k] for k in INPUTS],
-            [filters["count"], filters["results"]],
+            self.browse_items,
+            self.inputs,
+            [self.count, self.results],
             api_name="browse",
-            api_description=h.browse_items.__doc__,
+            api_description=self.browse_items.__doc__,
             api_visibility="public",
             **READS,
         )
+        gr.on(
+            [self.open_button.click, self.item_id.submit, self.blind.change],
+            self.item_ui,
+            self.item_inputs,
+            [self.header],
+            show_progress="hidden",
+            **HIDDEN,
+        )
+        item_api = gr.Button(visible=False)
         item_api.click(
-            h.item,
-            [item_view["item_id"], item_view["blind"]],
-            [item_view[k] for k in ("header", "answers", "labels")],
+            self.item,
+            [self.item_id, self.blind],
+            self.item_outputs,
             api_name="item",
-            api_description=h.item.__doc__,
+            api_description=self.item.__doc__,
             api_visibility="public",
             **READS,
         )
-        on_demand(self.tab, self.door, lambda asked: build_browse(self, asked))
+        self.results.select(
+            self.open_selected,
+            [self.blind, self.flags, self.judge],
+            [self.item_id, self.header],
+            show_progress="hidden",
+            **HIDDEN,
+        )
+        disagreements.select(
+            self.open_disagreement,
+            [self.blind],
+            [tabs, self.item_id, self.header],
+            **HIDDEN,
+        )
 
-
-INPUTS: Final = ("split", "tier", "lexical", "specialty", "flags", "judge", "search")
-"""What :meth:`BrowseHandlers.browse_items` reads, in the order of its parameters."""
-
-
-def build_browse(tab: BrowseTab, asked: dict[str, Any]) -> None:
-    """The tab's contents, built the first time it opens (the list filled, the item asked for
-    opened), and their events: filters, opening an item (button, Enter, a row), the judge
-    list renewed on each opening (a judge submitted since, by anyone, can be chosen) and each
-    later request (*open in Browse*, a submission's disagreement) answered in place."""
-    h = tab.handlers
-    gr.Markdown(text.BROWSE_HELP)
-    count, rows = h.browse_items(ALL, ALL, ALL, ALL, [], None, "")
-    item_id = str(asked.get("item") or "")
-    f = _filters(h.ctx.state.browse, count, rows)
-    # an id is never a path; one too long is not put in the box (the view says why)
-    shown = item_id if len(item_id) <= MAX_ID else ""
-    v = _item_view(shown, h.item_ui(item_id, False) if item_id else None)
-    inputs = [f[k] for k in INPUTS]
-    tab.tab.select(h.judge_choices, None, [f["judge"]], **HIDDEN)
-    gr.on(
-        [
-            f["split"].change,
-            f["tier"].change,
-            f["lexical"].change,
-            f["specialty"].change,
-            f["flags"].change,
-            f["judge"].change,
-            f["search"].submit,
-        ],
-        h.browse_items,
-        inputs,
-        [f["count"], f["results"]],
-        **HIDDEN,
-    )
-    gr.on(
-        [v["open_button"].click, v["item_id"].submit, v["blind"].change],
-        h.item_ui,
-        [v["item_id"], v["blind"], f["flags"], f["judge"]],
-        [v["header"]],
-        show_progress="hidden",
-        **HIDDEN,
-    )
-    f["results"].select(
-        h.open_selected,
-        [v["blind"], f["flags"], f["judge"]],
-        [v["item_id"], v["header"]],
-        show_progress="hidden",
-        **HIDDEN,
-    )
-
-    def answer(request: str, blind: bool) -> tuple[Any, ...]:
-        wanted = str(deferred.asked(request).get("item") or "")
-        if not wanted:
-            return (gr.skip(), gr.skip())
-        shown = wanted if len(wanted) <= MAX_ID else gr.skip()  # an id is never a path
-        return (shown, h.item_ui(wanted, blind))
-
-    tab.door.request.change(
-        answer, [tab.door.request, v["blind"]], [v["item_id"], v["header"]], **HIDDEN
-    )
+    def load(self, demo: gr.Blocks, tabs: gr.Tabs) -> None:
+        """Fill the list when the page loads, and open the item of a ``?item=`` link (both
+        answered at once, outside the queue: an index lookup)."""
+        demo.load(self.browse_items, self.inputs, [self.count, self.results], **HIDDEN)
+        demo.load(self.deep_link, [self.blind], [tabs, self.item_id, self.header], **HIDDEN)
 
 
 @dataclass(frozen=True)
@@ -192,15 +200,26 @@ class BrowseHandlers:
         item_id = str(row[0]) if row else ""
         return (item_id, self.item_ui(item_id, blind, filters, judge))
 
+    def open_disagreement(self, evt: gr.SelectData, blind: bool) -> tuple[Any, ...]:
+        row = evt.row_value if isinstance(evt.row_value, list) else []
+        item_id = str(row[1]) if len(row) > 1 else ""
+        return (gr.update(selected="browse"), item_id, self.item_ui(item_id, blind))
+
     def judge_choices(self) -> Any:
         """The judge filter's list as it is now (paper evaluators, then every stored judge
         submission); the chosen value stays."""
         return gr.update(choices=self.ctx.state.browse.judge_choices())
 
+    def deep_link(self, request: gr.Request, blind: bool) -> tuple[Any, ...]:
+        item_id = str(request.query_params.get("item", "") or "") if request else ""
+        if not item_id:
+            return (gr.skip(), gr.skip(), gr.skip())
+        shown = item_id if len(item_id) <= MAX_ID else gr.skip()  # an id is never a path
+        return (gr.update(selected="browse"), shown, self.item_ui(item_id, blind))
 
-def _filters(browse: Any, count: str = "", rows: Table | None = None) -> dict[str, Any]:
-    """The list's filters, search, count line and the list itself (``count`` and ``rows``:
-    what it shows first)."""
+
+def _filters(browse: Any) -> dict[str, Any]:
+    """The list's filters, search, count line and the list itself."""
     out: dict[str, Any] = {}
     with gr.Row():
         out["split"] = gr.Dropdown(browse.split_choices(), value=ALL, label="Split")
@@ -221,9 +240,8 @@ def _filters(browse: Any, count: str = "", rows: Table | None = None) -> dict[st
     out["search"] = gr.Textbox(
         label="Search text", placeholder="question, answer or id", elem_id="mq-browse-search"
     )
-    out["count"] = gr.Markdown(count, elem_id="mq-count")
+    out["count"] = gr.Markdown(elem_id="mq-count")
     out["results"] = gr.Dataframe(
-        rows,
         label="Question sets (select a row to open it)",
         interactive=False,
         max_height=400,
@@ -233,20 +251,16 @@ def _filters(browse: Any, count: str = "", rows: Table | None = None) -> dict[st
     return out
 
 
-def _item_view(item_id: str = "", header: str | None = None) -> dict[str, Any]:
+def _item_view() -> dict[str, Any]:
     """The id box, the blind switch, the Open button and the item view (with the hidden
-    tables ``/item`` returns besides the header); ``item_id`` and its ``header``: the item
-    it shows first."""
+    tables ``/item`` returns besides the header)."""
     out: dict[str, Any] = {}
     with gr.Row():
-        # interactive said outright: built in a render, an event's output is drawn disabled
-        out["item_id"] = gr.Textbox(
-            item_id, label="Item id", scale=2, elem_id="mq-item-id", interactive=True
-        )
+        out["item_id"] = gr.Textbox(label="Item id", scale=2, elem_id="mq-item-id")
         out["blind"] = gr.Checkbox(label="blind (hide models, shuffle)", scale=1)
         out["open_button"] = gr.Button("Open", scale=1)
     out["header"] = gr.HTML(
-        header or '<p class="mq-empty">Select a row above or enter an item id to open it.</p>',
+        '<p class="mq-empty">Select a row above or enter an item id to open it.</p>',
         elem_id="mq-item",
     )
     out["answers"] = gr.Dataframe(label="Answers", interactive=False, visible=False)
@@ -254,10 +268,22 @@ def _item_view(item_id: str = "", header: str | None = None) -> dict[str, Any]:
     return out
 
 
-def add_browse_tab(ctx: TabContext, door: Door) -> BrowseTab:
-    """Lay out the Browse tab (inside ``gr.Tabs``) over the state in ``ctx``: only the tab;
-    its contents are built when it first opens through ``door`` (:meth:`BrowseTab.wire`;
-    the door is made before the tabs: it lives outside them)."""
-    with gr.Tab("Browse", id="browse") as tab:
-        pass
-    return BrowseTab(tab=tab, door=door, handlers=BrowseHandlers(ctx))
+def add_browse_tab(ctx: TabContext) -> BrowseTab:
+    """Lay out the Browse tab (inside ``gr.Tabs``) over the state in ``ctx``."""
+    handlers = BrowseHandlers(ctx)
+    with gr.Tab("Browse", id="browse", render_children=True) as tab:
+        gr.Markdown(text.BROWSE_HELP)
+        filters = _filters(ctx.state.browse)
+        item_view = _item_view()
+    return BrowseTab(
+        tab=tab,
+        **filters,
+        **item_view,
+        browse_items=handlers.browse_items,
+        item=handlers.item,
+        item_ui=handlers.item_ui,
+        open_selected=handlers.open_selected,
+        open_disagreement=handlers.open_disagreement,
+        judge_choices=handlers.judge_choices,
+        deep_link=handlers.deep_link,
+    )

@@ -138,19 +138,20 @@ class LeaderboardTab:
     def wire_compare(self, tabs: gr.Tabs, compare: CompareTab) -> None:
         """A click on a row's *vs physicians* link opens that comparison on the Compare tab of
         the same page, in the leaderboard's view (the page script keeps the link from opening
-        a new browser tab): this event selects the tab and asks its door; the tab, built on
-        demand, answers (:class:`~medqade.app.tab_compare.CompareBuilder`)."""
+        a new browser tab)."""
 
         def open_comparison(evt: gr.EventData, view: str) -> tuple[Any, ...]:
             a, b = event_text(evt, "a"), event_text(evt, "b")
             if a is None or b is None:
-                return (gr.skip(), gr.skip(), gr.skip())
+                return tuple(gr.skip() for _ in range(9))
             view = view if view in ("core", "full") else "core"
-            return (gr.update(selected="compare"), *compare.ask(a, b, view))
+            return (gr.update(selected="compare"), a, b, view, *compare.ui(a, b, view))
 
-        # a judge against the physicians is computed ahead and kept for the board
+        outputs = [tabs, compare.a, compare.b, compare.view, compare.summary, compare.overall]
+        outputs += [compare.slots, compare.tiers, compare.disagreements]
+        # not queued: a judge against the physicians is computed ahead and kept for the board
         # (SpaceState.warm_comparisons); in the full view it is refused at once
-        self.judges.select(open_comparison, [self.view], [tabs, *compare.door.outputs], **HIDDEN)
+        self.judges.select(open_comparison, [self.view], outputs, **HIDDEN)
 
     def load(self, demo: gr.Blocks) -> None:
         """Fill what the page does not carry yet when it loads (answered at once, outside

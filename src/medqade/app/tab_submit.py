@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -18,8 +19,7 @@ from gradio import utils as gradio_utils
 
 from medqade import scoring
 from medqade.app import result_views, text, views
-from medqade.app.context import HIDDEN, TabContext, Table, empty, frame
-from medqade.app.deferred import Door, hidden, on_demand
+from medqade.app.context import TabContext, Table, empty, frame
 from medqade.app.state import Outcome
 from medqade.app.submit_form import (
     FORM,
@@ -54,92 +54,50 @@ class Shown:
 
 @dataclass(frozen=True)
 class SubmitTab:
-    """The tab (built on demand, :func:`medqade.app.deferred.on_demand`), its door and the
-    handlers; :meth:`wire` adds the public ``/submit`` once the tabs exist."""
+    """The tab's components and handlers; :meth:`wire` adds its events once the tabs exist."""
 
-    tab: gr.Tab
-    door: Door
-    handlers: SubmitHandlers
+    form: list[Any]
+    """The inputs of ``/submit``, in the order of its parameters."""
+    button: gr.Button
+    status: gr.Textbox
+    result_json: gr.JSON
+    problems: gr.Dataframe
+    shown: gr.State
+    """The session's last result (:class:`Shown`), kept on the server for :attr:`render_result`."""
+    result_outputs: list[Any]
+    """What :attr:`render_result` fills: the result box, its tables, downloads and warnings."""
+    disagreements: gr.Dataframe
+    submit: Callable[..., tuple[str, dict[str, Any], Table, Shown]]
+    render_result: Callable[[Shown | None], tuple[Any, ...]]
+    concurrency: int
+    """Submissions scored at once (:attr:`SpaceConfig.submit_concurrency`); the rest queue."""
 
-    @property
-    def concurrency(self) -> int:
-        """Submissions scored at once (:attr:`SpaceConfig.submit_concurrency`); the rest
-        queue (the page's button and ``/submit`` together)."""
-        return self.handlers.ctx.config.submit_concurrency
+    def wire(self, leaderboard: LeaderboardTab, browse: BrowseTab) -> None:
+        """The public ``/submit``, then the result shown, the leaderboard and judge list renewed.
 
-    def wire(self, tabs: gr.Tabs, leaderboard: LeaderboardTab, browse: BrowseTab) -> None:
-        """The public ``/submit`` (on hidden copies of the form: the tab's own is built on
-        demand); the tab's contents and their events when it first opens."""
-        h = self.handlers
-        with hidden():
-            form = form_components(h.ctx)
-            outputs = [gr.Textbox(), gr.JSON(), gr.Dataframe(), gr.State(None)]
-        form["button"].click(
-            h.submit,
-            [form[key] for key in FORM],
-            outputs,
+        The result is shown from the session's :class:`Shown` (server-side state), never from
+        what a client sends: called on its own, :attr:`render_result` shows nothing and
+        writes nothing."""
+        self.button.click(
+            self.submit,
+            self.form,
+            [self.status, self.result_json, self.problems, self.shown],
             api_name="submit",
-            api_description=h.submit.__doc__,
+            api_description=self.submit.__doc__,
             api_visibility="public",
             concurrency_limit=self.concurrency,
             concurrency_id="submit",
-        )
-        on_demand(self.tab, self.door, lambda _asked: self.build(tabs, leaderboard, browse))
-
-    def build(self, tabs: gr.Tabs, leaderboard: LeaderboardTab, browse: BrowseTab) -> None:
-        """The form and the result area, built the first time the tab opens. Scoring shows
-        the result, then renews the leaderboard; a row of the result's disagreements opens
-        that item on the Browse tab (Browse renews its judge list each time it opens).
-
-        The result is shown from the session's :class:`Shown` (server-side state), never from
-        what a client sends: called on its own, ``render_result`` shows nothing and writes
-        nothing."""
-        h = self.handlers
-        gr.Markdown(text.SUBMIT_HELP)
-        if h.ctx.config.show_login:
-            gr.LoginButton()
-        form = form_components(h.ctx)
-        result = result_components()
-        tables = [result[key] for key, _ in RESULT_TABLES]
-        result_outputs = [
-            result["box"],
-            result["summary"],
-            *tables,
-            result["record_file"],
-            result["eval_file"],
-            result["problems_file"],
-            result["warnings"],
-            result["problems"],
-        ]
-        form["button"].click(
-            h.submit,
-            [form[key] for key in FORM],
-            [result["status"], result["result_json"], result["problems"], result["shown"]],
-            api_visibility="private",
-            concurrency_limit=self.concurrency,
-            concurrency_id="submit",
         ).then(
-            h.render_result,
-            [result["shown"]],
-            result_outputs,
+            self.render_result,
+            [self.shown],
+            self.result_outputs,
             api_visibility="private",
         ).then(
             leaderboard.leaderboard_ui,
             leaderboard.inputs,
             leaderboard.outputs,
             api_visibility="private",
-        )
-
-        def open_disagreement(evt: gr.SelectData) -> tuple[Any, ...]:
-            row = evt.row_value if isinstance(evt.row_value, list) else []
-            item_id = str(row[1]) if len(row) > 1 else ""
-            if not item_id:
-                return (gr.skip(), gr.skip(), gr.skip())
-            return (gr.update(selected="browse"), *browse.ask(item_id))
-
-        result["disagreements"].select(
-            open_disagreement, None, [tabs, *browse.door.outputs], **HIDDEN
-        )
+        ).then(browse.judge_choices, None, browse.judge, api_visibility="private")
 
 
 @dataclass(frozen=True)
@@ -288,13 +246,38 @@ class SubmitHandlers:
         )
 
 
-def add_submit_tab(ctx: TabContext, door: Door) -> SubmitTab:
-    """Lay out the Submit tab (inside ``gr.Tabs``) over the state in ``ctx``: only the tab;
-    its contents are built when it first opens through ``door`` (:meth:`SubmitTab.wire`;
-    the door is made before the tabs: it lives outside them)."""
-    with gr.Tab("Submit", id="submit") as tab:
-        pass
-    return SubmitTab(tab=tab, door=door, handlers=SubmitHandlers(ctx))
+def add_submit_tab(ctx: TabContext) -> SubmitTab:
+    """Lay out the Submit tab (inside ``gr.Tabs``) over the state in ``ctx``."""
+    handlers = SubmitHandlers(ctx)
+    with gr.Tab("Submit", id="submit"):
+        gr.Markdown(text.SUBMIT_HELP)
+        if ctx.config.show_login:
+            gr.LoginButton()
+        form = form_components(ctx)
+        result = result_components()
+    tables = [result[key] for key, _ in RESULT_TABLES]
+    return SubmitTab(
+        form=[form[key] for key in FORM],
+        button=form["button"],
+        status=result["status"],
+        result_json=result["result_json"],
+        problems=result["problems"],
+        shown=result["shown"],
+        result_outputs=[
+            result["box"],
+            result["summary"],
+            *tables,
+            result["record_file"],
+            result["eval_file"],
+            result["problems_file"],
+            result["warnings"],
+            result["problems"],
+        ],
+        disagreements=result["disagreements"],
+        submit=handlers.submit,
+        render_result=handlers.render_result,
+        concurrency=ctx.config.submit_concurrency,
+    )
 
 
 def eval_results_text(

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import gradio as gr
 
@@ -54,9 +54,6 @@ from medqade.app.tab_compare import add_compare_tab
 from medqade.app.tab_leaderboard import add_leaderboard_tab
 from medqade.app.tab_submit import add_submit_tab
 from medqade.dataset.release import Release
-
-ON_DEMAND: Final = ("submit", "browse", "compare", "about")
-"""The tabs built the first time they open (:func:`medqade.app.deferred.on_demand`)."""
 
 
 def build_app(
@@ -108,63 +105,45 @@ def build_app(
         if release.synthetic:
             gr.HTML(text.SYNTHETIC_BANNER, elem_id="mq-synthetic-banner")
         gr.Markdown(text.INTRO)
-        # how the tabs built on demand are opened (hidden, outside the tabs)
-        doors = {name: deferred.Door.make() for name in ON_DEMAND}
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             leaderboard = add_leaderboard_tab(ctx)
-            submit = add_submit_tab(ctx, doors["submit"])
-            browse = add_browse_tab(ctx, doors["browse"])
-            compare = add_compare_tab(ctx, doors["compare"])
+            submit = add_submit_tab(ctx)
+            browse = add_browse_tab(ctx)
+            compare = add_compare_tab(ctx)
             analysis = add_analysis_tab(ctx, plots_cache)
-            add_about_tab(ctx, doors["about"], judge_template, answers_template)
+            add_about_tab(ctx, judge_template, answers_template)
 
         # events after the tabs, so the hidden API buttons sit below them, outside every tab
         leaderboard.wire()
-        submit.wire(tabs, leaderboard, browse)
-        browse.wire()
+        submit.wire(leaderboard, browse)
+        browse.wire(tabs, submit.disagreements)
         analysis.wire()
         compare.wire(tabs, browse)
         leaderboard.wire_compare(tabs, compare)
         leaderboard.load(demo)
+        browse.load(demo, tabs)
+        compare.load(demo)
         tab_ids = [str(t.id) for t in tabs.children if getattr(t, "id", None)]
         # sent hidden, shown by the first event: the page draws the judges sooner
         held = deferred.hold_back(tabs, "leaderboard", leaderboard.downloads)
 
         def url_state(request: gr.Request) -> tuple[Any, ...]:
             """Show what the page held back; open the tab and view of a
-            ``?tab=...&view=...`` link (``?item=`` wins: that item on Browse; a
-            ``?tab=compare&a=...&b=...`` link compares them), building the tab it opens."""
+            ``?tab=...&view=...`` link (``?item=`` wins)."""
             params = request.query_params if request else {}
             tab = str(params.get("tab", "") or "")
             view = str(params.get("view", "") or "")
-            opened = {name: (gr.skip(), gr.skip()) for name in ON_DEMAND}
-            item, pair = browse.from_url(params), compare.from_url(params)
-            if item is not None:
-                tab, opened["browse"] = "browse", item
-            elif tab == "compare" and pair is not None:
-                opened["compare"] = pair
-            elif tab in ON_DEMAND:
-                opened[tab] = (gr.skip(), deferred.OPEN)
             select = (
-                gr.update(selected=tab) if tab in tab_ids and tab != "leaderboard" else gr.skip()
+                gr.update(selected=tab)
+                if tab in tab_ids and tab != "leaderboard" and not params.get("item")
+                else gr.skip()
             )
-            doors_out = [value for name in ON_DEMAND for value in opened[name]]
-            return (
-                select,
-                (view if view == "full" else gr.skip()),
-                *doors_out,
-                *deferred.shown(held),
-            )
+            return select, (view if view == "full" else gr.skip()), *deferred.shown(held)
 
         demo.load(
             url_state,
             None,
-            [
-                tabs,
-                leaderboard.view,
-                *(box for name in ON_DEMAND for box in doors[name].outputs),
-                *held,
-            ],
+            [tabs, leaderboard.view, *held],
             api_visibility="private",
             queue=False,
         )
