@@ -12,12 +12,12 @@ part in tests/dataset/test_holdout.py). Each paper judge's labels are then *cont
 consensus. The attacker can only copy what is published, and gains most by copying where the
 judge disagrees, so the answers are the public core answers whose judge label differs from a
 resolved consensus, in a seeded random order (all of them when there are fewer; share 0 is the
-honest judge). The check (:func:`medqade.measures.contamination.contamination`) runs twice,
+honest judge). The check (:func:`medqade.measures.holdout_drop.contamination`) runs twice,
 on the core items alone (where the copying happens and every physician rated every answer)
 and on all items, each a permutation test with ``B`` re-draws of the held-out set within its
-strata (:func:`~medqade.measures.contamination.permuted_splits`, seed ``BOOTSTRAP_SEED + s``);
+strata (:func:`~medqade.measures.holdout_drop.permuted_splits`, seed ``BOOTSTRAP_SEED + s``);
 a judge record is flagged when either p value is at most 0.025 (Bonferroni over the two
-scopes, :func:`medqade.measures.contamination.combined_p`), the row ``either``.
+scopes, :func:`medqade.measures.holdout_drop.combined_p`), the row ``either``.
 
 Printed per (hold-out, scope, share): the share of (judge, seed) runs flagged (for ``core``
 and ``all`` at p <= 0.05, each scope alone), with its Monte-Carlo standard error, the mean
@@ -39,7 +39,7 @@ from medqade.dataset.holdout import HoldOut, choose
 from medqade.dataset.release import Release, load_release
 from medqade.dataset.sources import default_build
 from medqade.measures import BOOTSTRAP_SEED
-from medqade.measures.contamination import (
+from medqade.measures.holdout_drop import (
     ALPHA,
     combined_p,
     contamination,

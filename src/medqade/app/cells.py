@@ -100,6 +100,10 @@ FLAG_WORDS: Final[Mapping[str, str]] = {
     "core_above_extension": (
         "core agreement above what its extension supports (not ranked; verdict from the extension)"
     ),
+    "contamination": (
+        "contamination: agrees better with the published labels than with the held-out ones "
+        "(no verdict, not ranked)"
+    ),
     "no_core": "no core items",
     "duplicate_of_reference": "copy of a reference row",
     "near_duplicate_of_reference": "near copy of a reference row",

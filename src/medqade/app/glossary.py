@@ -35,10 +35,14 @@ SHARED: Final[Mapping[str, str]] = {
     "badge": (
         "physician ceiling (the physicians' own row), verified (checked by a maintainer; "
         "ranked) or self-reported (not checked, not ranked); partial: covers only part of the "
-        "view."
+        "view; contamination: its agreement falls from the published to the held-out items by "
+        "significantly more than the physicians' does (no verdict, not ranked)."
     ),
     "n": "Answers with a resolved physician consensus that the numbers are computed on.",
-    "flags": "The record's flags in words (e.g. partial coverage, above physician ceiling).",
+    "flags": (
+        "The record's flags in words (e.g. partial coverage, above physician ceiling, "
+        "contamination)."
+    ),
     "id": "The record's id (first 16 characters of its content hash).",
     "model_id": "The model's id (e.g. on the Hub or the provider's API).",
     "organisation": "The organisation that submitted the row.",

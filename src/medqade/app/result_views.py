@@ -101,6 +101,35 @@ def _alt_rows(record: ScoreRecord) -> list[dict[str, Any]]:
     ]
 
 
+def _held_out_rows(record: ScoreRecord) -> list[dict[str, Any]]:
+    """The held-out check (only with held-out labels): per scope the judge's excess kappa drop
+    from the published to the held-out items over the physicians', and the decision."""
+    check = record.contamination
+    if check is None:
+        return []
+    rows = [
+        {
+            "scope": f"held-out check, {s.scope}",
+            "metric": "excess kappa drop, public - held-out (judge - physicians)",
+            "value": number(s.excess),
+            "95% CI": ci_text(s.excess_ci),
+            "n": count(s.n_held_out),
+        }
+        for s in check.scopes or ()
+    ]
+    decision = "flagged contamination: no verdict, not ranked" if check.flagged else "not flagged"
+    rows.append(
+        {
+            "scope": "held-out check",
+            "metric": f"permutation p (combined), {decision}",
+            "value": number(check.p_value),
+            "95% CI": "",
+            "n": count(check.n_held_out),
+        }
+    )
+    return rows
+
+
 def summary_table(record: ScoreRecord) -> pd.DataFrame:
     """Headline numbers of a record: agreement (judge) or accuracy (answers), with CIs."""
     rows: list[dict[str, Any]] = []
@@ -116,6 +145,7 @@ def summary_table(record: ScoreRecord) -> pd.DataFrame:
             record.extension_difference, "judge - physicians, extension (like for like)"
         )
         rows += _alt_rows(record)
+        rows += _held_out_rows(record)
         abst = record.abstention or {}
         rows.append(
             {

@@ -33,6 +33,7 @@ from medqade.app.cells import (
     points_ci,
     rank_range,
 )
+from medqade.measures import CONTAMINATION
 from medqade.scoring.board import JudgeRow, ModelRow
 from medqade.scoring.record import Accuracy, ScoreRecord
 
@@ -112,25 +113,26 @@ IDENTITY: Final = ("rank", "rank range", "name", "family", "source", "badge")
 SEARCHED: Final = ("name", "model_id", "family", "source", "badge", "organisation")
 
 
-def _badge(physicians: bool, verified: bool, partial: bool) -> str:
-    if physicians:
+def _badge(flags: tuple[str, ...], verified: bool) -> str:
+    if PHYSICIAN_REFERENCE in flags:
         return "physician ceiling"
     text = "verified" if verified else "self-reported"
-    return f"{text}, partial" if partial else text
+    if "partial_coverage" in flags:
+        text += ", partial"
+    return f"{text}, contamination" if CONTAMINATION in flags else text
 
 
 def badge(record: ScoreRecord) -> str:
-    """``physician ceiling``, ``verified`` or ``self-reported`` (plus ``partial``)."""
+    """``physician ceiling``, ``verified`` or ``self-reported`` (plus ``partial`` and
+    ``contamination``)."""
     verified = record.meta is not None and record.meta.verified is True
-    return _badge(
-        record.has_flag(PHYSICIAN_REFERENCE), verified, record.has_flag("partial_coverage")
-    )
+    return _badge(tuple(record.flags or ()), verified)
 
 
 def row_badge(row: Row) -> str:
     """:func:`badge` of a board row (from its flags and verified status)."""
-    flags = row.flags.split(";") if isinstance(row.flags, str) else []
-    return _badge(PHYSICIAN_REFERENCE in flags, row.verified, "partial_coverage" in flags)
+    flags = tuple(row.flags.split(";")) if isinstance(row.flags, str) else ()
+    return _badge(flags, row.verified)
 
 
 def shown_name(row: JudgeRow, view: str) -> str:

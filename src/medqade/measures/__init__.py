@@ -56,7 +56,13 @@ from medqade.measures.bias import (
 )
 from medqade.measures.breakdown import LEXICAL, TIER, breakdowns, dimensions
 from medqade.measures.caution import MIN_TIER_QUESTIONS
-from medqade.measures.contamination import (
+from medqade.measures.cost import Cost, pareto_frontier
+from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
+from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
+from medqade.measures.holdout_drop import ALPHA as CONTAMINATION_ALPHA
+from medqade.measures.holdout_drop import FLAG as CONTAMINATION
+from medqade.measures.holdout_drop import SPLITS as CONTAMINATION_SPLITS
+from medqade.measures.holdout_drop import (
     Contamination,
     PhysicianSide,
     combined_p,
@@ -65,9 +71,6 @@ from medqade.measures.contamination import (
     permuted_splits,
     physician_side,
 )
-from medqade.measures.cost import Cost, pareto_frontier
-from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
-from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
 from medqade.measures.in_place import InPlace, judge_in_place, physicians_in_place
 from medqade.measures.judge_behaviour import behaviour
 from medqade.measures.judge_outputs import output_shares
@@ -135,6 +138,9 @@ __all__ = [
     "ABOVE",
     "BELOW",
     "BOOTSTRAP_SEED",
+    "CONTAMINATION",
+    "CONTAMINATION_ALPHA",
+    "CONTAMINATION_SPLITS",
     "CORE_ABOVE_EXTENSION",
     "DEFAULT_MARGIN",
     "EPSILON",

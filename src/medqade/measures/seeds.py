@@ -45,7 +45,7 @@ STREAM_PHYSICIANS: Final = 20
 :mod:`medqade.measures.in_place`), paired with the question resamples by index."""
 STREAM_CONTAMINATION: Final = 21
 """Re-draws of the held-out set within its strata (the contamination check's permutation test,
-:func:`medqade.measures.contamination.permuted_splits`)."""
+:func:`medqade.measures.holdout_drop.permuted_splits`)."""
 
 
 def check_seed(seed: int) -> int:

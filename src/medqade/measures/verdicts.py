@@ -25,7 +25,7 @@ board's ranking, never the verdict):
 3. labels on only one design (or ``d`` defined on one only, e.g. a tiny release): that
    design's ``d``;
 4. on a release scored with held-out labels, a judge flagged ``contamination``
-   (:mod:`medqade.measures.contamination`: its agreement falls from the published to the
+   (:mod:`medqade.measures.holdout_drop`: its agreement falls from the published to the
    withheld items significantly more than the physicians') gets **no verdict** and is not
    ranked (:func:`withhold_verdict`): its public labels may carry the published consensus, so
    no ``d`` that uses them says how good it is, and its held-out agreement alone is too few
@@ -47,8 +47,8 @@ import numpy.typing as npt
 
 from medqade import vocab
 from medqade.measures import paired
-from medqade.measures.contamination import FLAG as CONTAMINATION
 from medqade.measures.estimate import Estimate, FloatArray
+from medqade.measures.holdout_drop import FLAG as CONTAMINATION
 from medqade.measures.in_place import (
     InPlace,
     PanelWeights,

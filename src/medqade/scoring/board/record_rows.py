@@ -9,7 +9,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, TypedDict
 
-from medqade.measures import CORE_ABOVE_EXTENSION, VERDICT_METRIC, FloatArray, verdict_of_bounds
+from medqade.measures import (
+    CONTAMINATION,
+    CORE_ABOVE_EXTENSION,
+    VERDICT_METRIC,
+    FloatArray,
+    verdict_of_bounds,
+)
 from medqade.scoring.board.behaviour_columns import behaviour_columns
 from medqade.scoring.board.row_types import NO_INTERVAL, Interval, JudgeRow, ModelRow
 from medqade.scoring.metrics import PHYSICIAN_FLAG, SCHEMA_VERSION
@@ -54,11 +60,14 @@ def _interval(value: Any, ci: Any) -> Interval:
 def status(rec: ScoreRecord) -> str:
     """``stale`` (scored by an older schema: abstentions were not counted as disagreements
     then; score it again), ``reference``, ``above_physician_ceiling``, ``partial``,
-    ``unverified`` or ``verified``."""
+    ``contamination`` (the held-out check flagged it: no verdict, no rank), ``unverified`` or
+    ``verified``."""
     if rec.schema_version != SCHEMA_VERSION:
         return STALE
     if rec.has_flag(PHYSICIAN_FLAG):
         return "reference"
+    if rec.has_flag(CONTAMINATION):  # first among the flags: it explains the others
+        return CONTAMINATION
     if rec.has_flag("above_physician_ceiling"):
         return "above_physician_ceiling"
     if rec.has_flag(CORE_ABOVE_EXTENSION):
@@ -194,7 +203,7 @@ def judge_row(record: ScoreRecord, view: str, metric: str, margin: float) -> Ran
             "d": d,
             "margin": margin if head is not None else math.nan,
             "verdict": verdict_of_bounds(d.low, d.high, margin)
-            if head and row["status"] != "partial"
+            if head and row["status"] not in ("partial", CONTAMINATION)
             else None,
             "decided_on": None if head is None else head.decided_on,
             "d_physicians": NO_INTERVAL

@@ -33,7 +33,8 @@ rank_worst  worst rank of the row's rank interval (``rank`` to ``rank_worst``); 
 name        display name; model_id, family, source (paper, baseline, physicians, submission)
 status      ``stale`` (older record schema), ``verified``, ``unverified`` (submitted, not
             checked by a maintainer), ``partial``
-            (partial coverage), ``above_physician_ceiling`` (flagged, never ranked) or
+            (partial coverage), ``above_physician_ceiling`` (flagged, never ranked),
+            ``contamination`` (the held-out check flagged it: no verdict, never ranked) or
             ``reference`` (the physician leave-one-out row, shown for comparison)
 scope       the items the row's numbers come from: ``core`` or ``full``
 kappa, kappa_low, kappa_high, pa, pa_low, pa_high, pabak, pabak_low, pabak_high

@@ -38,7 +38,11 @@ questions and recomputing it in the subgroup, so its CI is paired with the headl
 - what the judge is used for (:mod:`medqade.scoring.metrics.judge_use`): ranking fidelity,
   length bias and output shares (unparseable replies apart from abstentions), on the same
   items and resamples; and where it fails: kappa per specialty and difficulty tier in each
-  physician's place beside the physicians' own (core).
+  physician's place beside the physicians' own (core);
+- on a release scored with held-out labels, the contamination check
+  (:mod:`medqade.scoring.metrics.holdout_check`): a judge whose agreement falls from the
+  published to the held-out items by significantly more than the physicians' is flagged
+  ``contamination`` and gets no verdict (and so no rank).
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ from medqade.scoring.intake import Settings
 from medqade.scoring.metrics import context
 from medqade.scoring.metrics.breakdowns import abstention, bias, confusion, disagreements
 from medqade.scoring.metrics.ensembles import ensembles
+from medqade.scoring.metrics.holdout_check import contamination_check
 from medqade.scoring.metrics.judge_use import judge_use, where_it_fails
 from medqade.scoring.record import (
     Abstention,
@@ -74,6 +79,7 @@ from medqade.scoring.record import (
     AgreementCells,
     AltTest,
     Bias,
+    ContaminationCheck,
     Counts,
     Difference,
     Disagreements,
@@ -181,12 +187,17 @@ class Against:
 
 
 def against_physicians(
-    release: Release, labels: Codes, present: npt.NDArray[np.bool_], settings: Settings
+    release: Release,
+    labels: Codes,
+    present: npt.NDArray[np.bool_],
+    settings: Settings,
+    contaminated: bool = False,
 ) -> Against:
     """The one verdict of the judge (:func:`medqade.measures.verdicts.judge_headline`, the
     same for every surface), its designs, the core difference with the judge's abstentions
     dropped (``rated``, secondary) and the alt-test on the core. The measures give these
-    sections as their record blocks, read here into the record's types."""
+    sections as their record blocks, read here into the record's types. ``contaminated``: the
+    held-out check flagged the judge (no verdict)."""
     resamples, seed = settings.resamples, settings.seed
     students = release.roster.student_ids
     core = context.mask(release, context.CORE)
@@ -205,6 +216,7 @@ def against_physicians(
         (w_core, w_all, panel),
         check_margin(settings.margin),
         their_side,
+        contaminated=contaminated,
     )
     core_block = None if found.core is None else Difference.from_json(found.core.to_dict())
     alt = None
@@ -287,6 +299,7 @@ class JudgeMetrics:
     length_bias: LengthBias | None
     output_shares: OutputShares
     agreement_cells: AgreementCells | None
+    contamination: ContaminationCheck | None = None
 
 
 def judge_metrics(
@@ -324,7 +337,9 @@ def judge_metrics(
     reference = context.physician_reference(release, resamples, seed)
     shown = np.where(present, labels, vocab.MISSING_CODE).astype(np.int8)
     seen = views(release, labels, present, w_core, w_all, has_core, has_ext)
-    against = against_physicians(release, labels, present, settings)
+    check = contamination_check(release, labels, present, settings)
+    flagged = check is not None and check.flagged is True
+    against = against_physicians(release, labels, present, settings, contaminated=flagged)
     flags.extend(against.flags)
     if against.verdict == ABOVE:
         flags.append(ABOVE_CEILING)
@@ -376,4 +391,5 @@ def judge_metrics(
         length_bias=use.length_bias,
         output_shares=use.output_shares,
         agreement_cells=where_it_fails(release, labels, present, resamples, seed),
+        contamination=check,
     )

@@ -23,6 +23,7 @@ Shape (proportions, not percent; NaN is written as ``null``)::
      "abstention": {"global", "by_tier": [4], "coverage", "answered_share", ...},
      "bias", "confusion", "by_tier", "by_lexical", "disagreements", "ensembles",
      "behaviour", "ranking_fidelity", "length_bias", "output_shares", "agreement_cells",
+     "contamination" (only when scored with held-out labels),
      # answers
      "accuracy": {"anchored", "ci", "lower", "upper", "coverage", "pooled_anchors",
                   "by_tier": [4], "by_lexical": {...}, "judged", ...},
@@ -257,6 +258,8 @@ def judge_record(
         length_bias=m.length_bias,
         output_shares=m.output_shares,
         agreement_cells=m.agreement_cells,
+        # only a record scored with held-out labels has the key (older records stay byte-equal)
+        **({} if m.contamination is None else {"contamination": m.contamination}),
     )
     return finish(draft, clock)
 

@@ -2,7 +2,14 @@
 and its store, rescoring, and names that would pass for another row.
 """
 
-from medqade.scoring.policy.outcome import Outcome, Submitter, Upload, score_line, size_refusal
+from medqade.scoring.policy.outcome import (
+    Outcome,
+    Submitter,
+    Upload,
+    flag_sentence,
+    score_line,
+    size_refusal,
+)
 from medqade.scoring.policy.policy import Settings, check, submit
 from medqade.scoring.policy.rescoring import rescore
 from medqade.scoring.policy.results_folder import (
@@ -28,6 +35,7 @@ __all__ = [
     "check",
     "check_results_folder",
     "default_results_dir",
+    "flag_sentence",
     "on_space",
     "rescore",
     "score_line",

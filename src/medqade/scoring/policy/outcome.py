@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from medqade.files.problems import InputError, Problem
+from medqade.measures import CONTAMINATION
 from medqade.scoring.intake import FileSummary, Limits, Submission
 from medqade.scoring.record import ScoreRecord
 
@@ -111,6 +112,18 @@ def refused(message: str, exc: Exception | None = None) -> Outcome:
     return Outcome(False, message, error=exc if exc is not None else ValueError(message))
 
 
+CONTAMINATION_SENTENCE: Final = (
+    " Flagged contamination: the judge agrees with the published consensus better than with the "
+    "held-out labels, by more than the physicians do, so it gets no verdict and no rank."
+)
+
+
+def flag_sentence(rec: ScoreRecord) -> str:
+    """What a submitter is told about a record's flag beyond its numbers (empty when none):
+    the held-out check's flag, in words."""
+    return CONTAMINATION_SENTENCE if rec.has_flag(CONTAMINATION) else ""
+
+
 def score_line(rec: ScoreRecord) -> str:
     """The headline of a scored record in words: a judge's core kappa with its 95% CI and
     verdict, a model's accuracy with its 95% CI (what a dry run reports)."""
@@ -132,12 +145,14 @@ def score_line(rec: ScoreRecord) -> str:
 
 
 __all__ = [
+    "CONTAMINATION_SENTENCE",
     "EVAL_LOG",
     "PARQUET",
     "Outcome",
     "Submitter",
     "Upload",
     "duplicate_key",
+    "flag_sentence",
     "line_refusal",
     "problems_message",
     "refused",

@@ -55,6 +55,7 @@ from medqade.scoring.policy.outcome import Outcome as Outcome
 from medqade.scoring.policy.outcome import Submitter as Submitter
 from medqade.scoring.policy.outcome import Upload as Upload
 from medqade.scoring.policy.outcome import duplicate_key as duplicate_key
+from medqade.scoring.policy.outcome import flag_sentence
 from medqade.scoring.policy.outcome import line_refusal as line_refusal
 from medqade.scoring.policy.outcome import problems_message as problems_message
 from medqade.scoring.policy.outcome import refused as refuse
@@ -245,7 +246,7 @@ def check(
     return Outcome(
         True,
         f"Dry run: scored, not stored (validate only). {sub.kind} file: {sub.n_rows:,} rows, "
-        f"scope {sub.scope}; {score_line(record)}.{later}",
+        f"scope {sub.scope}; {score_line(record)}.{flag_sentence(record)}{later}",
         record=record,
         summary=sub.summary(),
         warnings=passed.warnings,
@@ -338,7 +339,8 @@ def _store(
         )
     return Outcome(
         True,
-        f"stored as record {str(stored.id)[:16]}",
+        f"stored as record {str(stored.id)[:16]}"
+        + (f".{flag_sentence(stored)}" if flag_sentence(stored) else ""),
         record=stored,
         warnings=tuple(str(w) for w in sub.warnings),
         submission=sub,

@@ -2,6 +2,7 @@
 and the text summary ``medqade score`` prints.
 """
 
+from medqade.scoring.record.holdout_sections import ContaminationCheck, ContaminationScope
 from medqade.scoring.record.json_object import JsonDict, JsonObject, JsonValue, JsonView
 from medqade.scoring.record.outputs import csv_cell, csv_text, dumps, jsonable
 from medqade.scoring.record.replicates import Replicates, of_block, section
@@ -55,6 +56,8 @@ __all__ = [
     "AltTest",
     "Bias",
     "BiasTarget",
+    "ContaminationCheck",
+    "ContaminationScope",
     "Counts",
     "DatasetRef",
     "Difference",

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from medqade.scoring.record.holdout_sections import ContaminationCheck
 from medqade.scoring.record.json_object import PAIR, TUPLE, JsonObject, convert, nested
 from medqade.scoring.record.use_sections import (
     AgreementCells,
@@ -352,6 +353,11 @@ class ScoreRecord(JsonObject):
     agreement_cells: AgreementCells | None = field(default=None, metadata=nested(AgreementCells))
     """What a judge is used for (:mod:`~medqade.scoring.record.use_sections`): absent in
     records scored before issue 37."""
+    contamination: ContaminationCheck | None = field(
+        default=None, metadata=nested(ContaminationCheck)
+    )
+    """The held-out check (:mod:`~medqade.scoring.record.holdout_sections`): only in a record
+    scored with held-out labels."""
 
     @property
     def name(self) -> str:

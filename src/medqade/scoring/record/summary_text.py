@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from medqade import vocab
+from medqade.measures import CONTAMINATION
+from medqade.scoring.record.holdout_sections import ContaminationCheck
 from medqade.scoring.record.score_record import (
     Agreement,
     RecordMeta,
@@ -296,6 +298,29 @@ def summary(record: ScoreRecord | dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def contamination_lines(check: ContaminationCheck) -> list[str]:
+    """The held-out check in words: per scope the judge's and the physicians' kappa drop from
+    the published to the held-out items, the excess and its p value, then the decision."""
+    lines = [f"held-out check ({_count(check.n_held_out)} items' labels held out from the public):"]
+    for s in check.scopes or ():
+        lines.append(
+            f"  {s.scope}: judge kappa {_num(s.judge_public)} on public vs "
+            f"{_num(s.judge_held_out)} on held-out items (drop {_signed(s.judge_drop)}"
+            f"{_ci(s.judge_drop_ci, _signed)}); physicians' drop {_signed(s.physicians_drop)}"
+            f"{_ci(s.physicians_drop_ci, _signed)}; excess {_signed(s.excess)}"
+            f"{_ci(s.excess_ci, _signed)}, permutation p {_num(s.p_value)}"
+        )
+    if check.flagged:
+        lines.append(
+            f"  flagged contamination (combined p {_num(check.p_value)} <= {check.alpha:g}): "
+            "the judge agrees with the published labels better than with the held-out ones, by "
+            "more than the physicians do; no verdict and no rank"
+        )
+    else:
+        lines.append(f"  not flagged (combined p {_num(check.p_value)})")
+    return lines
+
+
 def _judge_lines(rec: ScoreRecord) -> list[str]:
     lines = []
     blocks = {"core": rec.core, "full": rec.full}
@@ -324,6 +349,8 @@ def _judge_lines(rec: ScoreRecord) -> list[str]:
         flags = f"; flag: {', '.join(head.flags)}" if head.flags else ""
         if rec.has_flag(vocab.PARTIAL_COVERAGE):
             flags += "; partial coverage: no verdict, not ranked"
+        if rec.has_flag(CONTAMINATION):
+            flags += "; contamination: no verdict, not ranked"
         lines.append(
             f"verdict: {rec.verdict or 'n/a'} (kappa d {_signed(head.kappa)}"
             f"{_ci(head.kappa_ci, _signed)}, margin {head.margin:g}, decided on "
@@ -339,6 +366,8 @@ def _judge_lines(rec: ScoreRecord) -> list[str]:
             f"  evidence: judge - physicians ({label}): kappa {_signed(diff.kappa)}"
             f"{_ci(diff.kappa_ci, _signed)}"
         )
+    if rec.contamination is not None:
+        lines.extend(contamination_lines(rec.contamination))
     alt = rec.alt_test
     if alt is not None and alt.json_keys:
         lines.append(alt_test_text(alt.to_json()))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from medqade.measures.contamination import (
+from medqade.measures.holdout_drop import (
     ALPHA,
     FLAG,
     LEVEL,
