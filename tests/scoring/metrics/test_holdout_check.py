@@ -140,3 +140,20 @@ def test_copying_the_published_consensus_is_flagged_unranked_and_without_verdict
     assert "flagged contamination" in text and "no verdict and no rank" in text
     assert "not flagged" in summary(honest)
     assert "no verdict and no rank" in flag_sentence(cheat) and flag_sentence(honest) == ""
+
+
+def test_held_out_answers_are_counted_but_never_listed(full: Release, held: Release) -> None:
+    """A record lists the answers where the judge contradicts a unanimous panel; with a
+    hold-out the held-out ones are counted, not listed (the id beside the judge's own label
+    would give their consensus away)."""
+    lab = held.evaluator_labels[0]
+    with_hold = _score(held, lab, {"name": "j"}).disagreements
+    without = _score(full, lab, {"name": "j"}).disagreements
+    assert with_hold is not None and without is not None
+    held_ids = set(held.item_ids[held.held_out])
+    listed = with_hold["answer_ids"]
+    assert not any(a.split("/", 1)[0] in held_ids for a in listed)
+    assert "held_out_not_listed" not in without
+    hidden = [a for a in without["answer_ids"] if a.split("/", 1)[0] in held_ids]
+    assert hidden and with_hold["held_out_not_listed"] == len(hidden)
+    assert with_hold["n"] == without["n"] == len(listed) + len(hidden)

@@ -89,20 +89,26 @@ def unanimous_panel(release: Release) -> tuple[npt.NDArray[np.bool_], Codes]:
 def disagreements(
     release: Release, labels: Codes, present: npt.NDArray[np.bool_], items: npt.NDArray[np.bool_]
 ) -> Disagreements:
-    """Answer ids (release order) where the judge contradicts a unanimous physician panel."""
+    """Answer ids (release order) where the judge contradicts a unanimous physician panel;
+    held-out items counted, never listed (their number beside, only on a release with a
+    hold-out)."""
     unanimous, panel = unanimous_panel(release)
     substantive = (labels == vocab.RICHTIG_CODE) | (labels == vocab.FALSCH_CODE)
     scope = present & items[:, None]
     hit = scope & unanimous & substantive & (labels != panel)
+    held = np.asarray(release.held_out, dtype=bool)[:, None]
     qids = release.item_ids
     students = release.roster.student_ids
-    ids = [answer_id(str(qids[i]), students[s]) for i, s in zip(*np.nonzero(hit), strict=True)]
-    n_unanimous = int((scope & unanimous & substantive).sum())
+    listed = hit & ~held
+    ids = [answer_id(str(qids[i]), students[s]) for i, s in zip(*np.nonzero(listed), strict=True)]
+    n, n_unanimous = int(hit.sum()), int((scope & unanimous & substantive).sum())
+    hidden = {"held_out_not_listed": int((hit & held).sum())} if held.any() else {}
     return Disagreements.of(
-        n=len(ids),
+        n=n,
         n_unanimous=n_unanimous,
-        rate=len(ids) / n_unanimous if n_unanimous else float("nan"),
+        rate=n / n_unanimous if n_unanimous else float("nan"),
         answer_ids=tuple(ids),
+        **hidden,
     )
 
 

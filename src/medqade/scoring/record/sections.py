@@ -91,12 +91,15 @@ class Abstention(JsonView):
 @dataclass(frozen=True, kw_only=True)
 class Disagreements(JsonView):
     """``disagreements``: answer ids where the judge contradicts a unanimous physician
-    panel, of how many such answers."""
+    panel, of how many such answers. On a release with held-out items those items' answers
+    are counted but never listed (``held_out_not_listed``): an id beside the judge's own label
+    would give their consensus away."""
 
     n: int | None = None
     n_unanimous: int | None = None
     rate: float | None = None
     answer_ids: tuple[str, ...] | None = field(default=None, metadata=TUPLE)
+    held_out_not_listed: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
