@@ -217,6 +217,8 @@ def test_public_plus_private_is_the_build_without_hold_out(built: dict[str, Path
     restored = public.with_private(built["priv_a"])
     assert restored.restored and not restored.withholds
     assert np.array_equal(restored.held_out, public.held_out)
+    assert restored.published is public and public.published is public  # what the public sees
+    assert full.published is full and restored.subset(restored.is_core).published is not public
     for name in (
         "consensus",
         "physician_labels",

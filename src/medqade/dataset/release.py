@@ -71,6 +71,14 @@ class Release:
     Inspect log that names a Hub dataset must name this one."""
     restored: bool = False
     """Whether the held-out labels were restored from the private part (:meth:`with_private`)."""
+    public: Release | None = field(default=None, repr=False, compare=False)
+    """The public build a restored release was made from (:attr:`published`)."""
+
+    @property
+    def published(self) -> Release:
+        """The release as the public sees it: the public build (held-out labels withheld) of a
+        restored release, else itself. What is shown item by item reads this one."""
+        return self.public if self.public is not None else self
 
     @property
     def synthetic(self) -> bool:
@@ -224,6 +232,7 @@ class Release:
             physician_difficulty=difficulty,
             consensus=_consensus(frames.answers, self.n_items),
             restored=True,
+            public=self,
         )
 
 

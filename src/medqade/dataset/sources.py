@@ -145,12 +145,17 @@ def open_release(data: str | Path | None = None, private: str | Path | None = No
     """The release named by ``--data``: a Hub repo id through :func:`load_hub_release`,
     anything else through ``load_release(resolve_data(data))``; with ``private`` (a folder
     ``medqade build --private-out`` wrote) its held-out labels restored
-    (:meth:`Release.with_private`, which refuses a private part of another build). The one
-    helper through which the commands and the Space open a release."""
+    (:meth:`Release.with_private`, which refuses a private part of another build). The
+    embedded default (no ``data``) is opened with its own private part when it holds items
+    out (:data:`DEFAULT_HOLD_OUT`): its labels are ours, and what the public sees of it is
+    :attr:`Release.published`. The one helper through which the commands and the Space open a
+    release."""
     if data is not None and HUB_ID.match(str(data)) and not Path(data).exists():
         release = load_hub_release(str(data))
     else:
         release = load_release(resolve_data(data))
+    if (private is None or str(private) == "") and (data is None or str(data) == ""):
+        private = default_targets(DEFAULT_HOLD_OUT)[1]  # the default's own, built beside it
     if private is None or str(private) == "":
         return release
     folder = Path(private)
