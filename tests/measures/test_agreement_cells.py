@@ -14,7 +14,7 @@ from sklearn.metrics import cohen_kappa_score
 from medqade import vocab
 from medqade.dataset.release import Release
 from medqade.measures import breakdown
-from medqade.measures.agreement_cells import MIN_CELL_QUESTIONS, cell_agreement
+from medqade.measures.agreement_cells import MIN_CELL_QUESTIONS, cell_agreement, cell_physicians
 from medqade.measures.seeds import question_weights
 
 R, F, A, M = vocab.RICHTIG_CODE, vocab.FALSCH_CODE, vocab.ABSTAIN_CODE, vocab.MISSING_CODE
@@ -121,3 +121,24 @@ def test_an_abstaining_judge_scores_as_disagreeing_and_json_has_every_cell(full:
     assert {"judge", "judge_ci", "physicians", "n_questions", "few_questions"} <= set(
         out["cells"][0]
     )
+
+
+def test_the_physicians_side_computed_once_gives_the_same_cells(full: Release) -> None:
+    """:func:`cell_physicians` (once per release) passed to :func:`cell_agreement` gives the
+    cells it computes itself, replicates included."""
+    core = np.asarray(full.is_core, dtype=bool)
+    phys = full.physician_labels[:, core]
+    dims = {breakdown.TIER: np.array([f"T{int(t)}" for t in full.tier[core]], dtype=object)}
+    w = question_weights(int(core.sum()), 30, 5, 0).astype(np.float64)
+    labels = full.evaluator_labels[3][core]
+    rows = labels != M
+    slots = full.roster.student_ids
+    side = cell_physicians(phys, dims, slots, w)
+    assert set(side) == {(breakdown.TIER, f"T{t}") for t in range(1, 5)}
+    alone = cell_agreement(labels, rows, phys, dims, slots, w)
+    shared = cell_agreement(labels, rows, phys, dims, slots, w, physicians=side)
+    for a, b in zip(alone.cells, shared.cells, strict=True):
+        for part in ("judge", "physicians", "difference"):
+            x, y = getattr(a, part), getattr(b, part)
+            assert x.value == y.value
+            assert np.array_equal(x.replicates, y.replicates, equal_nan=True)

@@ -39,8 +39,10 @@ from medqade.measures.aat import EPSILON, MEANING, PASS_RATE, AltTest, alt_test
 from medqade.measures.agreement_cells import (
     MIN_CELL_QUESTIONS,
     AgreementCell,
+    CellPhysicians,
     CellTable,
     cell_agreement,
+    cell_physicians,
 )
 from medqade.measures.answer_length import length_bias
 from medqade.measures.bias import (
@@ -172,6 +174,7 @@ __all__ = [
     "AgreementCell",
     "AltTest",
     "Bias",
+    "CellPhysicians",
     "CellTable",
     "Contamination",
     "Cost",
@@ -204,6 +207,7 @@ __all__ = [
     "biases",
     "breakdowns",
     "cell_agreement",
+    "cell_physicians",
     "check_margin",
     "check_seed",
     "combined_p",

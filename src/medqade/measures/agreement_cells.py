@@ -32,7 +32,8 @@ import numpy.typing as npt
 
 from medqade.measures.caution import MIN_TIER_QUESTIONS
 from medqade.measures.estimate import Estimate
-from medqade.measures.in_place import PanelWeights, judge_in_place
+from medqade.measures.in_place import PanelWeights, judge_in_place, physicians_in_place
+from medqade.measures.physician_reference import PerRater
 from medqade.measures.slots import AnyWeights
 
 MIN_CELL_QUESTIONS: Final = MIN_TIER_QUESTIONS
@@ -88,6 +89,38 @@ class CellTable:
         }
 
 
+def _groups(
+    dims: Mapping[str, npt.NDArray[np.object_]],
+) -> list[tuple[str, str, npt.NDArray[np.bool_]]]:
+    """``(dimension, group, items mask)`` of every cell, in the table's order."""
+    out = []
+    for dim, values in dims.items():
+        for key in sorted({str(v) for v in values if v is not None}):
+            mask = np.array([v is not None and str(v) == key for v in values], dtype=bool)
+            out.append((dim, key, mask))
+    return out
+
+
+CellPhysicians = Mapping[tuple[str, str], PerRater]
+"""The physicians' side of every cell, keyed by ``(dimension, group)``."""
+
+
+def cell_physicians(
+    physician_labels: npt.ArrayLike,
+    dims: Mapping[str, npt.NDArray[np.object_]],
+    slots: tuple[str, ...],
+    weights: AnyWeights | None = None,
+) -> CellPhysicians:
+    """The physicians' side of :func:`cell_agreement` (it does not depend on the judge): each
+    physician in place in each cell, computed once for many judges."""
+    phys = np.asarray(physician_labels)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    return {
+        (dim, key): physicians_in_place(phys[:, mask], slots, None if w is None else w[:, mask])
+        for dim, key, mask in _groups(dims)
+    }
+
+
 def cell_agreement(
     labels: npt.ArrayLike,
     present: npt.ArrayLike,
@@ -96,32 +129,35 @@ def cell_agreement(
     slots: tuple[str, ...],
     weights: AnyWeights | None = None,
     panel: PanelWeights | None = None,
+    physicians: CellPhysicians | None = None,
 ) -> CellTable:
     """The cells (module docstring) of a judge's ``labels`` (items, slots) with rows
     ``present`` against ``physician_labels`` (P, items, slots) on the same items (the core),
     for the groups of ``dims`` (each an (items,) array of group names, ``None`` for none);
-    ``weights`` (R, items) question resamples, ``panel`` (R, P) physician resamples."""
+    ``weights`` (R, items) question resamples, ``panel`` (R, P) physician resamples;
+    ``physicians``: :func:`cell_physicians` of the same arguments, when already computed."""
     lab = np.asarray(labels)
     rows = np.asarray(present, dtype=bool)
     phys = np.asarray(physician_labels)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     cells = []
-    for dim, values in dims.items():
-        keys = sorted({str(v) for v in values if v is not None})
-        for key in keys:
-            mask = np.array([v is not None and str(v) == key for v in values], dtype=bool)
-            place = judge_in_place(
-                lab[mask], phys[:, mask], slots, None if w is None else w[:, mask]
+    for dim, key, mask in _groups(dims):
+        place = judge_in_place(
+            lab[mask],
+            phys[:, mask],
+            slots,
+            None if w is None else w[:, mask],
+            physicians=None if physicians is None else physicians[dim, key],
+        )
+        cells.append(
+            AgreementCell(
+                dimension=dim,
+                group=key,
+                judge=place.judge.metric(METRIC),
+                physicians=place.physicians.metric(METRIC),
+                difference=place.difference(METRIC, panel),
+                n_questions=int(mask.sum()),
+                n_answers=int(rows[mask].sum()),
             )
-            cells.append(
-                AgreementCell(
-                    dimension=dim,
-                    group=key,
-                    judge=place.judge.metric(METRIC),
-                    physicians=place.physicians.metric(METRIC),
-                    difference=place.difference(METRIC, panel),
-                    n_questions=int(mask.sum()),
-                    n_answers=int(rows[mask].sum()),
-                )
-            )
+        )
     return CellTable(tuple(cells), int(lab.shape[0]), panel is not None and w is not None)

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from medqade import vocab
-from medqade.measures import LEXICAL, cell_agreement, dimensions
+from medqade.measures import LEXICAL, cell_agreement, cell_physicians, dimensions
 from medqade.measures import length_bias as measure_length_bias
 from medqade.measures import output_shares as measure_output_shares
 from medqade.measures import ranking_fidelity as measure_ranking_fidelity
@@ -118,13 +118,21 @@ def where_it_fails(
         release.questions[core].reset_index(drop=True), release.tier[core], release.lexical[core]
     )
     dims.pop(LEXICAL)  # a stratum of the answers, not of where the questions come from
+    slots = tuple(release.roster.student_ids)
+    w = context.float_weights(release, context.CORE, resamples, seed)
+    physicians = context.memo(  # the physicians' side of every cell: once per release
+        release,
+        f"cell-physicians:{resamples}:{seed}",
+        lambda: cell_physicians(release.physician_labels[:, core], dims, slots, w),
+    )
     found = cell_agreement(
         shown,
         present[core],
         release.physician_labels[:, core],
         dims,
-        tuple(release.roster.student_ids),
-        context.float_weights(release, context.CORE, resamples, seed),
+        slots,
+        w,
         context.panel_weights(release, resamples, seed),
+        physicians=physicians,
     )
     return AgreementCells.from_json(found.to_json())
