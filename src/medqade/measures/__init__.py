@@ -65,7 +65,7 @@ from medqade.measures.contamination import (
     permuted_splits,
     physician_side,
 )
-from medqade.measures.cost import Cost, pareto_frontier
+from medqade.measures.cost import Cost, pareto_frontier, price_note
 from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
 from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
 from medqade.measures.in_place import InPlace, judge_in_place, physicians_in_place
@@ -227,6 +227,7 @@ __all__ = [
     "physician_weights",
     "physicians_in_place",
     "position_bias",
+    "price_note",
     "proportion",
     "question_weights",
     "quiet_leave_one_out",
