@@ -59,6 +59,8 @@ def submit_args(
         "notes": "",
         "validate_only": False,
         "labels_file": None,
+        "price_in": "",
+        "price_out": "",
     }
     fields.update(extra)
     return [handle_file(str(path)), *fields.values()]

@@ -50,10 +50,12 @@ def test_leaderboard_search_filters_rows(launch) -> None:
 def test_submit_valid_judge_scores_and_stores(launch, judge_csv: Path) -> None:
     app = launch()
     client = app.client()
-    status, result, problems = client.predict(*submit_args(judge_csv), api_name="/submit")
+    earlier = submit_args(judge_csv)[:-2]  # a caller from before the price fields (issue 37)
+    status, result, problems = client.predict(*earlier, api_name="/submit")
     assert status.startswith("Accepted"), status
     record = result["record"]
     assert record["kind"] == "judge" and record["meta"]["name"] == "My judge"
+    assert "usage" not in record["meta"]
     assert record["core"]["kappa"] is not None
     assert problems["data"] == []
     stored = list((app.results / "records").glob("*.json"))

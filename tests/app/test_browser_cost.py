@@ -128,3 +128,68 @@ def test_without_cost_one_line_says_what_to_submit_and_no_box(
         finally:
             browser.close()
     assert errors == []
+
+
+def test_submit_form_prices_at_both_sizes_reach_the_record(
+    launch: Callable[..., Running], sample_release: Release, tmp_path: Path
+) -> None:
+    """The Submit tab's two price fields: on the page beside each other at 1440x900 and
+    390x844 without sideways scrolling; a negative price typed in is refused with the
+    library's message, valid ones are stored in the record's usage (a CSV has no token
+    counts: the warnings say there is no cost)."""
+    import re
+
+    from playwright.sync_api import expect
+
+    app = launch()
+    path = tmp_path / "judge.csv"
+    judge_variant(sample_release, 2).to_csv(path, index=False)
+    errors: list[str] = []
+    with _browser() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            for size in (PHONE, DESKTOP):
+                page = open_page(browser, app.url, size, errors)
+                click_tab(page, "Submit")
+                price_in = page.get_by_label("Price per million input tokens (EUR)")
+                price_out = page.get_by_label("Price per million output tokens (EUR)")
+                expect(price_in).to_be_visible(timeout=60_000)
+                a, b = price_in.bounding_box(), price_out.bounding_box()
+                assert a is not None and b is not None
+                assert a["y"] == b["y"] and a["x"] + a["width"] <= b["x"]  # one row
+                assert b["x"] + b["width"] <= size["width"]
+                wide = page.evaluate("document.documentElement.scrollWidth")
+                assert wide <= size["width"] + 1, f"the Submit tab scrolls sideways ({wide} px)"
+                ARTIFACTS.mkdir(exist_ok=True)
+                shot = ARTIFACTS / f"space-submit-prices-{size['width']}x{size['height']}.png"
+                page.locator("#mq-price-in").scroll_into_view_if_needed()
+                page.screenshot(path=str(shot))
+                if size is PHONE:
+                    page.close()
+                    continue
+                page.locator("#mq-upload input[type=file]").set_input_files(str(path))
+                price_in.fill("-1")
+                page.get_by_role("button", name="Check and score").click()
+                status = page.locator("#mq-status textarea")
+                expect(status).to_have_value(re.compile(r"^Not accepted"), timeout=60_000)
+                expect(page.locator("#mq-problems")).to_contain_text(
+                    "expected a non-negative finite number (EUR per million tokens)"
+                )
+                page.close()  # a fresh page: the refused upload was deleted on the server
+                page = open_page(browser, app.url, size, errors)
+                click_tab(page, "Submit")
+                page.locator("#mq-upload input[type=file]").set_input_files(str(path))
+                page.get_by_label("Price per million input tokens (EUR)").fill("0.25")
+                page.get_by_label("Price per million output tokens (EUR)").fill("1.5")
+                page.get_by_role("button", name="Check and score").click()
+                status = page.locator("#mq-status textarea")
+                expect(status).to_have_value(re.compile(r"^Accepted"), timeout=60_000)
+                warnings = page.get_by_label("Warnings")  # no token counts in a CSV
+                expect(warnings).to_have_value(re.compile("no cost computed"), timeout=30_000)
+                page.close()
+        finally:
+            browser.close()
+    (stored,) = app.state.store.records()
+    usage = stored.to_json()["meta"]["usage"]
+    assert usage == {"price_in": 0.25, "price_out": 1.5}
+    assert errors == []

@@ -35,6 +35,11 @@ def test_form_holds_one_component_per_submit_parameter(
     assert form["kind"].value == "judge"
     mib = f"{SpaceConfig(results_dir=tmp_path).max_upload_mb:g} MiB"
     assert mib in str(form["file"].label)
+    assert submit_form.FORM[-2:] == ("price_in", "price_out")  # positional callers unchanged
+    for key, tokens in (("price_in", "input"), ("price_out", "output")):
+        field = form[key]
+        assert isinstance(field, gr.Textbox) and field.value in (None, "")  # empty: no price
+        assert field.label == f"Price per million {tokens} tokens (EUR)"
 
 
 def test_result_area_has_every_result_table_with_its_label() -> None:

@@ -22,3 +22,15 @@ def test_about_states_the_limits_it_is_given() -> None:
     assert "no rate limit" in text.about(False, 20, 0, 7.0)
     assert "This Space shows the synthetic release" not in about
     assert "This Space shows the synthetic release" in text.about(True, 20, 3, 7.0)
+
+
+def test_submit_intro_and_about_explain_the_price_fields() -> None:
+    """Issue 37: the form's price fields, where a submitter reads how cost is computed."""
+    from medqade.app import text
+
+    about = text.about(False, 20, 0, 1.0)
+    how = about[about.index("## How to submit") : about.index("## Accuracy on the whole pool")]
+    for words in (" ".join(text.SUBMIT_HELP.split()), " ".join(how.split())):
+        assert "per million input and output tokens" in words
+        assert "without token counts is kept" in words and "warnings say so" in words
+    assert "--price-in --price-out" in how

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from medqade.measures.cost import cost, pareto_frontier
+from medqade.measures.cost import cost, pareto_frontier, price_note
 
 
 def test_tokens_and_euros_per_thousand_answers() -> None:
@@ -29,6 +29,32 @@ def test_without_counts_or_prices() -> None:
     assert cost({"price_in": 1.0}, 10) is None
     only = cost({"input_tokens": 100, "output_tokens": 10}, 10)
     assert only is not None and only.eur_per_1000 is None and only.input_per_1000 == 10_000
+
+
+KEYS = ("input_tokens", "output_tokens", "price_in", "price_out")
+
+
+def test_price_note_exactly_when_a_price_gives_no_cost() -> None:
+    """Every subset of the four usage keys (and bad values for the missing ones): a note
+    exactly when some price is given and :func:`cost` computes no euros, naming what is
+    missing."""
+    for n in range(len(KEYS) + 1):
+        for given in itertools.combinations(KEYS, n):
+            for filler in (None, -1.0, math.nan):
+                usage = {k: (7.0 if k in given else filler) for k in KEYS}
+                note = price_note(usage)
+                found = cost(usage, 30)
+                priced = {"price_in", "price_out"} & set(given)
+                euros = found is not None and found.eur_per_1000 is not None
+                assert (note is not None) == (bool(priced) and not euros), usage
+                if note is not None:
+                    named = note.split("has no ", 1)[1].split(";", 1)[0].split(", ")
+                    assert named == [k for k in KEYS if k not in given], note
+    assert price_note(None) is None and price_note({}) is None
+    assert "Inspect log" in str(price_note({"price_in": 1.0, "price_out": 1.0}))
+    assert price_note({**dict.fromkeys(KEYS[:2], 5), "price_in": 1}) == (
+        "prices kept but no cost computed: the usage has no price_out; give both prices"
+    )
 
 
 def _dominated_brute(kappa: list[float], costs: list[float], i: int) -> bool:

@@ -51,8 +51,9 @@ EMPTY: Final[Mapping[str, str]] = {
     "cost": "Fewer than two judges on the board reported their token counts, so there is no "
     "cost frontier to draw yet. To appear on it, submit a judge's Inspect log (`.eval`: its "
     'token counts are read from it) or a JSON Lines file whose `{"meta": ...}` line gives '
-    "`usage` (`input_tokens`, `output_tokens`, and for euros `price_in` / `price_out` per "
-    "million tokens), or score with `medqade score --price-in --price-out`.",
+    "`usage` (`input_tokens`, `output_tokens`). For euros, also give the prices per million "
+    "tokens: in the Submit tab's two price fields, as `price_in` / `price_out` in that "
+    "`usage`, or with `medqade score --price-in --price-out`.",
 }
 """What a figure without data says instead of drawing an empty box: why, and what to submit."""
 

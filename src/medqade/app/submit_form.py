@@ -11,7 +11,7 @@ import gradio as gr
 
 from medqade.app.context import TabContext
 from medqade.app.state import FAMILY_OTHER
-from medqade.scoring.intake import FORM_KEYS
+from medqade.scoring.intake import FORM_KEYS, PRICES
 
 UPLOAD_TYPES: Final = [".csv", ".tsv", ".jsonl", ".json", ".parquet", ".eval"]
 
@@ -58,9 +58,17 @@ def form_components(ctx: TabContext) -> dict[str, Any]:
             with gr.Row():
                 out["prompt"] = gr.Dropdown(PROMPT_CHOICES, value="", label="Prompt")
                 out["prompt_sha256"] = gr.Textbox(label="Prompt SHA-256", max_length=64)
-            out["decoding"] = gr.Textbox(
-                label="Decoding settings", placeholder="temperature 0", max_length=300
-            )
+                out["decoding"] = gr.Textbox(
+                    label="Decoding settings", placeholder="temperature 0", max_length=300
+                )
+            with gr.Row():  # text, not gr.Number: an empty field is no price, not 0
+                for key, tokens in PRICES.items():
+                    out[key] = gr.Textbox(
+                        label=f"Price per million {tokens} tokens (EUR)",
+                        placeholder="optional, e.g. 0.15",
+                        max_length=40,
+                        elem_id=f"mq-{key.replace('_', '-')}",
+                    )
             out["notes"] = gr.Textbox(label="Notes", lines=2, max_length=2000)
     with gr.Row():
         out["validate_only"] = gr.Checkbox(label="validate only (dry run: scored, nothing stored)")
@@ -115,5 +123,7 @@ FORM: Final = (
     "notes",
     "validate_only",
     "labels_file",
+    *PRICES,
 )
-"""The ``/submit`` parameters in order (the form's components are keyed by them)."""
+"""The ``/submit`` parameters in order (the form's components are keyed by them); the prices
+came last, so a caller that gives the earlier ones by position is unchanged."""

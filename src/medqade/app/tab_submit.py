@@ -123,15 +123,20 @@ class SubmitHandlers:
         notes: str,
         validate_only: bool,
         labels_file: str | None,
-        profile: gr.OAuthProfile | None,
+        price_in: str | float | None = None,
+        price_out: str | float | None = None,
+        profile: gr.OAuthProfile | None = None,
     ) -> tuple[str, dict[str, Any], Table, Shown]:
         """Check and score one submission file. `kind` is "judge" (labels for the answers) or
         "answers" (one answer per question); the metadata fields describe the run; with
         `validate_only` the file is checked and scored but nothing is stored (the status says
         "Dry run: scored, not stored" with the kappa or accuracy and its 95% CI).
         `labels_file` (optional, model answers only) holds a judge's labels for answers that
-        match no physician-labelled answer. Returns a
-        status line, the result (record or summary) and a table of row-level problems."""
+        match no physician-labelled answer. `price_in` and `price_out` (optional) are the
+        prices of a million input and output tokens in EUR: with the token counts of the run
+        (an Inspect log, or the file's metadata) they give the judge's cost per 1,000 answers.
+        Returns a status line, the result (record or summary) and a table of row-level
+        problems."""
         username = None if profile is None else str(profile.username)
         fields = {
             "name": name,
@@ -144,6 +149,8 @@ class SubmitHandlers:
             "prompt_sha256": prompt_sha256,
             "decoding": decoding,
             "notes": notes,
+            "price_in": price_in,
+            "price_out": price_out,
         }
         keep = False
         try:

@@ -80,7 +80,11 @@ SUBMIT_HELP: Final = (
     "submissions are stored and appear on the leaderboard as *self-reported* until a maintainer "
     "verifies them. Identical content is scored once. With a result comes a Hub "
     "`.eval_results` file (headline value, its CI in the notes) for your model repo, when the "
-    "Space shows a Hub dataset."
+    "Space shows a Hub dataset. **Cost**: give your judge's prices per million input and "
+    "output tokens (EUR); with the run's token counts (read from an Inspect log, or the "
+    '`{"meta": {"usage": ...}}` line of a JSON Lines file) they give its cost per 1,000 '
+    "answers, and the Analysis tab places it on the cost-agreement frontier. A price without "
+    "token counts is kept but gives no cost; the warnings say so."
 )
 
 BROWSE_HELP: Final = (
@@ -155,6 +159,14 @@ log (epochs after the first of a judge log are its repeated runs); the form fiel
 
 JSON Lines files may start with `{{"meta": {{...}}}}` (name, model_id, family, ...); the form
 fields win over it.
+
+**Cost of a judge**: the form's two price fields (EUR per million input and output tokens, the
+same as `medqade score --price-in --price-out`) and the run's token counts give the judge's
+cost per 1,000 answers. The token counts come from an Inspect log, or from a JSON Lines file's
+first line, `{{"meta": {{"usage": {{"input_tokens": 1200000, "output_tokens": 40000}}}}}}` (the
+totals over the file's runs). A price must be a non-negative number; a price without token
+counts is kept in the record but gives no cost, and the result's warnings say so. The Analysis
+tab draws the judges' kappa against their cost once two judges have one.
 
 ## Accuracy on the whole pool
 

@@ -22,7 +22,7 @@ from medqade.dataset.sources import open_release, withheld_note
 from medqade.files import atomic, file_output
 from medqade.measures import BOOTSTRAP_SEED, DEFAULT_MARGIN
 from medqade.scoring import Limits
-from medqade.scoring.intake import FORM_KEYS, PROMPTS, SubmissionForm
+from medqade.scoring.intake import FORM_KEYS, PRICES, PROMPTS, SubmissionForm
 from medqade.scoring.metrics import is_record_file
 from medqade.scoring.policy import (
     RateLimit,
@@ -161,7 +161,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def meta_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The metadata flags as a dict (unset flags left out), parsed as the Space parses its
     form (:class:`medqade.scoring.intake.meta.SubmissionForm`)."""
-    fields = {key: getattr(args, key) for key in (*FORM_KEYS, "notes", "decoding")}
+    fields = {key: getattr(args, key) for key in (*FORM_KEYS, "notes", "decoding", *PRICES)}
     try:
         if args.prompt_file is not None:
             form = SubmissionForm.with_prompt_file(fields, args.prompt_file.read_bytes())
@@ -175,8 +175,7 @@ def meta_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "family": args.judge_family,
         "core_kappa": args.judge_kappa,
     }
-    usage = {"price_in": args.price_in, "price_out": args.price_out}
-    return replace(form, verified=bool(args.verified), judge=judge, usage=usage).meta()
+    return replace(form, verified=bool(args.verified), judge=judge).meta()
 
 
 def hub_dataset(args: argparse.Namespace) -> str:

@@ -73,6 +73,12 @@ from medqade.measures.holdout_drop import (
     permuted_splits,
     physician_side,
 )
+<<<<<<< HEAD
+=======
+from medqade.measures.cost import Cost, pareto_frontier, price_note
+from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
+from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
+>>>>>>> h-rest37b
 from medqade.measures.in_place import InPlace, judge_in_place, physicians_in_place
 from medqade.measures.judge_behaviour import behaviour
 from medqade.measures.judge_outputs import output_shares
@@ -237,6 +243,7 @@ __all__ = [
     "physician_weights",
     "physicians_in_place",
     "position_bias",
+    "price_note",
     "proportion",
     "question_weights",
     "quiet_leave_one_out",

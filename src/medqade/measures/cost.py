@@ -23,6 +23,9 @@ from typing import Any, Final
 PER: Final = 1000
 """Tokens and cost are given per this many judged answers."""
 MTOK: Final = 1_000_000
+TOKENS: Final = ("input_tokens", "output_tokens")
+PRICES: Final = ("price_in", "price_out")
+"""The ``usage`` keys a cost needs: the run's token totals and their prices (EUR per MTok)."""
 
 
 def _number(value: Any) -> float | None:
@@ -93,6 +96,26 @@ def cost(usage: Mapping[str, Any] | None, answers: int) -> Cost | None:
     return Cost(
         tin, tout, int(answers), _number(usage.get("price_in")), _number(usage.get("price_out"))
     )
+
+
+def price_note(usage: Mapping[str, Any] | None) -> str | None:
+    """Why the prices in a metadata ``usage`` object give no cost: a line for the result's
+    warnings when a price is given but a token count or the other price is missing (the
+    prices stay in the record); ``None`` without prices or when the cost is computed."""
+    given = {key: _number((usage or {}).get(key)) for key in (*TOKENS, *PRICES)}
+    if all(given[key] is None for key in PRICES):
+        return None
+    missing = [key for key, value in given.items() if value is None]
+    if not missing:
+        return None
+    tokens = [key for key in missing if key in TOKENS]
+    fix = "give both prices"
+    if tokens:
+        fix = (
+            "the token counts come from an Inspect log (.eval) or a JSON Lines file's first line "
+            '{"meta": {"usage": {"input_tokens": ..., "output_tokens": ...}}}'
+        )
+    return f"prices kept but no cost computed: the usage has no {', '.join(missing)}; {fix}"
 
 
 def pareto_frontier(kappa: Sequence[float], cost: Sequence[float]) -> tuple[int, ...]:

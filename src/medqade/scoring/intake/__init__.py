@@ -12,6 +12,7 @@ from medqade.scoring.intake.log_rows import rows_of_log
 from medqade.scoring.intake.meta import (
     FORM_KEYS,
     META_KEYS,
+    PRICES,
     PROMPTS,
     SubmissionForm,
     clean_meta,
@@ -29,6 +30,7 @@ __all__ = [
     "JUDGE",
     "KINDS",
     "META_KEYS",
+    "PRICES",
     "PROMPTS",
     "FileSummary",
     "Limits",

@@ -55,6 +55,10 @@ TEXT_KEYS: Final = (
 )
 META_KEYS: Final = (*TEXT_KEYS, "decoding", "inspect", "judge", "usage")
 USAGE_KEYS: Final = ("input_tokens", "output_tokens", "price_in", "price_out")
+PRICES: Final = {"price_in": "input", "price_out": "output"}
+"""The price keys of ``usage`` (EUR per million tokens) and the tokens each one prices; the
+Space's form and ``medqade score``'s ``--price-in/--price-out`` give them."""
+USAGE_EXAMPLE: Final = 'e.g. {"input_tokens": 1200000, "output_tokens": 40000}'
 FORM_KEYS: Final = ("name", "model_id", "revision", "family", "organisation", "link", "prompt")
 """The one-line text fields the Space's form and ``medqade score``'s flags both give, in the
 order they enter a record's ``meta``."""
@@ -185,17 +189,21 @@ def clean_meta(
             if judge:
                 out[key] = judge
         elif key == "usage":
-            usage = _usage(value)
-            if usage is None:
-                bad(
-                    key,
-                    f"expected an object of non-negative numbers ({', '.join(USAGE_KEYS)})",
-                    value,
-                    'e.g. {"input_tokens": 1200000, "output_tokens": 40000}',
-                )
+            if not isinstance(value, Mapping):
+                bad(key, f"expected an object ({', '.join(USAGE_KEYS)})", value, USAGE_EXAMPLE)
                 continue
+            usage: dict[str, float] = {}
+            for k, v in value.items():
+                if v is None:
+                    continue
+                number = _usage_number(k, v)
+                if number is None:
+                    message, fix = _usage_problem(str(k))
+                    bad(f"usage.{k}", message, v, fix)
+                    continue
+                usage[k] = number
             if usage:
-                out[key] = usage
+                out[key] = dict(sorted(usage.items()))
         elif key == "source":
             if value not in SOURCES:
                 bad(key, "unknown source", value, f"use one of {', '.join(SOURCES)}")
@@ -209,83 +217,70 @@ def clean_meta(
     return out, problems
 
 
-def _usage(value: Any) -> dict[str, float] | None:
-    """Token counts and prices: known keys, non-negative finite numbers (``None``: invalid)."""
-    if not isinstance(value, Mapping):
+def _usage_number(key: Any, value: Any) -> float | None:
+    """A token count or price as stored (counts as ``int`` when whole), ``None`` when the key
+    is unknown or the value is not a non-negative finite number."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if key not in USAGE_KEYS or not ok or value < 0:
         return None
-    out: dict[str, float] = {}
-    for k, v in value.items():
-        if v is None:
-            continue
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-        if k not in USAGE_KEYS or not ok or v < 0:
-            return None
-        out[k] = int(v) if k.endswith("_tokens") and float(v).is_integer() else float(v)
-    return dict(sorted(out.items()))
+    whole = str(key).endswith("_tokens") and float(value).is_integer()
+    return int(value) if whole else float(value)
+
+
+def _usage_problem(key: str) -> tuple[str, str]:
+    """The message and fix for a bad ``usage`` entry (one wording for the CLI and the form)."""
+    if key in PRICES:
+        return (
+            "expected a non-negative finite number (EUR per million tokens)",
+            f"give the price of a million {PRICES[key]} tokens in EUR, or leave it out",
+        )
+    if key in USAGE_KEYS:
+        return "expected a non-negative finite number of tokens", USAGE_EXAMPLE
+    return "unknown usage key", f"use only {', '.join(USAGE_KEYS)}"
 
 
 def _judge(
     value: Any, file: str, line: int | None, families: Sequence[str]
 ) -> tuple[dict[str, Any], list[Problem]]:
     problems: list[Problem] = []
+
+    def bad(where: str, message: str, shown: Any, fix: str) -> None:
+        problems.append(Problem(file, line, message, column=where, value=str(shown)[:80], fix=fix))
+
     if not isinstance(value, Mapping):
-        return {}, [
-            Problem(
-                file,
-                line,
-                "expected an object",
-                column="meta.judge",
-                value=str(value)[:80],
-                fix=f"give an object with keys {', '.join(JUDGE_KEYS)}",
-            )
-        ]
+        fix = f"give an object with keys {', '.join(JUDGE_KEYS)}"
+        bad("meta.judge", "expected an object", value, fix)
+        return {}, problems
     out: dict[str, Any] = {}
     for key, v in value.items():
         where = f"meta.judge.{key}"
         if key not in JUDGE_KEYS:
-            problems.append(
-                Problem(
-                    file,
-                    line,
-                    "unknown judge key",
-                    column=where,
-                    value=str(key),
-                    fix=f"use only {', '.join(JUDGE_KEYS)}",
-                )
-            )
+            bad(where, "unknown judge key", key, f"use only {', '.join(JUDGE_KEYS)}")
         elif v is None or v == "":
             continue
         elif key == "core_kappa":
-            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and -1 <= v <= 1
-            if not ok:
-                problems.append(
-                    Problem(
-                        file,
-                        line,
-                        "expected a number between -1 and 1",
-                        column=where,
-                        value=str(v)[:80],
-                        fix="give the judge's core kappa as a number, or leave it out",
-                    )
-                )
-            else:
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and -1 <= v <= 1:
                 out[key] = float(v)
-        else:
-            text = _text(v, MAX_TEXT)
-            if not text:
-                problems.append(
-                    Problem(
-                        file,
-                        line,
-                        f"expected a text of at most {MAX_TEXT} characters",
-                        column=where,
-                        value=str(v)[:80],
-                        fix="shorten it",
-                    )
-                )
             else:
-                out[key] = canonical_family(text, families) if key == "family" else text
+                fix = "give the judge's core kappa as a number, or leave it out"
+                bad(where, "expected a number between -1 and 1", v, fix)
+        elif text := _text(v, MAX_TEXT):
+            out[key] = canonical_family(text, families) if key == "family" else text
+        else:
+            bad(where, f"expected a text of at most {MAX_TEXT} characters", v, "shorten it")
     return out, problems
+
+
+def _price(value: Any) -> Any:
+    """A price field as given: empty -> ``None``, a number text -> its number, else itself
+    (refused by :func:`clean_meta` with the rule's message)."""
+    if isinstance(value, str):
+        value = value.strip()
+        try:
+            return float(value) if value else None
+        except ValueError:
+            return value
+    return value
 
 
 def merge_meta(header: Mapping[str, Any], explicit: Mapping[str, Any]) -> JsonDict:
@@ -326,7 +321,9 @@ class SubmissionForm:
     def from_fields(cls, fields: Mapping[str, Any]) -> SubmissionForm:
         """The form from text fields keyed by metadata key (the Space's form, the CLI's
         flags): each stripped, ``decoding`` through :func:`parse_decoding` (``ValueError``
-        for a malformed one); ``None`` and unknown keys ignored."""
+        for a malformed one), the prices (:data:`PRICES`) into ``usage`` as given (a number
+        text read as a number; checked with the rest by :func:`clean_meta`); ``None`` and
+        unknown keys ignored."""
 
         def text(key: str) -> str:
             value = fields.get(key)
@@ -344,6 +341,7 @@ class SubmissionForm:
             prompt_sha256=text("prompt_sha256"),
             decoding=parse_decoding(raw) if raw else "",
             notes=text("notes"),
+            usage={key: _price(fields.get(key)) for key in PRICES},
         )
 
     @classmethod

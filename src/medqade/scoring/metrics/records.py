@@ -64,6 +64,7 @@ import numpy as np
 
 from medqade import __version__
 from medqade.files.problems import InputError, Problem
+from medqade.measures import price_note
 from medqade.scoring.intake import (
     ANSWERS,
     JUDGE,
@@ -300,6 +301,8 @@ def score(
         if submission.labels is None:
             raise ValueError("a judge submission without labels")
         exclude = merged.model_id
+        priced = price_note(merged.usage)  # prices without the counts a cost needs
+        notes += () if priced is None else (priced,)
         return judge_record(
             release,
             submission.labels,

@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from medqade.files.problems import InputError, Problem
+from medqade.measures import price_note
 from medqade.scoring.intake import (
     Limits,
     Submission,
@@ -215,6 +216,14 @@ def _score(
     return score(release, sub, meta, settings)
 
 
+def _scored_warnings(warnings: tuple[str, ...], record: ScoreRecord) -> tuple[str, ...]:
+    """The warnings so far and what scoring noted of the metadata: prices without the token
+    counts a cost needs (:func:`medqade.measures.price_note`, also in the record's warnings)."""
+    usage = None if record.meta is None else record.meta.usage
+    note = price_note(usage) if record.kind == "judge" else None
+    return warnings if note is None or note in warnings else (*warnings, note)
+
+
 def check(
     release: Release,
     uploads: Sequence[Upload],
@@ -242,6 +251,7 @@ def check(
     except InputError as exc:
         return replace(refuse("", exc), summary=sub.summary(), submission=sub)
     limited = passed.limited
+    warnings = _scored_warnings(passed.warnings, record)
     later = "" if limited is None else f" Note: a scored submission is refused now ({limited})."
     return Outcome(
         True,
@@ -249,7 +259,7 @@ def check(
         f"scope {sub.scope}; {score_line(record)}.{flag_sentence(record)}{later}",
         record=record,
         summary=sub.summary(),
-        warnings=passed.warnings,
+        warnings=warnings,
         submission=sub,
         dry_run=True,
     )
@@ -287,6 +297,7 @@ def submit(
         record = _score(release, sub, meta, settings)
     except InputError as exc:
         return refuse("", exc)
+    warnings = _scored_warnings(warnings, record)
     if store is None or submitter is None:
         return Outcome(True, "scored", record=record, warnings=warnings, submission=sub)
 
@@ -342,7 +353,7 @@ def _store(
         f"stored as record {str(stored.id)[:16]}"
         + (f".{flag_sentence(stored)}" if flag_sentence(stored) else ""),
         record=stored,
-        warnings=tuple(str(w) for w in sub.warnings),
+        warnings=_scored_warnings(tuple(str(w) for w in sub.warnings), stored),
         submission=sub,
     )
 
