@@ -58,7 +58,7 @@ from medqade.measures.bias import (
 )
 from medqade.measures.breakdown import LEXICAL, TIER, breakdowns, dimensions
 from medqade.measures.caution import MIN_TIER_QUESTIONS
-from medqade.measures.cost import Cost, pareto_frontier
+from medqade.measures.cost import Cost, pareto_frontier, price_note
 from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
 from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
 from medqade.measures.holdout_drop import ALPHA as CONTAMINATION_ALPHA
@@ -73,12 +73,6 @@ from medqade.measures.holdout_drop import (
     permuted_splits,
     physician_side,
 )
-<<<<<<< HEAD
-=======
-from medqade.measures.cost import Cost, pareto_frontier, price_note
-from medqade.measures.estimate import Estimate, FloatArray, pabak_of, proportion, ratio
-from medqade.measures.fidelity import RankingFidelity, ranking_fidelity
->>>>>>> h-rest37b
 from medqade.measures.in_place import InPlace, judge_in_place, physicians_in_place
 from medqade.measures.judge_behaviour import behaviour
 from medqade.measures.judge_outputs import output_shares
