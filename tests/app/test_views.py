@@ -341,3 +341,30 @@ def test_the_judge_view_shows_where_it_fails_by_cell() -> None:
     assert row["questions"] == 11 and row["answers"] == 55
     assert "fewer than 20 questions" in row["caution"] and table.iloc[0]["caution"] == ""
     assert result_views.cells_table(read_record({})).empty
+
+
+def test_the_summary_shows_the_held_out_check_per_scope_and_its_decision() -> None:
+    """A record scored with held-out labels: one row per scope (the excess drop and its
+    interval) and one with the combined p value and the decision in words."""
+    section = {
+        "p_value": 0.004,
+        "alpha": 0.05,
+        "flagged": True,
+        "n_held_out": 1140,
+        "scopes": [
+            {"scope": "core", "excess": 0.1234, "excess_ci": [0.05, 0.2], "n_held_out": 59},
+            {"scope": "all", "excess": 0.01, "excess_ci": [-0.02, 0.04], "n_held_out": 1140},
+        ],
+    }
+    record = read_record({"kind": "judge", "contamination": section})
+    rows = result_views.summary_table(record).to_dict("records")
+    held = [r for r in rows if str(r["scope"]).startswith("held-out check")]
+    assert [r["scope"] for r in held] == [
+        "held-out check, core",
+        "held-out check, all",
+        "held-out check",
+    ]
+    assert held[0]["value"] == 0.123 and "0.050" in held[0]["95% CI"]
+    assert "flagged contamination" in held[2]["metric"] and held[2]["value"] == 0.004
+    plain = read_record({"kind": "judge"})
+    assert not any("held-out" in str(s) for s in result_views.summary_table(plain)["scope"])
