@@ -341,3 +341,27 @@ def test_the_judge_view_shows_where_it_fails_by_cell() -> None:
     assert row["questions"] == 11 and row["answers"] == 55
     assert "fewer than 20 questions" in row["caution"] and table.iloc[0]["caution"] == ""
     assert result_views.cells_table(read_record({})).empty
+
+
+def test_summary_shows_the_held_out_check_with_its_interval() -> None:
+    """A record scored with held-out labels: one row per scope (its excess drop and 95% CI as
+    the other rows write intervals) and the decision row."""
+    record = read_record(
+        {
+            "kind": "judge",
+            "contamination": {
+                "p_value": 0.5,
+                "flagged": False,
+                "n_held_out": 3,
+                "scopes": [
+                    {"scope": "core", "excess": 0.0312, "excess_ci": [-0.1, 0.2], "n_held_out": 1}
+                ],
+            },
+        }
+    )
+    table = result_views.summary_table(record)
+    held = table[table["scope"].str.startswith("held-out check")]
+    assert held["scope"].tolist() == ["held-out check, core", "held-out check"]
+    first = held.iloc[0]
+    assert first["95% CI"] == ci_text(-0.1, 0.2) and first["value"] == cells.number(0.0312)
+    assert "not flagged" in held.iloc[1]["metric"]

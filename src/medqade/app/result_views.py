@@ -112,7 +112,7 @@ def _held_out_rows(record: ScoreRecord) -> list[dict[str, Any]]:
             "scope": f"held-out check, {s.scope}",
             "metric": "excess kappa drop, public - held-out (judge - physicians)",
             "value": number(s.excess),
-            "95% CI": ci_text(s.excess_ci),
+            "95% CI": ci_text(*pair(s.excess_ci)),
             "n": count(s.n_held_out),
         }
         for s in check.scopes or ()
