@@ -5,6 +5,9 @@ repo (``snapshot_download``), so a restarted Space loses nothing, and then mirro
 ``huggingface_hub.CommitScheduler`` every few minutes. The scheduler's lock is held around
 every write into the folder, so a commit never sees half a submission. Tokens come from the
 environment (``HF_TOKEN``, a Space secret) and are never logged or stored.
+
+With ``private_labels`` (a build with held-out labels) the Space shows the public build and
+scores on it with the held-out labels restored (:mod:`medqade.app.held_out`).
 """
 
 from __future__ import annotations
