@@ -15,6 +15,8 @@ from medqade.dataset.release import Release, load_release
 
 from .helpers import Running, judge_variant, on_free_port, url_ok
 
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
+
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -33,6 +35,18 @@ def _patient_launch() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def sample_release(built_sample: Path) -> Release:
     return load_release(built_sample)
+
+
+@pytest.fixture(scope="session")
+def holdout_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The sample with 3 of its 6 items held out (S-C01, S-E03, S-E04): (public build,
+    private part)."""
+    from medqade.dataset.build import build
+    from medqade.dataset.holdout import HoldOut
+
+    root = tmp_path_factory.mktemp("space-holdout")
+    build(SAMPLE, root / "pub", hold_out=HoldOut(3, 7), private_out=root / "priv")
+    return root / "pub", root / "priv"
 
 
 @pytest.fixture

@@ -174,20 +174,58 @@ def test_space_first_run_progress_lines(
     assert "synthesizing" not in again and "building" not in again
 
 
-def test_the_space_refuses_held_out_labels_until_it_can_hide_them(
-    built_sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+def test_the_space_shows_the_public_build_and_scores_with_the_private_labels(
+    holdout_build: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With the private part loaded, Browse, Compare and the downloads would show held-out
-    labels: the flag and the environment variable are refused before anything is served, in
-    one line that says what to do instead."""
-    private = tmp_path / "private"
-    private.mkdir()
-    argv = ["space", "--data", str(built_sample), "--results", str(tmp_path / "r")]
-    assert main([*argv, "--private-labels", str(private)]) != 0
-    err = capsys.readouterr().err
-    assert "held-out labels" in err and "Traceback" not in err and "--private-labels" in err
-    monkeypatch.setenv("MEDQADE_PRIVATE_LABELS", str(private))
-    config = SpaceConfig.from_env()
-    assert config.private_labels == str(private)
-    with pytest.raises(ValueError, match="held-out labels"):
-        serve_module.prepare(config)
+    """``--private-labels`` and ``MEDQADE_PRIVATE_LABELS`` reach the settings, and the Space is
+    built over the public build (labels withheld) with the restored build to score on."""
+    import medqade.app.ui as ui_module
+
+    pub, priv = holdout_build
+    served: list[SpaceConfig] = []
+    monkeypatch.setattr(serve_module, "serve", lambda config: served.append(config))
+    argv = ["space", "--data", str(pub), "--results", str(tmp_path / "r")]
+    assert main([*argv, "--private-labels", str(priv)]) == 0
+    assert served[-1].private_labels == str(priv)
+    monkeypatch.setenv("MEDQADE_PRIVATE_LABELS", str(priv))
+    config = replace(SpaceConfig.from_env(), data=str(pub), results_dir=tmp_path / "r")
+    assert config.private_labels == str(priv)
+
+    built: list[tuple[Any, dict[str, Any]]] = []
+    monkeypatch.setattr(ui_module, "build_app", lambda *a, **kw: built.append((a, kw)))
+    serve_module.prepare(config)
+    (release, *_), kwargs = built[-1]
+    assert release.withholds and not release.restored  # shown: the public build
+    scored = kwargs["scoring_release"]
+    assert scored.restored and not scored.withholds
+    assert list(scored.item_ids[scored.held_out]) == list(release.item_ids[release.held_out])
+
+    wrong = tmp_path / "not-a-private-part"  # refused before anything is built
+    wrong.mkdir()
+    with pytest.raises((ValueError, OSError)):
+        serve_module.prepare(replace(config, private_labels=str(wrong)))
+    with pytest.raises(FileNotFoundError, match="no such folder"):
+        serve_module.prepare(replace(config, private_labels=str(tmp_path / "missing")))
+    assert len(built) == 1
+
+
+def test_a_private_hub_repo_is_downloaded_into_the_hub_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``MEDQADE_PRIVATE_LABELS=ORG/NAME`` (no such folder): the private dataset repo is
+    downloaded with the Space's token; a folder is used as it is."""
+    import huggingface_hub
+
+    calls: list[dict[str, Any]] = []
+
+    def fake_download(**kwargs: Any) -> str:
+        calls.append(kwargs)
+        return str(tmp_path / "snapshot")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_download)
+    got = serve_module.private_folder("org/medqade-private", token="hf_x")
+    assert got == tmp_path / "snapshot"
+    assert calls == [{"repo_id": "org/medqade-private", "repo_type": "dataset", "token": "hf_x"}]
+    assert serve_module.private_folder(str(tmp_path)) == tmp_path and len(calls) == 1

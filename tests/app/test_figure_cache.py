@@ -137,6 +137,26 @@ def test_another_release_or_code_misses(
     assert len(list((tmp_path / "cache" / figure_cache.FOLDER).iterdir())) == 2
 
 
+def test_public_and_restored_labels_of_a_hold_out_have_their_own_entries(
+    sample_release, holdout_build: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The public build, it with its held-out labels restored and the build without a
+    hold-out share the data hash; their figures differ, so their cache folders do too (the one
+    without a hold-out keeps its key)."""
+    from medqade.dataset.release import load_release
+
+    public = load_release(holdout_build[0])
+    restored = public.with_private(holdout_build[1])
+    seed = SpaceConfig().seed
+    caches = [
+        FigureCache.of(r, RESAMPLES, seed, secret=SECRET, root=tmp_path)
+        for r in (sample_release, public, restored)
+    ]
+    assert len({c.folder for c in caches}) == 3
+    assert "held_out" not in caches[0].key
+    assert caches[2].key["held_out"] == {"items": 3, "restored": True}
+
+
 def test_the_fingerprint_follows_the_code() -> None:
     assert figure_cache.code_fingerprint() == figure_cache.code_fingerprint()
     assert "analyses" in figure_cache.CODE and "app/analysis.py" in figure_cache.CODE

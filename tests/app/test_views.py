@@ -368,3 +368,27 @@ def test_the_summary_shows_the_held_out_check_per_scope_and_its_decision() -> No
     assert "flagged contamination" in held[2]["metric"] and held[2]["value"] == 0.004
     plain = read_record({"kind": "judge"})
     assert not any("held-out" in str(s) for s in result_views.summary_table(plain)["scope"])
+
+
+def test_summary_shows_the_held_out_check_with_its_interval() -> None:
+    """A record scored with held-out labels: one row per scope (its excess drop and 95% CI as
+    the other rows write intervals) and the decision row."""
+    record = read_record(
+        {
+            "kind": "judge",
+            "contamination": {
+                "p_value": 0.5,
+                "flagged": False,
+                "n_held_out": 3,
+                "scopes": [
+                    {"scope": "core", "excess": 0.0312, "excess_ci": [-0.1, 0.2], "n_held_out": 1}
+                ],
+            },
+        }
+    )
+    table = result_views.summary_table(record)
+    held = table[table["scope"].str.startswith("held-out check")]
+    assert held["scope"].tolist() == ["held-out check, core", "held-out check"]
+    first = held.iloc[0]
+    assert first["95% CI"] == ci_text(-0.1, 0.2) and first["value"] == cells.number(0.0312)
+    assert "not flagged" in held.iloc[1]["metric"]

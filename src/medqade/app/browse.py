@@ -10,7 +10,10 @@ slots, so the item view can mark the answer that triggered a filter), so a filte
 vector operations.
 
 The item view (:meth:`BrowseIndex.view`) gathers one item's answers and labels; its HTML (answer
-cards and the label grid) is drawn by :mod:`medqade.app.item_view`. Specialties sort in German
+cards and the label grid) is drawn by :mod:`medqade.app.item_view`. A held-out item (a build with
+held-out labels, docs/holdout.md) is shown as published, whatever the release holds: no
+consensus, votes, physician labels, difficulty or reviews, one line saying why, and no filter
+but the text ones finds it by its labels (it is not *unresolved*). Specialties sort in German
 order (umlauts with their base letter, ``ß`` as ``ss``), independent of the machine's locale.
 """
 
@@ -30,6 +33,8 @@ from medqade import vocab
 from medqade.app.browse_judges import BrowseJudges, Codes, Mask
 from medqade.app.item_view import (  # the agreement words stay importable from here
     ABSTAINED_ONLY,  # noqa: F401
+    HELD_OUT,
+    HELD_OUT_LINE,
     NOBODY,  # noqa: F401
     SPLIT,  # noqa: F401
     UNANIMOUS,  # noqa: F401
@@ -97,9 +102,11 @@ class BrowseIndex:
             else np.full(release.n_items, "", dtype=object)
         )
         self.split = q["split"].astype(str).to_numpy(dtype=object)
-        self.tier = release.tier
+        held = self.held_out = np.asarray(release.held_out, dtype=bool)
+        self.tier = np.where(held, 0, release.tier)
         self.lexical = release.lexical
-        self.tier_names = np.array([tier_name(int(t)) for t in self.tier], dtype=object)
+        names = [HELD_OUT if h else tier_name(int(t)) for t, h in zip(self.tier, held, strict=True)]
+        self.tier_names = np.array(names, dtype=object)
         self.table = pd.DataFrame(
             {
                 "item": release.item_ids,
@@ -122,8 +129,11 @@ class BrowseIndex:
                 )
             )
         ]
-        phys = release.physician_labels
-        consensus = release.consensus
+        missing = np.int8(vocab.MISSING_CODE)  # held-out labels: never shown, even if loaded
+        phys = self.physician_labels = np.where(
+            held[None, :, None], missing, release.physician_labels
+        )
+        consensus = self.consensus = np.where(held[:, None], missing, release.consensus)
         says_r = (phys == vocab.RICHTIG_CODE).any(axis=0)
         says_f = (phys == vocab.FALSCH_CODE).any(axis=0)
         ev = release.evaluator_labels
@@ -132,19 +142,24 @@ class BrowseIndex:
         all_wrong = substantive.any(axis=0) & ~(substantive & ~wrong).any(axis=0)
         self.slot_flags: dict[str, Mask] = {  # (items, 5): the answers behind each flag
             FLAG_SPLIT: np.asarray(says_r & says_f),
-            FLAG_UNRESOLVED: np.asarray(consensus == vocab.MISSING_CODE),
+            FLAG_UNRESOLVED: np.asarray((consensus == vocab.MISSING_CODE) & ~held[:, None]),
             FLAG_ABSTAINED: np.asarray((phys == vocab.ABSTAIN_CODE).any(axis=0)),
             FLAG_ALL_WRONG: np.asarray(all_wrong),
         }
         self.flags: dict[str, Mask] = {
             flag: np.asarray(m.any(axis=1)) for flag, m in self.slot_flags.items()
         }
-        self.judges = BrowseJudges(release)
+        self.judges = BrowseJudges(release, consensus)
         """The paper evaluators and submitted judges (:mod:`medqade.app.browse_judges`)."""
         self.row_of = release.item_index
         from medqade.labelstudio.review_queue import review_notes
 
-        self.reviews = review_notes(release)  # answer id -> "reviewer: codes (note)" lines
+        slot = release.slot_index  # answer id -> "reviewer: codes (note)" lines, none held out
+        self.reviews = {
+            aid: notes
+            for aid, notes in review_notes(release).items()
+            if aid in slot and not held[slot[aid][0]]
+        }
 
     # --- choices ----------------------------------------------------------------------------
 
@@ -152,7 +167,12 @@ class BrowseIndex:
         return [ALL, *vocab.SPLITS]
 
     def tier_choices(self) -> list[str]:
-        return [ALL, *(tier_name(int(t)) for t in sorted(set(self.tier.tolist())))]
+        tiers = sorted(set(self.tier[~self.held_out].tolist()))
+        return [
+            ALL,
+            *(tier_name(int(t)) for t in tiers),
+            *([HELD_OUT] if self.held_out.any() else []),
+        ]
 
     def lexical_choices(self) -> list[str]:
         return [ALL, EXACT, NO_MATCH]
@@ -258,7 +278,7 @@ class BrowseIndex:
                 labels = self.judge_labels(judge)
                 if labels is None:
                     continue
-                codes, cons = labels[row], self.release.consensus[row]
+                codes, cons = labels[row], self.consensus[row]
                 hits = (codes >= 0) & (codes != vocab.ABSTAIN_CODE) & (cons >= 0) & (codes != cons)
             elif flag in self.slot_flags:
                 hits = self.slot_flags[flag][row]
@@ -276,7 +296,7 @@ class BrowseIndex:
         extension = str(self.split[row]) == "extension"
         grid: list[tuple[str, str, list[int]]] = []
         for p, rater in enumerate(rel.roster.physicians):
-            codes = rel.physician_labels[p, row]
+            codes = self.physician_labels[p, row]
             if (codes == vocab.MISSING_CODE).all():
                 continue
             role = "adjudicator" if extension and rater == rel.roster.adjudicator else "physician"
@@ -303,30 +323,27 @@ class BrowseIndex:
         names = [f"Answer {k + 1}" for k in range(vocab.N_SLOTS)]
         students = rel.roster.students
         answers = rel.answers.iloc[row * vocab.N_SLOTS : (row + 1) * vocab.N_SLOTS]
-        cons = rel.consensus[row]
+        cons, held = self.consensus[row], bool(self.held_out[row])
         hits = self.triggers(row, flags, judge)
         e = html.escape
         ans_rows, cards = [], []
         for pos, slot in enumerate(order):
             a = answers.iloc[slot]
-            r, f, k = (
-                int(a["votes_richtig"]),
-                int(a["votes_falsch"]),
-                int(a["votes_keine_angabe"]),
-            )
+            votes = None if held else (
+                int(a["votes_richtig"]), int(a["votes_falsch"]), int(a["votes_keine_angabe"])
+            )  # fmt: skip
+            adjudicated = not held and bool(a["adjudicated"])
             model = "(hidden)" if blind else students[slot].name
             answer_text = "" if a["answer"] is None else str(a["answer"])
-            consensus = label_text(int(cons[slot])) or "unresolved"
-            agree = agreement(r, f, k)
             ans_rows.append(
                 {
                     "answer": names[pos],
                     "model": model,
                     "text": answer_text,
-                    "consensus": consensus,
-                    "votes": vote_split(r, f, k),
-                    "agreement": agree,
-                    "adjudicated": "yes" if bool(a["adjudicated"]) else "no",
+                    "consensus": HELD_OUT if held else label_text(int(cons[slot])) or "unresolved",
+                    "votes": "" if votes is None else vote_split(*votes),
+                    "agreement": "" if votes is None else agreement(*votes),
+                    "adjudicated": "" if held else "yes" if adjudicated else "no",
                 }
             )
             cards.append(
@@ -335,8 +352,8 @@ class BrowseIndex:
                     model,
                     answer_text,
                     int(cons[slot]),
-                    (r, f, k),
-                    adjudicated=bool(a["adjudicated"]),
+                    votes,
+                    adjudicated=adjudicated,
                     triggers=hits[slot],
                     reviews=self.reviews.get(str(a["answer_id"]), ()),
                 )
@@ -351,15 +368,16 @@ class BrowseIndex:
         q = rel.questions.iloc[row]
         facts = [
             f"split {e(self.split[row])}",
-            f"tier {e(tier_name(int(self.tier[row])))}",
+            f"tier {e(str(self.tier_names[row]))}",
             EXACT if self.lexical[row] else NO_MATCH,
         ]
         if self.has_specialty and self.specialty[row]:
             facts.append(f"specialty {e(str(self.specialty[row]))}")
-        header = item_header(qid, facts, str(q["question"]), str(q["reference_answer"]))
+        note = HELD_OUT_LINE if held else ""
+        header = item_header(qid, facts, str(q["question"]), str(q["reference_answer"]), note)
         page = (
             header
             + f'<ol class="mq-answers">{"".join(cards)}</ol>'
-            + label_grid(grid, [int(cons[s]) for s in order], [bool(hits[s]) for s in order])
+            + label_grid(grid, [int(cons[s]) for s in order], [bool(hits[s]) for s in order], held)
         )
         return ItemView(qid, header, pd.DataFrame(ans_rows), pd.DataFrame(label_rows), page)

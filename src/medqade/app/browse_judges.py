@@ -34,10 +34,10 @@ def disagrees(labels: Codes, consensus: Codes) -> Mask:
 
 class BrowseJudges:
     """The paper evaluators of ``release`` and the judges added since (see the module
-    docstring)."""
+    docstring), disagreeing with ``consensus`` (default: the release's)."""
 
-    def __init__(self, release: Release) -> None:
-        self.consensus = release.consensus
+    def __init__(self, release: Release, consensus: Codes | None = None) -> None:
+        self.consensus = release.consensus if consensus is None else consensus
         roster = release.roster
         ev = release.evaluator_labels
         self._lock = threading.Lock()

@@ -18,6 +18,7 @@ from typing import Final, Protocol
 
 from medqade import measures, scoring
 from medqade.app.config import SpaceConfig
+from medqade.app.held_out import hide_held_out, listed_limit
 from medqade.dataset.release import Release
 from medqade.scoring.board import (
     PHYSICIANS,
@@ -46,9 +47,11 @@ class RankedJudges(Protocol):
 
 
 class Space(Protocol):
-    """What a comparison reads of the running Space: its release, settings, store and board."""
+    """What a comparison reads of the running Space: its releases (the public one shown, the
+    one scored on: :mod:`medqade.app.held_out`), settings, store and board."""
 
     release: Release
+    scoring_release: Release
     config: SpaceConfig
     store: ResultsStore
     limits: scoring.Limits
@@ -153,7 +156,9 @@ class Comparisons:
             self.compared.set()
 
     def fresh(self, a: str, b: str, view: str) -> Comparison:
-        """The comparison of ``a`` and ``b`` computed now (neither kept nor looked up)."""
+        """The comparison of ``a`` and ``b`` computed now (neither kept nor looked up): its
+        numbers on the release scored on, its answer list without a held-out label
+        (:func:`medqade.app.held_out.hide_held_out`)."""
         space = self.space
         shown = space.board_judge_ids()
         # model-answer records stay, to be refused as "not a judge" by name
@@ -164,15 +169,18 @@ class Comparisons:
             for r in chosen.stored
             if str(r.id) in shown and (paths := space.store.upload_paths(r))
         }
-        side_a, side_b = (resolve(space.release, t, records, uploads, space.limits) for t in (a, b))
+        scored = space.scoring_release
+        side_a, side_b = (resolve(scored, t, records, uploads, space.limits) for t in (a, b))
         ranked = space.boards(view if view in VIEWS else "core").judges_board  # kappa
-        return compare(
-            space.release,
+        made = compare(
+            scored,
             side_a,
             side_b,
             view,
             space.config.resamples,
             space.config.seed,
+            limit=listed_limit(space.release),
             ranked=ranked,
             records=records,
         )
+        return hide_held_out(made, space.release)

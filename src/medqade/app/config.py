@@ -59,9 +59,9 @@ class SpaceConfig:
 
     data: str | None = None
     private_labels: str | None = None
-    """The private part of a build with held-out labels (``MEDQADE_PRIVATE_LABELS``). Refused
-    for now (:func:`medqade.app.serve.prepare`): the Space's item view, Compare and downloads
-    read the release's labels and would show the held-out ones."""
+    """The private part of a build with held-out labels (``MEDQADE_PRIVATE_LABELS``; a folder or
+    a private Hub dataset repo): the Space scores with it and shows none of its labels
+    (:mod:`medqade.app.held_out`)."""
     results_dir: Path = field(default_factory=default_results_dir)
     results_repo: str | None = None
     host: str | None = None

@@ -173,6 +173,9 @@ class FigureCache:
             "resamples": int(resamples),
             "seed": int(seed),
         }
+        held = int(release.held_out.sum())
+        if held:  # the public labels and the restored ones share the data hash
+            key["held_out"] = {"items": held, "restored": bool(release.restored)}
         return cls(key, Path(root), secret)
 
     @property

@@ -22,6 +22,12 @@ UNANIMOUS: Final = "unanimous"
 SPLIT: Final = "split"
 ABSTAINED_ONLY: Final = "agree, some k.A."
 NOBODY: Final = "no physician label"
+HELD_OUT: Final = "held out"
+"""What a held-out answer shows in place of its consensus (and a held-out item as its tier)."""
+HELD_OUT_LINE: Final = (
+    "The physicians' labels of this question set (consensus, votes, difficulty) are held out "
+    "for the leaderboard's contamination check: judges are scored on them, nobody sees them."
+)
 
 
 def agreement(richtig: int, falsch: int, abstained: int) -> str:
@@ -55,7 +61,7 @@ def answer_card(
     model: str,
     text: str,
     consensus_code: int,
-    votes: tuple[int, int, int],
+    votes: tuple[int, int, int] | None,
     *,
     adjudicated: bool,
     triggers: Sequence[str],
@@ -63,30 +69,38 @@ def answer_card(
 ) -> str:
     """One answer's card: its name and model, the answer, the consensus, the physicians' votes
     (Richtig, Falsch, Keine Angabe), the agreement badge, the filters it triggers and the
-    review notes."""
+    review notes. ``votes`` ``None``: the answer's labels are held out, and it says so instead."""
     e = html.escape
-    agree = agreement(*votes)
-    consensus_word = label_text(consensus_code) or "unresolved"
     trigger = "".join(f'<span class="mq-badge mq-trigger">filter: {e(x)}</span>' for x in triggers)
     done = " · adjudicated" if adjudicated else ""
     reviewed = "".join(
         f'<div class="mq-review" lang="de">Review {_lines(line)}</div>' for line in reviews
     )
+    if votes is None:
+        meta = f'<span class="mq-cons mq-held-out">labels {HELD_OUT}</span>{trigger}'
+    else:
+        agree = agreement(*votes)
+        meta = (
+            f'<span class="mq-cons mq-c{consensus_code}">consensus '
+            f"{e(label_text(consensus_code) or 'unresolved')}</span> · physicians "
+            f'{vote_split(*votes)}{done} <span class="mq-badge '
+            f'mq-{agree.split(",")[0].replace(" ", "-")}">{e(agree)}</span>{trigger}'
+        )
     return (
         f'<li class="mq-answer{" mq-hit" if triggers else ""}">'
         f'<div class="mq-answer-head"><strong>{name}</strong> · {e(model)}</div>'
         f'<div class="mq-answer-text" lang="de">{e(text) or "<em>(no answer)</em>"}'
-        "</div>"
-        f'<div class="mq-answer-meta"><span class="mq-cons mq-c{consensus_code}">'
-        f"consensus {e(consensus_word)}</span> · physicians {vote_split(*votes)}"
-        f'{done} <span class="mq-badge mq-{agree.split(",")[0].replace(" ", "-")}">'
-        f"{e(agree)}</span>{trigger}</div>{reviewed}</li>"
+        f'</div><div class="mq-answer-meta">{meta}</div>{reviewed}</li>'
     )
 
 
-def item_header(item_id: str, facts: Sequence[str], question: str, reference: str) -> str:
-    """The item's header: id, facts (already escaped), its link, question and reference."""
+def item_header(
+    item_id: str, facts: Sequence[str], question: str, reference: str, note: str = ""
+) -> str:
+    """The item's header: id, facts (already escaped), its link, question and reference, and
+    ``note`` (e.g. :data:`HELD_OUT_LINE`) in a line of its own."""
     e = html.escape
+    line = f'<p class="mq-held-out-note">{e(note)}</p>' if note else ""
     link = "?item=" + urllib.parse.quote(item_id, safe="")
     return (
         f'<div class="mq-item" data-mq-item="{e(item_id)}"><p class="mq-item-id" tabindex="-1">'
@@ -94,12 +108,15 @@ def item_header(item_id: str, facts: Sequence[str], question: str, reference: st
         f'<a class="mq-link" data-mq-link href="{e(link)}">{e(link)}</a></p>'
         f'<p class="mq-question" lang="de">{e(question)}</p>'
         f'<p class="mq-reference" lang="de">Reference: <strong>'
-        f"{e(reference)}</strong></p></div>"
+        f"{e(reference)}</strong></p>{line}</div>"
     )
 
 
-def label_grid(rows: list[tuple[str, str, list[int]]], cons: list[int], hit: list[bool]) -> str:
-    """Every label of the item in one compact table (answers as columns)."""
+def label_grid(
+    rows: list[tuple[str, str, list[int]]], cons: list[int], hit: list[bool], held: bool = False
+) -> str:
+    """Every label of the item in one compact table (answers as columns); ``held``: the
+    consensus row says the labels are held out."""
     e = html.escape
     head = "".join(
         f'<th scope="col"{" class=mq-hit" if h else ""}>A{k + 1}</th>' for k, h in enumerate(hit)
@@ -115,13 +132,14 @@ def label_grid(rows: list[tuple[str, str, list[int]]], cons: list[int], hit: lis
             return f'<td class="mq-l mq-c{code} mq-contra" title="{e(title)}">{short} ≠</td>'
         return f'<td class="mq-l mq-c{code}" title="{e(full)}">{short}</td>'
 
-    body = [
-        '<tr class="mq-consensus"><th scope="row">consensus</th>'
-        + "".join(
-            f'<td class="mq-l mq-c{c}">{SHORT.get(c, "?") if c >= 0 else "?"}</td>' for c in cons
-        )
-        + "</tr>"
-    ]
+    first = "".join(
+        f'<td class="mq-l mq-missing" title="{HELD_OUT}">–</td>'
+        if held
+        else f'<td class="mq-l mq-c{c}">{SHORT.get(c, "?") if c >= 0 else "?"}</td>'
+        for c in cons
+    )
+    name = f"consensus ({HELD_OUT})" if held else "consensus"
+    body = [f'<tr class="mq-consensus"><th scope="row">{name}</th>{first}</tr>']
     group = ""
     for rater, role, codes in rows:
         kind = "physicians" if role in ("physician", "adjudicator") else role + "s"

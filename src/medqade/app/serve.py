@@ -5,6 +5,9 @@ repo (``snapshot_download``), so a restarted Space loses nothing, and then mirro
 ``huggingface_hub.CommitScheduler`` every few minutes. The scheduler's lock is held around
 every write into the folder, so a commit never sees half a submission. Tokens come from the
 environment (``HF_TOKEN``, a Space secret) and are never logged or stored.
+
+With ``private_labels`` (a build with held-out labels) the Space shows the public build and
+scores on it with the held-out labels restored (:mod:`medqade.app.held_out`).
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from medqade.app.config import ENV_DATASET, ENV_PRIVATE_LABELS, ENV_RESULTS_REPO, SpaceConfig
-from medqade.dataset.sources import open_release
+from medqade.app.config import ENV_DATASET, ENV_RESULTS_REPO, REPO_ID, SpaceConfig
+from medqade.dataset.sources import open_release, with_private_labels
 from medqade.scoring.policy import MIRROR_IGNORE, MIRROR_PATTERNS
 
 log = logging.getLogger(__name__)
@@ -60,22 +63,31 @@ def start_mirror(repo_id: str, folder: Path, every_minutes: float, token: str | 
     )
 
 
+def private_folder(private: str, token: str | None = None) -> Path:
+    """The private part named by ``--private-labels`` / ``MEDQADE_PRIVATE_LABELS``: a folder
+    as it is, else a private Hub dataset repo (``ORG/NAME``) downloaded with ``token`` into the
+    Hugging Face cache (never into the results folder, which is mirrored)."""
+    if Path(private).exists() or not REPO_ID.match(private):
+        return Path(private)
+    from huggingface_hub import snapshot_download
+
+    return Path(snapshot_download(repo_id=private, repo_type="dataset", token=token))
+
+
 def prepare(config: SpaceConfig) -> Any:
     """Build the app for ``config`` (pulling and mirroring results when a repo is set)."""
     from medqade.app.ui import build_app
 
-    if config.private_labels:
-        # Browse, Compare, the item view and the downloads read the release's labels: with the
-        # private part loaded they would show the held-out ones (issue 35 masks them first).
-        raise ValueError(
-            "the Space does not take held-out labels yet: its item view, Compare and downloads "
-            "would show them to the public; serve the public build without --private-labels "
-            f"(or {ENV_PRIVATE_LABELS}) and score with held-out labels on the server with "
-            "`medqade score --private-labels` (docs/holdout.md)"
-        )
     started = time.perf_counter()
-    release = open_release(config.data)
+    release = open_release(config.data)  # shown: the public build, held-out labels withheld
     token = os.environ.get("HF_TOKEN") or None
+    scored = release
+    if config.private_labels:  # scored on: the same build with the held-out labels restored
+        scored = with_private_labels(release, private_folder(config.private_labels, token))
+        log.info(
+            "scoring with the held-out labels of %d items; the Space shows none of them",
+            int(release.held_out.sum()),
+        )
     write_lock = None
     if config.results_repo:
         pull_results(config.results_repo, config.results_dir, token)
@@ -83,7 +95,9 @@ def prepare(config: SpaceConfig) -> Any:
             config.results_repo, config.results_dir, config.sync_every_minutes, token
         )
         write_lock = scheduler.lock
-    demo = build_app(release, config.results_dir, config, write_lock=write_lock)
+    demo = build_app(
+        release, config.results_dir, config, scoring_release=scored, write_lock=write_lock
+    )
     log.info("MedQADE Space ready in %.1f s", time.perf_counter() - started)
     return demo
 

@@ -1,18 +1,17 @@
 """What the Space holds while it runs, and the calls behind every handler (no Gradio here).
 
-:class:`SpaceState` owns the release, the results store, the reference records (paper
-evaluators, physicians, baselines, students; cached on disk by data hash, resamples, seed and
-scorer version), the Browse index and the paper's analyses (:func:`medqade.analyses.reproduce`,
-computed in a background thread so start-up does not wait for it, or read first, before the
-reference records, from the disk cache a start on the same release wrote:
-:mod:`medqade.app.figure_cache`). The leaderboard tables are
-rebuilt from records only when the store changed, under a lock. Submissions go through
-:meth:`SpaceState.submit`, which reads the upload and maps the form onto the library's one
-submission policy (:func:`medqade.scoring.policy.policy.submit`: limits, duplicate and
-reference-copy checks, the rate limit, metadata, scoring, one atomic store write), the one
-``medqade score`` calls too. An upload is read by :mod:`medqade.app.uploads`; Compare's answers are
-kept by
-:mod:`medqade.app.comparisons`.
+:class:`SpaceState` owns the releases (the public one it shows, the one it scores on, which has
+the held-out labels restored when the Space has the private part: :mod:`medqade.app.held_out`),
+the results store, the reference records (paper evaluators, physicians, baselines, students;
+cached on disk by data hash, resamples, seed and scorer version), the Browse index and the
+paper's analyses (:func:`medqade.analyses.reproduce`, computed in a background thread, or read
+first from the disk cache a start on the same release wrote: :mod:`medqade.app.figure_cache`).
+The leaderboard tables are rebuilt from records only when the store changed, under a lock.
+Submissions go through :meth:`SpaceState.submit`, which reads the upload and maps the form onto
+the library's one submission policy (:func:`medqade.scoring.policy.policy.submit`: limits,
+duplicate and reference-copy checks, the rate limit, metadata, scoring, one atomic store
+write), the one ``medqade score`` calls too. An upload is read by :mod:`medqade.app.uploads`;
+Compare's answers are kept by :mod:`medqade.app.comparisons`.
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ from medqade.app.accounts import AccountHasher
 from medqade.app.browse import BrowseIndex
 from medqade.app.comparisons import Comparisons
 from medqade.app.config import SpaceConfig
+from medqade.app.held_out import scoring_release as checked_scoring_release
 from medqade.app.uploads import Uploads
 from medqade.dataset.release import Release
 from medqade.files.problems import InputError
@@ -48,7 +48,6 @@ from medqade.scoring.board import (
     cached_reference_records,
     on_board,
     open_board,
-    reference_path,
 )
 from medqade.scoring.intake import SubmissionForm
 from medqade.scoring.policy import Outcome as Outcome  # the answer SpaceState.submit gives
@@ -105,6 +104,7 @@ class SpaceState:
         results_dir: Path,
         config: SpaceConfig | None = None,
         *,
+        scoring_release: Release | None = None,
         write_lock: AbstractContextManager[Any] | None = None,
         references: list[ScoreRecord] | None = None,
         background: bool = True,
@@ -114,7 +114,11 @@ class SpaceState:
         clock: Callable[[], float] = time.time,
         account: AccountHasher | None = None,
     ) -> None:
+        self.scoring_release = checked_scoring_release(release, scoring_release)
+        """What is scored on (submissions, reference rows, board, analyses): ``release`` with
+        its held-out labels restored when given, else ``release`` itself."""
         self.release = release
+        """The public release: everything shown item by item reads it (Browse, Compare's list)."""
         self.config = config or SpaceConfig(results_dir=Path(results_dir))
         self.results_dir = Path(results_dir)
         self.clock = clock
@@ -176,16 +180,12 @@ class SpaceState:
             self.ready.set()
         self.warm_comparisons()  # after ready: the page serves without waiting for them
 
-    def _reference_path(self) -> Path:
-        c = self.config
-        return reference_path(self.results_dir, self.release, c.resamples, c.seed, c.margin)
-
     def _load_references(self) -> None:
         if self._references is not None:
             return
         c = self.config
         refs = cached_reference_records(
-            self.release, self.results_dir, c.resamples, c.seed, c.margin
+            self.scoring_release, self.results_dir, c.resamples, c.seed, c.margin
         )
         with self._lock:
             self._references = refs
@@ -253,7 +253,9 @@ class SpaceState:
                     log.exception("the first judge's figures could not be drawn")
             return
         try:
-            report = reproduce(self.release, resamples=self.config.resamples, seed=self.config.seed)
+            scored = self.scoring_release  # without the private part: its labelled items
+            scored = scored.labelled() if scored.withholds else scored
+            report = reproduce(scored, resamples=self.config.resamples, seed=self.config.seed)
             if self._on_report is not None:
                 self._on_report(report)  # e.g. draw the figures before the first visitor
         except Exception as exc:  # the Analysis tab shows the error; the Space keeps running
@@ -272,7 +274,7 @@ class SpaceState:
         """The records on this release's board: :func:`medqade.scoring.board.sources.board_records`,
         the rule ``medqade leaderboard`` applies too (a stored record scored on another
         release is left out, and counted in the log once per change of the store)."""
-        chosen = open_board(self.release, self._references or [], self.store)
+        chosen = open_board(self.scoring_release, self._references or [], self.store)
         version = self.store.version
         if chosen.other_release and self._noted_version != version:
             self._noted_version = version
@@ -370,7 +372,7 @@ class SpaceState:
                 return read
             uploads.append(read)
         outcome = submit_upload(
-            self.release,
+            self.scoring_release,
             uploads,
             kind,
             meta,

@@ -315,7 +315,8 @@ class LeaderboardHandlers:
 def add_leaderboard_tab(ctx: TabContext) -> LeaderboardTab:
     """Lay out the Leaderboard tab (inside ``gr.Tabs``) over the state in ``ctx``."""
     first = FirstPage()
-    handlers = LeaderboardHandlers(ctx, PhysicianPanel(ctx.release), first)
+    # the per-physician numbers are aggregates: on the release scored on (held-out labels too)
+    handlers = LeaderboardHandlers(ctx, PhysicianPanel(ctx.state.scoring_release), first)
     with gr.Tab("Leaderboard", id="leaderboard", render_children=True) as tab:
         controls = controls_components(ctx)
         tables = table_components()

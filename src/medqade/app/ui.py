@@ -61,12 +61,17 @@ def build_app(
     results_dir: Path,
     config: SpaceConfig | None = None,
     *,
+    scoring_release: Release | None = None,
     state: SpaceState | None = None,
     background: bool = True,
     analyses: bool = True,
     write_lock: Any = None,
 ) -> gr.Blocks:
     """The Space over ``release`` with submissions stored in ``results_dir``.
+
+    ``release`` is what the Space shows, the public build as published; ``scoring_release``
+    (default ``release``) is what it scores on: that build with its held-out labels restored
+    from the private part (:mod:`medqade.app.held_out`; no held-out label is ever shown).
 
     ``background`` computes the reference records (when not cached on disk), the stored
     judges' labels and the paper's analyses in a thread, so the page serves at once;
@@ -78,8 +83,9 @@ def build_app(
     config = config or SpaceConfig(results_dir=Path(results_dir))
     # one key for the account hashes and, derived from it, the figure cache's seal
     account = state.account if state is not None else AccountHasher(config)
+    scored = state.scoring_release if state is not None else scoring_release or release
     disk = (
-        FigureCache.of(release, config.resamples, config.seed, secret=account.derive(SEAL_PURPOSE))
+        FigureCache.of(scored, config.resamples, config.seed, secret=account.derive(SEAL_PURPOSE))
         if analyses
         else None
     )
@@ -88,6 +94,7 @@ def build_app(
         release,
         Path(results_dir),
         config,
+        scoring_release=scored,
         write_lock=write_lock,
         background=background,
         analyses=analyses,

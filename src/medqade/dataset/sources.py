@@ -158,6 +158,13 @@ def open_release(data: str | Path | None = None, private: str | Path | None = No
         private = default_targets(DEFAULT_HOLD_OUT)[1]  # the default's own, built beside it
     if private is None or str(private) == "":
         return release
+    return with_private_labels(release, private)
+
+
+def with_private_labels(release: Release, private: str | Path) -> Release:
+    """``release`` (a public build with held-out rows) with the labels of its private part
+    ``private`` (a folder) restored; what :func:`open_release` does after loading, for a caller
+    that keeps the public release too (the Space shows it and scores on the restored one)."""
     folder = Path(private)
     if not folder.is_dir():
         raise FileNotFoundError(f"--private-labels {private}: no such folder")

@@ -3,11 +3,13 @@ rows cached under a results folder."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 from medqade.dataset.release import Release
 from medqade.scoring.board import sources as board
+from medqade.scoring.metrics import SCORER_VERSION
 from medqade.scoring.record.score_record import ScoreRecord
 
 
@@ -46,3 +48,26 @@ def test_reference_rows_are_cached_per_setting(sample: Release, tmp_path: Path) 
     assert json.loads(path.read_text(encoding="utf-8")) == [r.to_json() for r in again]
     uncached = board.cached_reference_records(sample, None, 5, 1, 0.05)  # no folder
     assert [r.id for r in uncached] == ids
+
+
+def test_a_hold_out_build_caches_its_public_and_restored_rows_apart(
+    sample: Release, tmp_path: Path
+) -> None:
+    """The public build of a hold-out and the same build with its private part restored share
+    the raw release's data hash (and the build without a hold-out has it too): their reference
+    rows are cached under three different names, and the one without a hold-out keeps its
+    name."""
+    from medqade.dataset.build import build
+    from medqade.dataset.holdout import HoldOut
+    from medqade.dataset.release import load_release
+
+    raw = Path(__file__).resolve().parents[3] / "data" / "sample"
+    build(raw, tmp_path / "pub", hold_out=HoldOut(3, 7), private_out=tmp_path / "priv")
+    public = load_release(tmp_path / "pub")
+    restored = public.with_private(tmp_path / "priv")
+    assert public.data_hash == restored.data_hash == sample.data_hash
+    paths = {board.reference_path(tmp_path, r, 5, 1, 0.05) for r in (sample, public, restored)}
+    assert len(paths) == 3
+    key = json.dumps([sample.data_hash, 5, 1, 0.05, SCORER_VERSION, sample.n_items])
+    name = hashlib.sha256(key.encode()).hexdigest()[:24]
+    assert board.reference_path(tmp_path, sample, 5, 1, 0.05).name == f"{name}.json"

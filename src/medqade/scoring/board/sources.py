@@ -41,8 +41,15 @@ REFERENCE: Final = "reference"
 def reference_path(
     folder: Path, release: Release, resamples: int, seed: int, margin: float
 ) -> Path:
-    """Where the reference records of these settings are cached under ``folder``."""
-    key = json.dumps([release.data_hash, resamples, seed, margin, SCORER_VERSION, release.n_items])
+    """Where the reference records of these settings are cached under ``folder``. A build
+    with held-out labels keeps two entries, one scored on its public labels and one with the
+    private part restored (both have the raw release's data hash)."""
+    parts: list[object] = [release.data_hash, resamples, seed, margin]
+    parts += [SCORER_VERSION, release.n_items]
+    held = int(release.held_out.sum())
+    if held:
+        parts.append({"held_out": held, "restored": bool(release.restored)})
+    key = json.dumps(parts)
     digest = hashlib.sha256(key.encode()).hexdigest()[:24]
     return Path(folder) / REFERENCE / f"{digest}.json"
 
