@@ -118,7 +118,7 @@ def main() -> None:
     args = p.parse_args()
     shares = [int(x) for x in args.shares.split(",")]
     started = time.perf_counter()
-    release = load_release(default_build(print))
+    release = load_release(default_build(print, hold_out=None))  # every label: holds out below
     judges = list(release.roster.evaluator_ids) if args.judges == "all" else args.judges.split(",")
     print(
         f"synthetic release: {release.n_items} items ({int(release.is_core.sum())} core), "

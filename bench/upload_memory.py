@@ -162,7 +162,7 @@ def main() -> int:
         if args.synthetic:
             from medqade.dataset.sources import default_build
 
-            data = default_build(print)
+            data = default_build(print, hold_out=None)
         elif data is None:
             data = sample
         small = normal_log(sample, folder) if sample != data else None

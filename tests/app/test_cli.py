@@ -13,6 +13,7 @@ import pytest
 from medqade.app import serve as serve_module
 from medqade.app.config import SpaceConfig
 from medqade.cli import main
+from medqade.files.guards import PRIVATE_MANIFEST
 
 from .helpers import on_free_port
 
@@ -153,9 +154,12 @@ def test_space_first_run_progress_lines(
         (raw / "questions.csv").write_text("question_id\n", encoding="utf-8")
         return raw
 
-    def fake_build(raw: Path, out: Path) -> None:
+    def fake_build(raw: Path, out: Path, **held: Any) -> None:
         (out / "data").mkdir(parents=True)
         (out / release.RELEASE_JSON).write_text("{}", encoding="utf-8")
+        if held:  # the default's hold-out: a private part beside it
+            held["private_out"].mkdir(parents=True)
+            (held["private_out"] / PRIVATE_MANIFEST).write_text("{}", encoding="utf-8")
 
     monkeypatch.setenv("MEDQADE_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("MEDQADE_DATASET", raising=False)

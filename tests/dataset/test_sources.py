@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from medqade.dataset import sources
+from medqade.files.guards import PRIVATE_MANIFEST
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 
@@ -56,9 +58,12 @@ def test_the_default_build_says_each_step_once(
         shutil.copytree(SAMPLE, raw)
         return raw
 
-    def build(raw: Path, out: Path) -> None:
+    def build(raw: Path, out: Path, **held: Any) -> None:
         (out / "data").mkdir(parents=True)
         (out / "release.json").write_text("{}", encoding="utf-8")
+        if held:
+            held["private_out"].mkdir(parents=True)
+            (held["private_out"] / PRIVATE_MANIFEST).write_text("{}", encoding="utf-8")
 
     monkeypatch.setattr(medqade.synthetic, "synthesize", synthesize)
     monkeypatch.setattr(medqade.dataset.build, "build", build)
@@ -66,6 +71,34 @@ def test_the_default_build_says_each_step_once(
     target = sources.default_build(said.append)
     assert [line[:5] for line in said] == ["[1/2]", "[2/2]", "synth"]
     assert sources.default_build(said.append) == target and len(said) == 3
+    held = sources.DEFAULT_HOLD_OUT
+    assert held is not None and f"{held.items} items' labels held out" in said[1]
+    assert sources.default_targets(held)[0] == target
+
+
+def test_the_default_is_opened_with_its_own_private_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ``--data``: the default build with its hold-out, its labels restored from the private
+    part beside it; what the public sees is the build without them (``published``)."""
+    import numpy as np
+
+    import medqade.synthetic
+    from medqade.dataset.build import build
+    from medqade.dataset.holdout import HoldOut
+
+    monkeypatch.setenv("MEDQADE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(sources, "DEFAULT_HOLD_OUT", HoldOut(3, 7))
+    monkeypatch.setattr(
+        medqade.synthetic, "synthesize", lambda raw, seed: shutil.copytree(SAMPLE, raw)
+    )
+    opened = sources.open_release()
+    build(SAMPLE, tmp_path / "full")
+    full = sources.open_release(tmp_path / "full")
+    assert opened.restored and opened.held_out.sum() == 3 and not opened.withholds
+    assert opened.published.withholds and opened.published.unlabelled.sum() == 3
+    np.testing.assert_array_equal(opened.consensus, full.consensus)
+    assert sources.open_release(None, None).data_hash == opened.data_hash
 
 
 def test_open_release_restores_the_held_out_labels_and_refuses_a_wrong_private_part(

@@ -79,9 +79,10 @@ def prepare(config: SpaceConfig) -> Any:
     from medqade.app.ui import build_app
 
     started = time.perf_counter()
-    release = open_release(config.data)  # shown: the public build, held-out labels withheld
+    opened = open_release(config.data)  # the embedded default comes with its private part
+    release = opened.published  # shown: the public build, held-out labels withheld
     token = os.environ.get("HF_TOKEN") or None
-    scored = release
+    scored = opened
     if config.private_labels:  # scored on: the same build with the held-out labels restored
         scored = with_private_labels(release, private_folder(config.private_labels, token))
         log.info(
