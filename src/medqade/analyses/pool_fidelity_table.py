@@ -140,7 +140,8 @@ def pool_fidelity_table(fidelity: Mapping[str, PoolFidelity], roster: vocab.Rost
         "within their lexical strata, PPI recomputed on each resample, the evaluator's pool "
         "accuracy fixed (it labelled the whole pool); the same resamples for every evaluator. "
         "Without the finite-population correction the intervals are slightly conservative; the "
-        "largest error's is descriptive. See docs/statistics.md."
+        "largest error's is descriptive; a tau interval of one value means the physicians' "
+        "order did not change in any resample. See docs/statistics.md."
     )
     return Table(
         NAME,
