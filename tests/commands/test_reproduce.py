@@ -83,12 +83,17 @@ def test_reproduce_csv_writes_one_file_per_table(
         "table3_evaluator_alignment.csv",
         "table4_abstention.csv",
     ]
-    assert len(names) == 12  # tables 1-4, S1-S4, S5 (the synthetic release has a pool), S6-S8
+    assert (
+        len(names) == 13
+    )  # tables 1-4, S1-S4, S5 and S9 (the synthetic release has a pool), S6-S8
     assert "table_s4_physicians.csv" in names and "table_s5_pool.csv" in names
+    assert names[-1] == "table_s9_pool_fidelity.csv"
     assert "table_s7_position.csv" in names and "table_s8_fidelity.csv" in names
     fidelity = (tmp_path / "table_s8_fidelity.csv").read_text().splitlines()
     assert fidelity[0].startswith("evaluator,kendall_tau_b,kendall_tau_b_low,kendall_tau_b_high")
     assert len(fidelity) == 1 + 9  # the nine paper judges
+    on_pool = (tmp_path / "table_s9_pool_fidelity.csv").read_text().splitlines()
+    assert len(on_pool) == 1 + 9  # the synthetic pool has the nine judges' labels
     header = (tmp_path / "table1_physician_reliability.csv").read_text().splitlines()[0]
     assert header.startswith("student,kappa,kappa_low,kappa_high")
     _figures_exist(tmp_path)

@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
-from medqade.stats.ppi import RatioStratum, plug_in_ratio, ppi_mean, stratified_ppi
+from medqade.stats.ppi import (
+    RatioStratum,
+    plug_in_ratio,
+    ppi_mean,
+    resampled_points,
+    stratified_ppi,
+)
 
 
 def _binary_sample(seed: int, n: int, big_n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -157,3 +163,62 @@ def test_ratio_stratum_rejects_nan() -> None:
 def test_ratio_stratum_rejects_tiny_stratum() -> None:
     with pytest.raises(ValueError, match="at least 2 labelled units"):
         RatioStratum.make([1], [1], [1, 0])
+
+
+def _ratio_strata(seed: int) -> list[RatioStratum]:
+    """Two strata of indicator data with unresolved units and judge abstentions."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for n, big_n, p in ((40, 90, 0.8), (60, 400, 0.4)):
+        r = (rng.random(n) < 0.9).astype(float)
+        y = r * (rng.random(n) < p)
+        g = (rng.random(n) < 0.95).astype(float)
+        f = g * np.where(rng.random(n) < 0.8, y, 1 - y)
+        g_pool = (rng.random(big_n) < 0.95).astype(float)
+        f_pool = g_pool * (rng.random(big_n) < p)
+        out.append(RatioStratum.make(y, f, f_pool, r=r, g=g, g_pool=g_pool))
+    return out
+
+
+@pytest.mark.parametrize("lam", [None, 0.0, 1.0, 0.4])
+def test_resampled_points_equal_stratified_ppi_on_each_resample(lam: float | None) -> None:
+    strata = _ratio_strata(3)
+    rng = np.random.default_rng(4)
+    index = [rng.integers(0, len(s.y), size=(5, len(s.y))) for s in strata]
+    got = resampled_points(strata, index, lam=lam)
+    for b in range(5):
+        drawn = [
+            RatioStratum.make(
+                s.y[i[b]], s.f[i[b]], s.f_pool, r=s.r[i[b]], g=s.g[i[b]], g_pool=s.g_pool
+            )
+            for s, i in zip(strata, index, strict=True)
+        ]
+        expected = stratified_ppi(drawn, lam=lam).estimate
+        assert got[b] == pytest.approx(expected, abs=1e-12)
+
+
+def test_resampled_points_identity_resample_is_the_estimate() -> None:
+    strata = _ratio_strata(5)
+    index = [np.arange(len(s.y))[None, :].repeat(300, axis=0) for s in strata]
+    got = resampled_points(strata, index)  # more rows than one block
+    assert got.shape == (300,)
+    assert np.allclose(got, stratified_ppi(strata).estimate, rtol=0, atol=1e-12)
+
+
+def test_resampled_points_bootstrap_spread_matches_the_clt_error() -> None:
+    strata = _ratio_strata(6)
+    rng = np.random.default_rng(7)
+    index = [rng.integers(0, len(s.y), size=(2000, len(s.y))) for s in strata]
+    spread = float(np.std(resampled_points(strata, index, lam=1.0)))
+    se = stratified_ppi(strata, lam=1.0, finite=False).se
+    assert 0.8 * se < spread < 1.25 * se
+
+
+def test_resampled_points_rejects_bad_indices() -> None:
+    strata = _ratio_strata(8)
+    with pytest.raises(ValueError, match="one index matrix per stratum"):
+        resampled_points(strata, [np.zeros((2, 3), dtype=int)])
+    with pytest.raises(ValueError, match="outside"):
+        resampled_points(strata, [np.full((2, 3), 40), np.zeros((2, 3), dtype=int)])
+    with pytest.raises(ValueError, match="same R"):
+        resampled_points(strata, [np.zeros((2, 3), dtype=int), np.zeros((3, 3), dtype=int)])

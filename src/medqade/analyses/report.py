@@ -5,8 +5,8 @@ resamples and returns a frozen :class:`Report`: ``to_dict()`` (the ``report.json
 ``None``), ``to_json()``, ``tables()`` (Tables 1-4 and the supplementary tables, S4 the
 physicians one by one from :mod:`medqade.analyses.panel_table`, S5 the pool when present, S6
 every evaluator's verdict against the physicians from :mod:`medqade.analyses.verdicts`, S7 and
-S8 the evaluators' position bias and ranking fidelity, each
-with a Markdown and a CSV form: :mod:`~medqade.analyses.paper_tables`,
+S8 the evaluators' position bias and ranking fidelity, S9 the ranking fidelity on the pool when
+present, each with a Markdown and a CSV form: :mod:`~medqade.analyses.paper_tables`,
 :mod:`~medqade.analyses.supplement_tables`) and ``to_markdown()``. The same release,
 resamples and seed give the same numbers, and ``to_json()`` the same bytes.
 
@@ -79,6 +79,9 @@ class Report:
     """S7, every evaluator's :class:`~medqade.measures.position.PositionBias`."""
     fidelity: Mapping[str, Any] | None = None
     """S8, every evaluator's :class:`~medqade.measures.fidelity.RankingFidelity`."""
+    pool_fidelity: Mapping[str, Any] | None = None
+    """S9, every evaluator's :class:`~medqade.measures.pool_fidelity.PoolFidelity` when the
+    release has pool judgments."""
 
     @property
     def synthetic(self) -> bool:
@@ -107,6 +110,11 @@ class Report:
                     if self.fidelity
                     else {}
                 ),
+                **(
+                    {"pool_fidelity": {e: f.to_json() for e, f in self.pool_fidelity.items()}}
+                    if self.pool_fidelity
+                    else {}
+                ),
                 "meta": dict(self.meta),
             }
         )
@@ -118,7 +126,8 @@ class Report:
     def tables(self) -> tuple[Table, ...]:
         """Tables 1-4 of the paper, then S1 (accuracy by tier), S2 (bias), S3 (ensembles), S4
         (the physicians), S5 (the pool, when present), S6 (verdicts against physicians), S7
-        (position bias) and S8 (ranking fidelity)."""
+        (position bias), S8 (ranking fidelity) and S9 (ranking fidelity on the pool, when
+        present)."""
         return (*paper_tables(self), *supplement_tables(self))
 
     def to_markdown(self) -> str:

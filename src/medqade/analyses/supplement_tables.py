@@ -1,8 +1,9 @@
 """The supplementary tables of a report (:mod:`medqade.analyses.report`): S4 (the physicians one
 by one, :mod:`medqade.analyses.panel_table`), S5 (the pool, :mod:`medqade.analyses.pool_table`),
 S6 (every evaluator's verdict against the physicians), S7 (position bias,
-:mod:`medqade.analyses.position_table`) and S8 (ranking fidelity,
-:mod:`medqade.analyses.fidelity_table`), each only when the report holds it.
+:mod:`medqade.analyses.position_table`), S8 (ranking fidelity,
+:mod:`medqade.analyses.fidelity_table`) and S9 (ranking fidelity on the pool,
+:mod:`medqade.analyses.pool_fidelity_table`), each only when the report holds it.
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ from medqade.measures import VERDICTS, Estimate
 
 def supplement_tables(r: ReportParts) -> tuple[Table, ...]:
     """S4 (the physicians), S5 (the pool), S6 (verdicts against physicians), S7 (position
-    bias) and S8 (ranking fidelity), each when present."""
+    bias), S8 (ranking fidelity) and S9 (ranking fidelity on the pool), each when present."""
     return (
         *_table_panel(r),
         *_table_pool(r),
         *_table_verdicts(r),
         *_table_position(r),
         *_table_fidelity(r),
+        *_table_pool_fidelity(r),
     )
 
 
@@ -61,6 +63,16 @@ def _table_fidelity(r: ReportParts) -> tuple[Table, ...]:
     from medqade.analyses.fidelity_table import fidelity_table
 
     return (fidelity_table(r.fidelity, r.roster),)
+
+
+def _table_pool_fidelity(r: ReportParts) -> tuple[Table, ...]:
+    """S9, ranking fidelity on the pool (:mod:`medqade.analyses.pool_fidelity_table`), when the
+    pool is present."""
+    if not r.pool_fidelity:
+        return ()
+    from medqade.analyses.pool_fidelity_table import pool_fidelity_table
+
+    return (pool_fidelity_table(r.pool_fidelity, r.roster),)
 
 
 def _table_pool(r: ReportParts) -> tuple[Table, ...]:

@@ -86,14 +86,18 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         contrast_resamples=args.contrast_resamples,
     )
-    if release.meta.has_pool_judgments:  # S5: the pool, when published
+    if release.meta.has_pool_judgments:  # S5 and S9: the pool, when published
         import dataclasses
 
+        from medqade.analyses.pool_fidelity_table import pool_fidelity_report
         from medqade.analyses.pool_table import pool_report
         from medqade.dataset.sources import resolve_data
 
+        folder = resolve_data(args.data)
         report = dataclasses.replace(
-            report, pool=pool_report(resolve_data(args.data), release.roster)
+            report,
+            pool=pool_report(folder, release.roster),
+            pool_fidelity=pool_fidelity_report(folder, release.roster, args.resamples, args.seed),
         )
     markdown = report.to_markdown()
     print(markdown, end="")

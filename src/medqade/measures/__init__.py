@@ -20,7 +20,9 @@ compute their numbers here and never import each other:
   bootstrap) and what a board can resolve; :mod:`~.max_t`: its critical value and pair errors;
 - :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
 - :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel;
-- :mod:`~.fidelity`: whether a judge ranks the student models as the physicians do;
+- :mod:`~.fidelity`: whether a judge ranks the student models as the physicians do, and
+  :mod:`~.pool_fidelity` the same on the whole item pool (against the PPI estimate of
+  :mod:`~.pool`);
   :mod:`~.length_bias`: its Richtig rate and agreement by answer length beside the
   physicians'; :mod:`~.output_shares`: its outputs as labels, abstentions, unparseable
   replies or nothing;
@@ -94,6 +96,12 @@ from medqade.measures.paired import (
 from medqade.measures.panel import difficulty_icc, panel_slots
 from medqade.measures.physician_reference import PerRater, leave_one_out, quiet_leave_one_out
 from medqade.measures.pool import StudentPoolEstimate, estimate_pool
+from medqade.measures.pool_fidelity import (
+    PoolFidelity,
+    StudentPoolFidelity,
+    pool_fidelity,
+    pool_resamples,
+)
 from medqade.measures.position import (
     N_POSITIONS,
     PERMUTATIONS,
@@ -116,6 +124,7 @@ from medqade.measures.seeds import (
     STREAM_BIAS,
     STREAM_CORE,
     STREAM_LEXICAL,
+    STREAM_POOL,
     STREAM_TIER,
     Weights,
     check_seed,
@@ -166,6 +175,7 @@ __all__ = [
     "STREAM_BIAS",
     "STREAM_CORE",
     "STREAM_LEXICAL",
+    "STREAM_POOL",
     "STREAM_TIER",
     "TIER",
     "VERDICTS",
@@ -188,6 +198,7 @@ __all__ = [
     "PanelReport",
     "PerRater",
     "PhysicianSide",
+    "PoolFidelity",
     "PositionBias",
     "RankInterval",
     "RankedBoard",
@@ -196,6 +207,7 @@ __all__ = [
     "Resolution",
     "SlotAgreement",
     "StudentPoolEstimate",
+    "StudentPoolFidelity",
     "Target",
     "Weights",
     "agreement",
@@ -236,6 +248,8 @@ __all__ = [
     "physician_side",
     "physician_weights",
     "physicians_in_place",
+    "pool_fidelity",
+    "pool_resamples",
     "position_bias",
     "price_note",
     "proportion",

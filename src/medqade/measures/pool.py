@@ -115,26 +115,11 @@ def pool_estimates(
             f"{judge_labelled.shape}, judge on the pool {judge_pool.shape}, "
             f"{len(students)} students"
         )
-    y, r = _indicators(consensus)
-    f, g = _indicators(judge_labelled)
     fp, gp = _indicators(judge_pool)
+    masks = stratum_masks(lexical_labelled, lexical_pool)
     out: dict[str, StudentPoolEstimate] = {}
     for s, student in enumerate(students):
-        strata = [
-            RatioStratum.make(
-                y[m_lab, s],
-                f[m_lab, s],
-                fp[m_pool, s],
-                r=r[m_lab, s],
-                g=g[m_lab, s],
-                g_pool=gp[m_pool, s],
-            )
-            for m_lab, m_pool in (
-                (lexical_labelled, lexical_pool),
-                (~lexical_labelled, ~lexical_pool),
-            )
-            if m_lab.any() and m_pool.any()
-        ]
+        strata = ratio_strata(consensus[:, s], judge_labelled[:, s], judge_pool[:, s], masks)
         out[student] = StudentPoolEstimate(
             physician_only=stratified_ppi(strata, lam=0.0, alpha=alpha),
             judge_only=plug_in_ratio(fp[:, s], gp[:, s], alpha=alpha),
@@ -144,6 +129,38 @@ def pool_estimates(
             n_pool=len(judge_pool),
         )
     return out
+
+
+Mask = npt.NDArray[np.bool_]
+
+
+def stratum_masks(
+    lexical_labelled: npt.ArrayLike, lexical_pool: npt.ArrayLike
+) -> tuple[tuple[Mask, Mask], ...]:
+    """The lexical strata as (labelled items, pool items) masks, exact match first; a stratum
+    is kept when it has labelled and pool items. The strata of every estimate here."""
+    lab = np.asarray(lexical_labelled, dtype=bool)
+    pool = np.asarray(lexical_pool, dtype=bool)
+    pairs = ((lab, pool), (~lab, ~pool))
+    return tuple((m_lab, m_pool) for m_lab, m_pool in pairs if m_lab.any() and m_pool.any())
+
+
+def ratio_strata(
+    consensus: Codes,
+    judge_labelled: Codes,
+    judge_pool: Codes,
+    masks: Sequence[tuple[Mask, Mask]],
+) -> list[RatioStratum]:
+    """One student's strata for :mod:`medqade.stats.ppi`: per mask pair of
+    :func:`stratum_masks`, the consensus and the judge on the labelled items (n,) and the judge
+    on the pool (N,) as (Richtig, verdict) indicators."""
+    y, r = _indicators(consensus)
+    f, g = _indicators(judge_labelled)
+    fp, gp = _indicators(judge_pool)
+    return [
+        RatioStratum.make(y[m_lab], f[m_lab], fp[m_pool], r=r[m_lab], g=g[m_lab], g_pool=gp[m_pool])
+        for m_lab, m_pool in masks
+    ]
 
 
 class PoolSample(Protocol):

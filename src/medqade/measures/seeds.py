@@ -46,6 +46,9 @@ STREAM_PHYSICIANS: Final = 20
 STREAM_CONTAMINATION: Final = 21
 """Re-draws of the held-out set within its strata (the contamination check's permutation test,
 :func:`medqade.measures.holdout_drop.permuted_splits`)."""
+STREAM_POOL: Final = 22
+"""Resamples of the physician-labelled pool items within their lexical strata (ranking
+fidelity at pool scale, :mod:`medqade.measures.pool_fidelity`), shared by every judge."""
 
 
 def check_seed(seed: int) -> int:

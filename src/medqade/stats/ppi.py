@@ -30,7 +30,14 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["PPIEstimate", "RatioStratum", "plug_in_ratio", "ppi_mean", "stratified_ppi"]
+__all__ = [
+    "PPIEstimate",
+    "RatioStratum",
+    "plug_in_ratio",
+    "ppi_mean",
+    "resampled_points",
+    "stratified_ppi",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -235,6 +242,90 @@ def stratified_ppi(
         return PPIEstimate(math.nan, math.nan, math.nan, math.nan, tuple(lams))
     se = math.sqrt(_variance(strata, lams, theta, finite))
     return PPIEstimate(theta, se, theta - z * se, theta + z * se, tuple(lams))
+
+
+Drawn = tuple[FloatArray, FloatArray, FloatArray, FloatArray]
+"""One stratum's resampled labelled arrays (y, r, f, g), each (resamples, units)."""
+
+BLOCK = 128
+"""Resamples computed at once by :func:`resampled_points` (bounds its memory)."""
+
+
+def resampled_points(
+    strata: Sequence[RatioStratum],
+    resamples: Sequence[ArrayLike],
+    *,
+    lam: float | None = None,
+) -> FloatArray:
+    """The point of :func:`stratified_ppi` (``finite=True``) on each bootstrap resample of the
+    labelled units, the unlabelled sets held fixed.
+
+    ``resamples`` holds one index matrix (R, m_h) per stratum, rows the resamples, values
+    positions in that stratum's labelled arrays (``y``, ``r``, ``f``, ``g``); resample ``b`` is
+    the estimate on the strata whose labelled arrays are ``y[resamples[h][b]]`` (and so on) and
+    whose ``f_pool``, ``g_pool`` and ``weight`` are the data's. With ``lam=None`` the PPI++
+    weights are tuned again on every resample (pilot ``lam = 1``, as :func:`stratified_ppi`).
+    The same operations as :func:`stratified_ppi`, batched over resamples; NaN where the
+    denominator is not positive. Returns (R,).
+    """
+    if not strata or len(resamples) != len(strata):
+        raise ValueError("`resamples` must hold one index matrix per stratum, at least one.")
+    if lam is not None and not (math.isfinite(lam) and 0.0 <= lam <= 1.0):
+        raise ValueError(f"`lam` must lie in [0, 1] or be None; got {lam!r}.")
+    index = [np.asarray(i, dtype=np.intp) for i in resamples]
+    n_rep = index[0].shape[0] if index[0].ndim == 2 else -1
+    for s, i in zip(strata, index, strict=True):
+        if i.ndim != 2 or i.shape[0] != n_rep or min(i.shape) < 1:
+            raise ValueError("every index matrix must have shape (R, m), the same R >= 1, m >= 1.")
+        if i.min() < 0 or i.max() >= len(s.y):
+            raise ValueError("an index lies outside its stratum's labelled units.")
+    out = np.empty(n_rep, dtype=np.float64)
+    for start in range(0, n_rep, BLOCK):
+        rows = slice(start, start + BLOCK)
+        drawn: list[Drawn] = [
+            (s.y[i[rows]], s.r[i[rows]], s.f[i[rows]], s.g[i[rows]])
+            for s, i in zip(strata, index, strict=True)
+        ]
+        size = min(BLOCK, n_rep - start)
+        if lam is None:
+            pilot = _points(strata, drawn, [np.ones(size)] * len(strata))
+            lams = [_tuned_rows(*d, pilot) for d in drawn]
+        else:
+            lams = [np.full(size, float(lam))] * len(strata)
+        out[rows] = _points(strata, drawn, lams)
+    return out
+
+
+def _points(
+    strata: Sequence[RatioStratum], drawn: Sequence[Drawn], lams: Sequence[FloatArray]
+) -> FloatArray:
+    """:func:`_point` per row of the resampled labelled arrays ``drawn`` (y, r, f, g)."""
+    num: FloatArray | float = 0.0
+    den: FloatArray | float = 0.0
+    for s, (y, r, f, g), lh in zip(strata, drawn, lams, strict=True):
+        num = num + s.weight * (lh * s.f_pool.mean() + (y - lh[:, None] * f).mean(axis=-1))
+        den = den + s.weight * (lh * s.g_pool.mean() + (r - lh[:, None] * g).mean(axis=-1))
+    d = np.asarray(den, dtype=np.float64)
+    out = np.full(d.shape, np.nan)
+    np.divide(num, d, out=out, where=d > 0)
+    return out
+
+
+def _tuned_rows(
+    y: FloatArray, r: FloatArray, f: FloatArray, g: FloatArray, theta: FloatArray
+) -> FloatArray:
+    """:func:`_tuned` (finite population) per row: ``cov(v, w) / var(w)`` clipped to [0, 1],
+    0 where ``var(w)`` is 0; NaN where ``theta`` is."""
+    v = y - theta[:, None] * r
+    w = f - theta[:, None] * g
+    cov = np.mean(
+        (v - v.mean(axis=-1, keepdims=True)) * (w - w.mean(axis=-1, keepdims=True)), axis=-1
+    )
+    var = np.var(w, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tuned = np.clip(cov / var, 0.0, 1.0)
+    out: FloatArray = np.where(var <= 0, 0.0, tuned)
+    return out
 
 
 def ppi_mean(
