@@ -34,8 +34,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
 }
 
 ONLY_REACHED_THROUGH: dict[str, str] = {
-    "app/context.py": "via medqade.app.ui: tests/app/conftest.py (the app fixture builds every "
-    "tab, each given a TabContext)",
     "app/tab_about.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browser.py",
     "app/tab_browse.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browse.py",
     "app/tab_compare.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_security.py "
