@@ -1,7 +1,7 @@
 """Supplementary table S9: ranking fidelity on the whole item pool (``reproduce``).
 
 Present when the release publishes pool judgments: one row per evaluator with pool labels, in
-roster order (:func:`medqade.measures.pool_fidelity.pool_fidelity`). Per evaluator, each
+roster order (:func:`medqade.measures.pool_ranking.pool_fidelity`). Per evaluator, each
 student's pool accuracy as the evaluator labels it (judge-only, Table S5's column) against the
 physician-calibrated one (PPI, Table S5's estimate): Kendall's tau-b between the two orders, the
 largest absolute error and its student, the probability that the evaluator's best student is

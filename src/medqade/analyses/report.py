@@ -80,7 +80,7 @@ class Report:
     fidelity: Mapping[str, Any] | None = None
     """S8, every evaluator's :class:`~medqade.measures.fidelity.RankingFidelity`."""
     pool_fidelity: Mapping[str, Any] | None = None
-    """S9, every evaluator's :class:`~medqade.measures.pool_fidelity.PoolFidelity` when the
+    """S9, every evaluator's :class:`~medqade.measures.pool_ranking.PoolFidelity` when the
     release has pool judgments."""
 
     @property

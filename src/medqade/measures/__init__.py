@@ -21,7 +21,7 @@ compute their numbers here and never import each other:
 - :mod:`~.aat`: the alternative annotator test of a judge against the physician panel;
 - :mod:`~.panel`: Fleiss' kappa, Gwet's AC1 and the difficulty ICC of the whole panel;
 - :mod:`~.fidelity`: whether a judge ranks the student models as the physicians do, and
-  :mod:`~.pool_fidelity` the same on the whole item pool (against the PPI estimate of
+  :mod:`~.pool_ranking` the same on the whole item pool (against the PPI estimate of
   :mod:`~.pool`);
   :mod:`~.length_bias`: its Richtig rate and agreement by answer length beside the
   physicians'; :mod:`~.output_shares`: its outputs as labels, abstentions, unparseable
@@ -96,7 +96,7 @@ from medqade.measures.paired import (
 from medqade.measures.panel import difficulty_icc, panel_slots
 from medqade.measures.physician_reference import PerRater, leave_one_out, quiet_leave_one_out
 from medqade.measures.pool import StudentPoolEstimate, estimate_pool
-from medqade.measures.pool_fidelity import (
+from medqade.measures.pool_ranking import (
     PoolFidelity,
     StudentPoolFidelity,
     pool_fidelity,

@@ -48,7 +48,7 @@ STREAM_CONTAMINATION: Final = 21
 :func:`medqade.measures.holdout_drop.permuted_splits`)."""
 STREAM_POOL: Final = 22
 """Resamples of the physician-labelled pool items within their lexical strata (ranking
-fidelity at pool scale, :mod:`medqade.measures.pool_fidelity`), shared by every judge."""
+fidelity at pool scale, :mod:`medqade.measures.pool_ranking`), shared by every judge."""
 
 
 def check_seed(seed: int) -> int:

@@ -1,4 +1,4 @@
-"""Tests of medqade.measures.pool_fidelity: ranking fidelity on the whole pool.
+"""Tests of medqade.measures.pool_ranking: ranking fidelity on the whole pool.
 
 The points equal Table S5's estimates and scipy's tau on them; a bootstrap replicate equals the
 S5 estimator run on the resampled labelled items (an explicit loop through
@@ -14,7 +14,7 @@ from scipy.stats import kendalltau
 
 from medqade import stats
 from medqade.measures.pool import estimate_pool, pool_estimates
-from medqade.measures.pool_fidelity import pool_fidelity, pool_resamples
+from medqade.measures.pool_ranking import pool_fidelity, pool_resamples
 from medqade.measures.seeds import STREAM_POOL
 
 STUDENTS = ("a", "b", "c", "d", "e")
