@@ -46,6 +46,10 @@ STREAM_PHYSICIANS: Final = 20
 STREAM_CONTAMINATION: Final = 21
 """Re-draws of the held-out set within its strata (the contamination check's permutation test,
 :func:`medqade.measures.contamination.permuted_splits`)."""
+STREAM_VERIFY_SAMPLE: Final = 22
+"""The questions ``medqade verify`` asks again (:func:`medqade.measures.reproduction.sample`)."""
+STREAM_VERIFY: Final = 23
+"""Resamples of those questions (the re-run's agreement with the stored labels)."""
 
 
 def check_seed(seed: int) -> int:
