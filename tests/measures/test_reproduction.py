@@ -13,7 +13,7 @@ from medqade.measures.reproduction import (
     NO_REPLY,
     REFERENCE_PA,
     reproduces,
-    reproduction,
+    rerun_agreement,
     sample,
 )
 
@@ -33,7 +33,7 @@ def test_kappa_and_pa_equal_sklearn_with_no_reply_as_a_fourth_category() -> None
     stored[0, 0] = MISSING  # not labelled in the record: left out
     again[1, :2] = MISSING  # no usable reply: a disagreement
     strata = np.array(["core"] * 10 + ["extension"] * 20)
-    found = reproduction(stored, again, strata, 0, 3)
+    found = rerun_agreement(stored, again, strata, 0, 3)
     mask = stored >= 0
     a = stored[mask]
     b = np.where(again >= 0, again, NO_REPLY)[mask]
@@ -46,7 +46,7 @@ def test_kappa_and_pa_equal_sklearn_with_no_reply_as_a_fourth_category() -> None
 def test_the_interval_resamples_questions_within_their_split() -> None:
     stored, again = _labels(24, 2, 0.1)
     strata = np.array([0] * 8 + [1] * 16)
-    found = reproduction(stored, again, strata, 200, 7)
+    found = rerun_agreement(stored, again, strata, 200, 7)
     rng = np.random.default_rng([7, 23])  # the stream STREAM_VERIFY of seed 7
     idx = stats.stratified_bootstrap_indices(strata, 200, rng)
     assert set(np.unique(idx[:, :8])) <= set(range(8))  # a core question stays a core one
@@ -55,7 +55,7 @@ def test_the_interval_resamples_questions_within_their_split() -> None:
     np.testing.assert_allclose(found.pa.replicates, reps)
     low, high = np.percentile(reps, [2.5, 97.5])
     assert (found.pa.low, found.pa.high) == pytest.approx((low, high))
-    again_found = reproduction(stored, again, strata, 200, 7)
+    again_found = rerun_agreement(stored, again, strata, 200, 7)
     assert again_found.pa.high == found.pa.high  # the same seed, the same interval
 
 
@@ -69,11 +69,11 @@ def test_the_rule_reads_the_upper_bound() -> None:
 def test_identical_labels_reproduce_and_a_tenth_changed_does_not() -> None:
     stored, _ = _labels(40, 5, 0.0)
     strata = np.array([0] * 20 + [1] * 20)
-    same = reproduction(stored, stored.copy(), strata, 500, 1)
+    same = rerun_agreement(stored, stored.copy(), strata, 500, 1)
     assert same.pa.value == 1.0 and reproduces(same.pa, REFERENCE_PA)
     flipped = stored.copy()
     flipped[np.arange(40), np.arange(40) % 5] = (stored[np.arange(40), np.arange(40) % 5] + 1) % 3
-    changed = reproduction(stored, flipped, strata, 500, 1)
+    changed = rerun_agreement(stored, flipped, strata, 500, 1)
     assert changed.pa.value == pytest.approx(0.8)
     assert not reproduces(changed.pa, REFERENCE_PA)
 

@@ -112,7 +112,7 @@ from medqade.measures.reproduction import (
     SAMPLE_QUESTIONS,
     Reproduction,
     reproduces,
-    reproduction,
+    rerun_agreement,
 )
 from medqade.measures.reproduction import sample as verification_sample
 from medqade.measures.seeds import (
@@ -248,7 +248,7 @@ __all__ = [
     "ratio",
     "release_positions",
     "reproduces",
-    "reproduction",
+    "rerun_agreement",
     "substantive",
     "substantive_scores",
     "verdict",

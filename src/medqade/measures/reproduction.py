@@ -10,7 +10,7 @@ compares the new labels with the stored ones. Here are its three quantities:
   in forty. The draw is seeded (stream :data:`~medqade.measures.seeds.STREAM_VERIFY_SAMPLE`);
   ``medqade verify`` draws a fresh seed unless given one and stores it, so a submitter cannot
   know in advance which questions will be asked again.
-- **the agreement** (:func:`reproduction`): Cohen's kappa and the percent agreement (PA) of the
+- **the agreement** (:func:`rerun_agreement`): Cohen's kappa and the percent agreement (PA) of the
   new labels against the stored ones over the sampled answers the record labelled, with all
   three labels (Richtig, Falsch, Keine Angabe) as categories: turning a label into an
   abstention is a change like any other. An answer the re-run gave no label for (an
@@ -100,7 +100,7 @@ class Reproduction:
         }
 
 
-def reproduction(
+def rerun_agreement(
     stored: npt.ArrayLike,
     again: npt.ArrayLike,
     strata: npt.ArrayLike,
@@ -157,6 +157,6 @@ __all__ = [
     "SAMPLE_QUESTIONS",
     "Reproduction",
     "reproduces",
-    "reproduction",
+    "rerun_agreement",
     "sample",
 ]
