@@ -33,9 +33,9 @@ SHARED: Final[Mapping[str, str]] = {
         "submission (uploaded on this Space)."
     ),
     "badge": (
-        "physician ceiling (the physicians' own row), verified (checked by a maintainer; "
-        "ranked) or self-reported (not checked, not ranked); partial: covers only part of the "
-        "view."
+        "physician ceiling (the physicians' own row), verified (a maintainer ran the judge "
+        "again on a sample of its questions and it reproduced its labels; ranked) or "
+        "self-reported (not checked, not ranked); partial: covers only part of the view."
     ),
     "n": "Answers with a resolved physician consensus that the numbers are computed on.",
     "flags": "The record's flags in words (e.g. partial coverage, above physician ceiling).",
