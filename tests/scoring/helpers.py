@@ -141,3 +141,30 @@ def fidelity_oracle(
         "largest": largest,
         "largest_ci": ci([m for _, m in reps]),
     }
+
+
+def passing(content_hash: str, passed: bool = True) -> Any:
+    """A verification of the labels with ``content_hash`` (what ``medqade verify`` writes):
+    passed, or failed with ``passed=False``."""
+    from medqade.scoring.policy import Verification
+
+    return Verification(
+        record_id="0" * 64,
+        content_hash=content_hash,
+        data_hash=None,
+        model="the-judge",
+        seed=1,
+        questions=40,
+        question_ids=tuple(f"Q{i}" for i in range(40)),
+        answers=200,
+        no_reply=0,
+        kappa=0.97 if passed else 0.7,
+        kappa_ci=(0.93, 1.0) if passed else (0.6, 0.8),
+        pa=0.99 if passed else 0.85,
+        pa_ci=(0.97, 1.0) if passed else (0.8, 0.9),
+        resamples=1000,
+        reference=0.98,
+        reference_source="bound",
+        passed=passed,
+        log=None,
+    )

@@ -33,9 +33,10 @@ SHARED: Final[Mapping[str, str]] = {
         "submission (uploaded on this Space)."
     ),
     "badge": (
-        "physician ceiling (the physicians' own row), verified (checked by a maintainer; "
-        "ranked) or self-reported (not checked, not ranked); partial: covers only part of the "
-        "view; contamination: its agreement falls from the published to the held-out items by "
+        "physician ceiling (the physicians' own row), verified (a maintainer ran the judge "
+        "again on a sample of its questions and it reproduced its labels; ranked) or "
+        "self-reported (not checked, not ranked); partial: covers only part of the view; "
+        "contamination: its agreement falls from the published to the held-out items by "
         "significantly more than the physicians' does (no verdict, not ranked)."
     ),
     "n": "Answers with a resolved physician consensus that the numbers are computed on.",

@@ -30,8 +30,10 @@ from medqade.scoring.policy import (
     Settings,
     Submitter,
     Upload,
+    Verification,
     check,
     check_results_folder,
+    read_verification,
     score_line,
     submit,
     upload_suffix,
@@ -115,7 +117,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--decoding", help='decoding settings: JSON ({"temperature": 0}) or key=value,key=value'
     )
     meta.add_argument("--notes", help="free text")
-    meta.add_argument("--verified", action="store_true", help="maintainers: mark as verified")
+    meta.add_argument(
+        "--verified",
+        action="store_true",
+        help="maintainers: mark as verified; needs --verification, a passing medqade verify "
+        "of these labels",
+    )
+    meta.add_argument(
+        "--verification",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="with --verified: the verification medqade verify wrote for these labels "
+        "(verifications/<record id>-<seed>.json); it must have passed",
+    )
     meta.add_argument(
         "--results",
         type=Path,
@@ -242,6 +257,16 @@ def _uploads(args: argparse.Namespace) -> tuple[list[Upload], list[Upload]]:
     return uploads, runs
 
 
+def _verification(args: argparse.Namespace) -> Verification | None:
+    """The ``--verification`` file, read (a record is marked ``--verified`` only with a passing
+    one of its labels: :func:`medqade.scoring.policy.verified_refusal`)."""
+    if args.verification is None:
+        return None
+    if not args.verified:
+        raise ValueError("--verification is read only with --verified; give both or neither")
+    return read_verification(args.verification)
+
+
 def _store(args: argparse.Namespace) -> ResultsStore | None:
     """The results folder of ``--results`` (account :data:`CLI_ACCOUNT`, no rate limit)."""
     if args.results is None:
@@ -266,6 +291,7 @@ def _check(args: argparse.Namespace, release: Release, limits: Limits) -> dict[s
         store=_store(args),
         submitter=Submitter(CLI_ACCOUNT),
         runs=runs,
+        verification=_verification(args),
     )
     empty = dict.fromkeys(("kind", "format", "rows", "scope", "coverage", "content_hash"))
     summary = (
@@ -297,6 +323,7 @@ def _score(args: argparse.Namespace, release: Release, limits: Limits) -> ScoreR
         store=store,
         submitter=Submitter(CLI_ACCOUNT),
         runs=runs,
+        verification=_verification(args),
     )
     if outcome.record is None:
         if isinstance(outcome.error, ValueError):  # InputError too: every problem listed

@@ -32,6 +32,8 @@ compute their numbers here and never import each other:
   Pareto frontier (:func:`pareto_frontier`);
 - :mod:`~.contamination`: a judge's agreement on public vs held-out items beside the
   physicians', and the ``contamination`` flag (a stratified permutation test).
+- :mod:`~.reproduction`: a judge asked again on a sample of its record's questions, its
+  agreement with the stored labels and whether that reproduces them (``medqade verify``).
 
 Significance, "undefined" and verdicts are decided here on unrounded values. (The function
 ``agreement`` lives in :mod:`~.agreement`; the package name ``agreement`` is that module.)
@@ -118,6 +120,14 @@ from medqade.measures.reference_agreement import (
     grouped_leave_one_out,
     macro_agreement,
 )
+from medqade.measures.reproduction import (
+    REFERENCE_PA,
+    SAMPLE_QUESTIONS,
+    Reproduction,
+    reproduces,
+    rerun_agreement,
+)
+from medqade.measures.reproduction import sample as verification_sample
 from medqade.measures.seeds import (
     BOOTSTRAP_SEED,
     STREAM_ALL,
@@ -169,7 +179,9 @@ __all__ = [
     "PASS_RATE",
     "PERMUTATIONS",
     "PRIMARY",
+    "REFERENCE_PA",
     "RULE",
+    "SAMPLE_QUESTIONS",
     "SELF",
     "STREAM_ALL",
     "STREAM_BIAS",
@@ -204,6 +216,7 @@ __all__ = [
     "RankedBoard",
     "Ranker",
     "RankingFidelity",
+    "Reproduction",
     "Resolution",
     "SlotAgreement",
     "StudentPoolEstimate",
@@ -259,9 +272,12 @@ __all__ = [
     "ranks",
     "ratio",
     "release_positions",
+    "reproduces",
+    "rerun_agreement",
     "substantive",
     "substantive_scores",
     "verdict",
     "verdict_of_bounds",
+    "verification_sample",
     "withhold_verdict",
 ]

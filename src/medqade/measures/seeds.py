@@ -49,6 +49,10 @@ STREAM_CONTAMINATION: Final = 21
 STREAM_POOL: Final = 22
 """Resamples of the physician-labelled pool items within their lexical strata (ranking
 fidelity at pool scale, :mod:`medqade.measures.pool_ranking`), shared by every judge."""
+STREAM_VERIFY_SAMPLE: Final = 23
+"""The questions ``medqade verify`` asks again (:func:`medqade.measures.reproduction.sample`)."""
+STREAM_VERIFY: Final = 24
+"""Resamples of those questions (the re-run's agreement with the stored labels)."""
 
 
 def check_seed(seed: int) -> int:

@@ -35,6 +35,7 @@ import signal
 import tempfile
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from types import FrameType
 from typing import Any, Final
 
@@ -109,22 +110,24 @@ def sigint_seen() -> Iterator[threading.Event]:
         signal.signal(signal.SIGINT, previous)
 
 
-def run_eval(task: Any, settings: RunSettings) -> Asked:
-    """Run ``task`` with Inspect on the settings' endpoint and read its log (a temporary file);
-    ``KeyboardInterrupt`` when the run was interrupted (Inspect catches Ctrl-C and returns no
-    log, or a cancelled one)."""
+def run_eval(task: Any, settings: RunSettings, model: Any = None, keep_log: bool = False) -> Asked:
+    """Run ``task`` with Inspect on the settings' endpoint (or on ``model``, an Inspect model:
+    tests use ``mockllm``) and read its log (a temporary file; ``keep_log``: its bytes and name
+    are kept in :attr:`Asked.log`); ``KeyboardInterrupt`` when the run was interrupted
+    (Inspect catches Ctrl-C and returns no log, or a cancelled one)."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
 
     from medqade.scoring.intake import rows_of_log
 
-    model = get_model(
-        f"openai-api/{SERVICE}/{settings.model}",
-        base_url=settings.url,
-        api_key=settings.api_key(),
-        memoize=False,
-        max_retries=0,  # the openai client's own retries off: Inspect's are the counted ones
-    )
+    if model is None:
+        model = get_model(
+            f"openai-api/{SERVICE}/{settings.model}",
+            base_url=settings.url,
+            api_key=settings.api_key(),
+            memoize=False,
+            max_retries=0,  # the openai client's own retries off: Inspect's are the counted ones
+        )
     with tempfile.TemporaryDirectory(prefix="medqade-inspect-") as folder, sigint_seen() as seen:
         logs = inspect_eval(
             task,
@@ -149,10 +152,15 @@ def run_eval(task: Any, settings: RunSettings) -> Asked:
         for sample in log.samples or []:
             for score in (sample.scores or {}).values():
                 found = (score.metadata or {}).get("response_format") or found
+        kept = None
+        if keep_log:
+            written = Path(log.location)
+            kept = (written.name, written.read_bytes())
     usage = [u for u in (log.stats.model_usage or {}).values()]
     return Asked(
         rows={str(r["question_id"]): dict(r) for r in parsed.rows if r.get("run") == 1},
         input_tokens=sum(int(u.input_tokens or 0) for u in usage),
         output_tokens=sum(int(u.output_tokens or 0) for u in usage),
         response_format=found,
+        log=kept,
     )

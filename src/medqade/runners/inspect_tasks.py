@@ -94,16 +94,20 @@ def judge_solver(
     seed: int,
     response_format: str = "json_schema",
     extra_body: Mapping[str, Any] | None = None,
+    orders: Mapping[str, Sequence[str]] | None = None,
 ) -> Solver:
     """Build the item in this epoch's order and ask for the labels, stepping down the
     structured-output ladder once for the run when the server refuses a shape (a rung's
-    ``response_format`` is merged into ``extra_body``, the run's own extra request keys)."""
+    ``response_format`` is merged into ``extra_body``, the run's own extra request keys).
+    ``orders``: a question's order in epoch 1 given (``medqade verify`` shows the stored one)."""
     ladder = Ladder(format_ladder(response_format, len(students)), extra_body)
     roster = tuple(students)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         meta = state.metadata
-        order = answer_order(str(meta["question_id"]), roster, epoch_seed(seed, state.epoch))
+        qid = str(meta["question_id"])
+        given = (orders or {}).get(qid) if state.epoch == 1 else None
+        order = tuple(given) if given else answer_order(qid, roster, epoch_seed(seed, state.epoch))
         texts: Mapping[str, str | None] = meta["answers"]
         user = judge_user_message(meta["question"], meta["reference"], [texts[s] for s in order])
         messages: list[ChatMessage] = [
@@ -351,12 +355,16 @@ def judge_run_task(
     seed: int,
     response_format: str,
     config: GenerateConfig,
+    given_orders: bool = False,
 ) -> Task:
     """The judge task of ``medqade judge``: the items it asks, its generate settings, and only
-    the valid share as metric (the command writes the labels; ``medqade score`` scores them)."""
+    the valid share as metric (the command writes the labels; ``medqade score`` scores them).
+    ``given_orders``: each item is shown in its own ``order`` (``medqade verify``), not in the
+    one ``seed`` draws."""
+    orders = {item.question_id: item.order for item in items} if given_orders else None
     return Task(
         dataset=MemoryDataset(item_samples(items), name="medqade-judge"),
-        solver=judge_solver(system, students, seed, response_format, config.extra_body),
+        solver=judge_solver(system, students, seed, response_format, config.extra_body, orders),
         scorer=judge_scorer(len(students)),
         metrics=[valid_share()],
         config=config,

@@ -62,6 +62,31 @@ def add_run_arguments(
     p: argparse.ArgumentParser, default_max_tokens: int, default_concurrency: int = 8
 ) -> None:
     """The options every runner command takes (model, endpoint, sampling, retries)."""
+    add_endpoint_arguments(p)
+    add_data_argument(p)
+    p.add_argument(
+        "--split",
+        choices=(*SPLIT_CHOICES, "pool"),
+        default="all",
+        help="items to ask (pool: every item of the release's pool, see docs/pool.md)",
+    )
+    p.add_argument("--out", type=Path, required=True, help="output file")
+    p.add_argument("--prompt-file", type=Path, default=None, help="system prompt to use instead")
+    add_sampling_arguments(p, default_max_tokens, default_concurrency)
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=ORDER_SEED,
+        help=f"seed of the shuffled answer order (default {ORDER_SEED})",
+    )
+    p.add_argument("--limit", type=int, default=None, help="only the first N items (trial run)")
+    p.add_argument("--dry-run", action="store_true", help="print the first request; send nothing")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_endpoint_arguments(p: argparse.ArgumentParser) -> None:
+    """Where the model is served: ``--model``, ``--skip-model-check``, ``--base-url``,
+    ``--api-key-env`` (``medqade judge``, ``answer`` and ``verify``)."""
     p.add_argument(
         "--model",
         required=True,
@@ -84,15 +109,13 @@ def add_run_arguments(
         help=f"environment variable with the API key (default {DEFAULT_KEY_ENV}; "
         f"unset means {DUMMY_KEY!r}, fine for local vLLM/Ollama)",
     )
-    add_data_argument(p)
-    p.add_argument(
-        "--split",
-        choices=(*SPLIT_CHOICES, "pool"),
-        default="all",
-        help="items to ask (pool: every item of the release's pool, see docs/pool.md)",
-    )
-    p.add_argument("--out", type=Path, required=True, help="output file")
-    p.add_argument("--prompt-file", type=Path, default=None, help="system prompt to use instead")
+
+
+def add_sampling_arguments(
+    p: argparse.ArgumentParser, default_max_tokens: int, default_concurrency: int = 8
+) -> None:
+    """How the model is asked: sampling, token limit, extra body, concurrency, retries and
+    timeout (``medqade judge``, ``answer`` and ``verify``)."""
     p.add_argument(
         "--temperature",
         type=_temperature,
@@ -130,15 +153,6 @@ def add_run_arguments(
         help="retries per request on 429/5xx/timeouts, Inspect's backoff (default 5)",
     )
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default 120)")
-    p.add_argument(
-        "--seed",
-        type=int,
-        default=ORDER_SEED,
-        help=f"seed of the shuffled answer order (default {ORDER_SEED})",
-    )
-    p.add_argument("--limit", type=int, default=None, help="only the first N items (trial run)")
-    p.add_argument("--dry-run", action="store_true", help="print the first request; send nothing")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def runner_inputs(args: argparse.Namespace) -> list[tuple[Path, str]]:

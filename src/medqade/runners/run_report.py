@@ -26,6 +26,8 @@ class Asked:
     input_tokens: int = 0
     output_tokens: int = 0
     response_format: str | None = None
+    log: tuple[str, bytes] | None = field(default=None, repr=False)
+    """The Inspect log's file name and bytes, when the caller asked to keep it."""
 
 
 @dataclass(frozen=True)

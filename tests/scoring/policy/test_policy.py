@@ -19,7 +19,7 @@ from medqade.scoring.metrics.duplicates import DUPLICATE_FLAG
 from medqade.scoring.policy import policy
 from medqade.scoring.policy.store import RateLimit, ResultsStore
 
-from ..helpers import judge_rows
+from ..helpers import judge_rows, passing
 
 ROOT = Path(__file__).resolve().parents[3]
 EVALUATOR = "gemma3:4b"
@@ -256,9 +256,13 @@ def test_another_accounts_verified_name_is_taken(sample: Release, tmp_path: Path
     store = ResultsStore(tmp_path, RateLimit(0, 1.0))
     alice = policy.Submitter("alice")
     meta = {"name": "Alice's Judge", "model_id": "alice-judge-1", "verified": True}
+    hashed = policy.submit(sample, [_upload(_csv(sample, 0))], "judge", {}, SETTINGS)
+    assert hashed.submission is not None  # a passing verification of these labels
+    reproduced = passing(hashed.submission.content_hash)
     first = policy.submit(
-        sample, [_upload(_csv(sample, 0))], "judge", meta, SETTINGS, store=store, submitter=alice
-    )
+        sample, [_upload(_csv(sample, 0))], "judge", meta, SETTINGS, store=store,
+        submitter=alice, verification=reproduced,
+    )  # fmt: skip
     assert first.ok, first.message
     for copy in ({"name": "ALICES JUDGE"}, {"name": "Mine", "model_id": "Alice Judge 1"}):
         out = policy.submit(

@@ -204,3 +204,30 @@ def test_rescore_reads_no_more_of_a_stored_upload_than_an_upload_may_have(
     assert f"uploads/{_upload_name(other)}: the stored upload has more than 100 bytes" in (
         outcome.message
     )
+
+
+def test_a_verified_record_stays_verified_only_with_its_stored_verification(
+    sample: Release, tmp_path: Path
+) -> None:
+    from medqade.scoring.policy import write_verification
+
+    from ..helpers import passing
+
+    store = ResultsStore(tmp_path, RateLimit(0, 1.0))
+    own = [_upload(_csv(sample, 1))]
+    plain = policy.submit(sample, own, "judge", {}, SETTINGS)
+    assert plain.submission is not None
+    content = plain.submission.content_hash
+    meta = {"name": "V", "verified": True}
+    first = policy.submit(
+        sample, own, "judge", meta, SETTINGS, store=store, submitter=ME,
+        verification=passing(content),
+    )  # fmt: skip
+    assert first.ok and first.record is not None, first.message
+    other = _typed(_move_to_another_release(store, first.record))
+    refused = rescore(sample, store, other, SETTINGS)  # no verification in the folder
+    assert not refused.ok and "only when its labels were reproduced" in refused.message
+    write_verification(tmp_path, passing(content), b"log")
+    again = rescore(sample, store, other, SETTINGS)
+    assert again.ok and again.record is not None, again.message
+    assert again.record.meta is not None and again.record.meta.verified is True

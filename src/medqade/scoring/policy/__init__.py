@@ -1,5 +1,6 @@
 """What is accepted and kept: the one submission policy both front ends call, the results folder
-and its store, rescoring, and names that would pass for another row.
+and its store, rescoring, names that would pass for another row, and the verifications that a
+verified record needs.
 """
 
 from medqade.scoring.policy.outcome import (
@@ -22,6 +23,20 @@ from medqade.scoring.policy.results_folder import (
     upload_suffix,
 )
 from medqade.scoring.policy.store import ResultsStore
+from medqade.scoring.policy.verification import (
+    Verification,
+    read_verification,
+    reference_of,
+    results_folder_of,
+    stored_verifications,
+    verification_of,
+    verification_targets,
+    verified_refusal,
+    write_verification,
+)
+from medqade.scoring.policy.verification import (
+    check_targets as check_verification_targets,
+)
 
 __all__ = [
     "MIRROR_IGNORE",
@@ -32,14 +47,24 @@ __all__ = [
     "Settings",
     "Submitter",
     "Upload",
+    "Verification",
     "check",
     "check_results_folder",
+    "check_verification_targets",
     "default_results_dir",
     "flag_sentence",
     "on_space",
+    "read_verification",
+    "reference_of",
     "rescore",
+    "results_folder_of",
     "score_line",
     "size_refusal",
+    "stored_verifications",
     "submit",
     "upload_suffix",
+    "verification_of",
+    "verification_targets",
+    "verified_refusal",
+    "write_verification",
 ]

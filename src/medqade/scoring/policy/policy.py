@@ -14,7 +14,9 @@
    limited; it is told when a scored submission would be);
 6. **metadata**: a display name or model id that would pass for another row (a reference
    row, the physicians' rows, another account's verified row: :mod:`medqade.scoring.policy.names`)
-   is refused, then the rest is checked by scoring (a dry run scores without the bootstrap);
+   is refused, and so is ``verified`` without a passing verification of the same labels
+   (:func:`medqade.scoring.policy.verification.verified_refusal`: verified means reproduced);
+   the rest is checked by scoring (a dry run scores without the bootstrap);
 7. **score and store**: :func:`medqade.scoring.score`, then one atomic write of the record
    and its uploads (:meth:`~medqade.scoring.policy.store.ResultsStore.add`, which applies 3 and 5
    again under its lock).
@@ -66,6 +68,7 @@ from medqade.scoring.policy.store import (
     ResultsStore,
     SubmissionRefused,
 )
+from medqade.scoring.policy.verification import Verification, verified_refusal
 from medqade.scoring.record import ScoreRecord, SpaceEntry
 
 if TYPE_CHECKING:
@@ -150,6 +153,7 @@ def _checks(
     submitter: Submitter | None,
     dry: bool,
     runs: Sequence[Upload],
+    verification: Verification | None = None,
 ) -> _Passed | Outcome:
     """Steps 1-6 (the metadata's own checks are scoring's): what passed, or the refusal."""
     if not uploads:
@@ -175,6 +179,10 @@ def _checks(
             error=exc if exc is not None else SubmissionRefused(message),
         )
 
+    if meta.get("verified") is True:
+        why = verified_refusal(verification, sub.content_hash)
+        if why is not None:
+            return refused(f"{shown}: {why}")
     key = duplicate_key(sub)
     limited = None
     if store is not None and submitter is not None:
@@ -234,6 +242,7 @@ def check(
     store: ResultsStore | None = None,
     submitter: Submitter | None = None,
     runs: Sequence[Upload] = (),
+    verification: Verification | None = None,
 ) -> Outcome:
     """The dry run of every front end (the Space's "validate only", ``medqade score
     --validate-only``): every rule :func:`submit` applies (limits, parsing, duplicates and
@@ -242,7 +251,9 @@ def check(
     in the outcome, marked ``dry_run``), so a submitter sees the kappa first. A display
     name that would pass for another row is refused with or without a ``store``; the rate
     limit is only reported. The outcome's ``summary`` describes the parsed file."""
-    passed = _checks(release, uploads, kind, meta, settings, store, submitter, True, runs)
+    passed = _checks(
+        release, uploads, kind, meta, settings, store, submitter, True, runs, verification
+    )
     if isinstance(passed, Outcome):
         return passed
     sub = passed.sub
@@ -277,6 +288,7 @@ def submit(
     validate_only: bool = False,
     clock: Callable[[], float] = time.time,
     runs: Sequence[Upload] = (),
+    verification: Verification | None = None,
 ) -> Outcome:
     """Check, score and (with a ``store``) store one submission (see the module docstring).
 
@@ -284,12 +296,16 @@ def submit(
     ``runs``: further runs of the same judge (reshuffled orders), compared with the first for
     self-consistency; only without a ``store`` (a stored record keeps one upload).
     ``submitter`` is required with a ``store``. ``validate_only``: :func:`check`, every check,
-    scored, nothing stored."""
+    scored, nothing stored. ``verification``: what ``medqade verify`` found for these labels,
+    required when ``meta`` marks the record ``verified``."""
     if validate_only:
         return check(
-            release, uploads, kind, meta, settings, store=store, submitter=submitter, runs=runs
-        )
-    passed = _checks(release, uploads, kind, meta, settings, store, submitter, False, runs)
+            release, uploads, kind, meta, settings, store=store, submitter=submitter, runs=runs,
+            verification=verification,
+        )  # fmt: skip
+    passed = _checks(
+        release, uploads, kind, meta, settings, store, submitter, False, runs, verification
+    )
     if isinstance(passed, Outcome):
         return passed
     sub, warnings = passed.sub, passed.warnings

@@ -15,6 +15,7 @@ from medqade.scoring.intake import Settings
 from medqade.scoring.policy.outcome import EVAL_LOG, Outcome, Submitter, Upload, refused
 from medqade.scoring.policy.policy import parse, submit
 from medqade.scoring.policy.store import UPLOADS, ResultsStore, upload_sha256, upload_suffix
+from medqade.scoring.policy.verification import stored_verifications
 from medqade.scoring.record import ScoreRecord
 
 if TYPE_CHECKING:
@@ -38,7 +39,9 @@ def rescore(
     it (a plain file inside ``uploads/``, never through a link) and only when it is what was
     stored: its bytes' SHA-256 equals the one the record kept (``space.upload_sha256``), or,
     for a record stored before those were kept, its content hash on this release equals its
-    name. It keeps its stored suffix, so an Inspect log is read as a log. Every refusal names
+    name. It keeps its stored suffix, so an Inspect log is read as a log. A verified record
+    stays verified only with a passing verification of its labels in the folder's
+    ``verifications/`` (:mod:`~medqade.scoring.policy.verification`). Every refusal names
     the record, the stored file, why, and what to do."""
     rec = record
     rid = str(rec.id or "")[:16]
@@ -87,9 +90,11 @@ def rescore(
                 )
     meta = {} if rec.meta is None else rec.meta.to_json()
     submitter = Submitter(space.account, (), space.account_scheme)
+    found = stored_verifications(store.root, sub.content_hash)  # a verified record keeps it
     outcome = submit(
-        release, uploads, rec.kind, meta, settings, store=store, submitter=submitter, clock=clock
-    )
+        release, uploads, rec.kind, meta, settings, store=store, submitter=submitter, clock=clock,
+        verification=found[0] if found else None,
+    )  # fmt: skip
     if outcome.ok:
         return outcome
     return replace(outcome, message=f"record {rid}: {outcome.message}")

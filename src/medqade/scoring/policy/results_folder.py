@@ -1,8 +1,9 @@
 """The results folder's layout and the files in it, apart from the records: the folder's
-names (``records/``, ``uploads/``, ``reference/``), where it is by default, the folders it may
-never be, the rate limit's type, an upload's stored suffix and hash, and reading a stored
-upload back only as a plain file inside ``uploads/`` (:func:`read_stored_upload`). The records
-themselves are kept by :class:`medqade.scoring.policy.store.ResultsStore`.
+names (``records/``, ``uploads/``, ``reference/``, ``verifications/``), where it is by default,
+the folders it may never be, the rate limit's type, an upload's stored suffix and hash, and
+reading a stored upload back only as a plain file inside ``uploads/``
+(:func:`read_stored_upload`). The records themselves are kept by
+:class:`medqade.scoring.policy.store.ResultsStore`.
 """
 
 from __future__ import annotations
@@ -24,8 +25,15 @@ UPLOADS: Final = "uploads"
 SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 UPLOAD_SUFFIXES: Final = (".csv", ".jsonl", ".json", ".parquet", ".tsv", ".eval")
 REFERENCE: Final = "reference"
+VERIFICATIONS: Final = "verifications"
+"""Where ``medqade verify`` keeps its results and logs (:mod:`~.verification`)."""
 ENV_RESULTS_DIR: Final = "MEDQADE_RESULTS_DIR"
-MIRROR_PATTERNS: Final = (f"{RECORDS}/*.json", f"{UPLOADS}/*", f"{REFERENCE}/*.json")
+MIRROR_PATTERNS: Final = (
+    f"{RECORDS}/*.json",
+    f"{UPLOADS}/*",
+    f"{REFERENCE}/*.json",
+    f"{VERIFICATIONS}/*",
+)
 MIRROR_IGNORE: Final = ("**/.*", ".*")
 UPLOAD_NAME: Final = re.compile(r"^[0-9a-f]{16,128}\.(csv|jsonl|json|parquet|tsv|eval|bin)$")
 
@@ -154,6 +162,7 @@ __all__ = [
     "UPLOADS",
     "UPLOAD_NAME",
     "UPLOAD_SUFFIXES",
+    "VERIFICATIONS",
     "RateLimit",
     "SubmissionRefused",
     "check_results_folder",

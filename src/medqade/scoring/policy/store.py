@@ -12,6 +12,8 @@ Layout (the whole folder is what the Hub mirror uploads)::
                                  (stored file names)
     uploads/<sha256><suffix>     the submitted file, named by its content hash
     reference/<key>.json         cached reference records (paper evaluators, physicians, ...)
+    verifications/<id>-<seed>.*  what ``medqade verify`` found when it asked the record's judge
+                                 again, and its Inspect log (:mod:`~.verification`)
 
 Every write is atomic (:func:`medqade.files.atomic.write_bytes`: temp file, fsync, rename). The
 store keeps the records in memory behind one lock; :meth:`ResultsStore.add` re-checks the duplicate
