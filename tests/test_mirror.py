@@ -38,8 +38,6 @@ ONLY_REACHED_THROUGH: dict[str, str] = {
     "tab, each given a TabContext)",
     "app/tab_about.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browser.py",
     "app/tab_browse.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browse.py",
-    "app/tab_compare.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_security.py "
-    "(its from_url handler)",
     "measures/judge_behaviour.py": "via medqade.scoring.metrics.judge, "
     "medqade.scoring.metrics.records: "
     "tests/scoring/metrics/test_judge.py, tests/scoring/metrics/test_records.py, "
