@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python bench/space_browser.py [--data D] [--repeat 7] [--sizes 1440x900,390x844]
-        [--bare] [--load-only]
+        [--bare] [--load-only] [--only "Compare vs physicians,Compare run"]
 
 Launches the Space in-process on the full synthetic release (the embedded default unless
 ``--data`` is given; reference rows cached in a fresh results folder before the first
@@ -17,15 +17,20 @@ one was already visible) is printed beside it.
 Interactions, at each ``--sizes`` viewport: page load (navigation start to the first judges on
 screen: the table's rows at desktop size, the judge cards on a phone), the Leaderboard, Analysis
 and Browse tabs (each opened from another tab), the core/full switch, a leaderboard search, a
-column toggle, a Browse filter, a Browse text search, opening an item, a Compare run and (at a
-desktop size) a judges row's *vs physicians* link (that judge against the physicians on the
-Compare tab; a different judge each run, each computed by the Space after its start-up work, as
-for a visitor). Each runs ``--repeat`` times (twice, on and off, for toggles; twice for the two
+column toggle (desktop), a Browse filter, a Browse text search, opening an item, a Compare run
+and a judges row's *vs physicians* link (that judge against the physicians on the Compare tab; a
+different judge each run, each computed by the Space after its start-up work, as for a visitor;
+on a phone the table's link below the cards). A Compare interaction is shown when its headline
+names the new pair and its answers labelled differently show rows.
+
+Each runs ``--repeat`` times (twice, on and off, for toggles; twice for the two
 Compare rows); the table shows p50 and p95 over all runs and the machine's load average
 (``/proc/loadavg``) before and after. Target from issue 39: p50 < 300 ms for every interaction,
 page load < 800 ms. Compare runs alternate two comparisons, so from the third run on the Space
 answers from its kept comparisons (as for a visitor who reruns one); the first two include the
-paired bootstrap. ``--resamples 1000`` is the Space's setting.
+paired bootstrap. ``--resamples 1000`` is the Space's setting. ``--only`` times the named
+interactions alone (names as in the printed table, comma-separated; ``page load`` among them
+for the page load), e.g. ``--only "Compare vs physicians"`` for the *vs physicians* link.
 """
 
 from __future__ import annotations
@@ -223,9 +228,42 @@ def page_load(
     return out
 
 
+INTERACTIONS = (
+    "page load",
+    "Leaderboard tab",
+    "Analysis tab",
+    "Browse tab",
+    "core/full switch",
+    "search",
+    "column toggle",
+    "Browse filter",
+    "Browse search",
+    "open item",
+    "Compare vs physicians",
+    "Compare run",
+)
+"""The interactions timed, by the names the table prints (what ``--only`` picks from)."""
+
+
+ANSWERS_SHOWN = js_visible(
+    "#mq-compare-disagreements",
+    "document.querySelectorAll('#mq-compare-disagreements .virtual-row,"
+    " #mq-compare-disagreements tbody tr').length > 0",
+)
+"""JS: Compare's answers labelled differently show rows (a grid's or a table's); part of what
+a Compare interaction must show, with its headline."""
+
+
 def run(
-    page: Any, url: str, repeat: int, items: tuple[str, str], pair: tuple[str, str], phone: bool
+    page: Any,
+    url: str,
+    repeat: int,
+    items: tuple[str, str],
+    pair: tuple[str, str],
+    phone: bool,
+    only: frozenset[str] = frozenset(INTERACTIONS),
 ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Time each interaction in ``only`` ``repeat`` times (see the module docstring)."""
     from playwright.sync_api import expect
 
     timer = Timer(page)
@@ -252,7 +290,8 @@ def run(
     def tab(name: str) -> Callable[[], None]:
         return lambda: click_tab(page, name)
 
-    for _ in range(repeat):
+    tabs = {"Leaderboard tab", "Analysis tab", "Browse tab"} & only
+    for _ in range(repeat if tabs else 0):
         timer(tab("About"), about_visible)
         add("Leaderboard tab", timer(tab("Leaderboard"), judges_visible))
         add("Analysis tab", timer(tab("Analysis"), plot_visible))
@@ -266,18 +305,18 @@ def run(
     def view_is(view: str) -> str:
         return js_visible(f"#mq-judges [data-view={view}]", rows_in("#mq-judges", "tbody tr"))
 
-    for _ in range(repeat):
+    for _ in range(repeat if "core/full switch" in only else 0):
         add("core/full switch", timer(lambda: full.click(), view_is("full")))
         add("core/full switch", timer(lambda: core.click(), view_is("core")))
 
     search = page.locator("#mq-search textarea, #mq-search input").first
-    for _ in range(repeat):
+    for _ in range(repeat if "search" in only else 0):
         search.fill("gemma")
         add("search", timer(lambda: search.press("Enter"), judges_visible, judges_box))
         search.fill("")
         add("search", timer(lambda: search.press("Enter"), judges_visible, judges_box))
 
-    if not phone:  # the column choice changes the desktop table only
+    if not phone and "column toggle" in only:  # the column choice: the desktop table only
         page.locator("#mq-columns-fold").get_by_text("Columns").first.click()
         toggle = page.locator("#mq-columns label").filter(has_text="PABAK").first
         toggle.wait_for(state="visible")
@@ -291,21 +330,22 @@ def run(
                 timer(lambda: toggle.click(), header_present("#mq-judges", "PABAK")),
             )
 
-    timer(tab("Browse"), items_visible)
+    if {"Browse filter", "Browse search", "open item"} & only:
+        timer(tab("Browse"), items_visible)
     split = page.locator("#mq-flags label").filter(has_text="physicians split").first
-    for _ in range(repeat):
+    for _ in range(repeat if "Browse filter" in only else 0):
         add("Browse filter", timer(lambda: split.click(), items_visible, "#mq-items"))
         add("Browse filter", timer(lambda: split.click(), items_visible, "#mq-items"))
 
     text = page.locator("#mq-browse-search textarea, #mq-browse-search input").first
-    for _ in range(repeat):
+    for _ in range(repeat if "Browse search" in only else 0):
         text.fill("niere")
         add("Browse search", timer(lambda: text.press("Enter"), items_visible, "#mq-items"))
         text.fill("")
         add("Browse search", timer(lambda: text.press("Enter"), items_visible, "#mq-items"))
 
     box = page.locator("#mq-item-id textarea, #mq-item-id input").first
-    for k in range(2 * repeat):
+    for k in range(2 * repeat if "open item" in only else 0):
         wanted = items[k % 2]
         box.fill(wanted)
         add(
@@ -319,7 +359,7 @@ def run(
             ),
         )
 
-    if not phone:  # a row's "vs physicians" link: that judge against the physicians (core)
+    if "Compare vs physicians" in only:  # a row's link: that judge against the physicians
         tokens = page.eval_on_selector_all(
             "#mq-judges a[data-mq-b=physicians]", "links => links.map(a => a.dataset.mqA)"
         )
@@ -327,17 +367,20 @@ def run(
             token = tokens[k % len(tokens)]
             timer(tab("Leaderboard"), judges_visible)
             link = page.locator(f"#mq-judges a[data-mq-a={token!r}][data-mq-b=physicians]")
+            link.scroll_into_view_if_needed()  # a phone shows the table below the cards
             add(
                 "Compare vs physicians",
                 timer(
                     lambda link=link: link.click(),
                     js_visible(
                         f"#mq-compare-summary [data-mq-a={token!r}][data-mq-b=physicians]",
-                        "true",
+                        ANSWERS_SHOWN,
                     ),
                 ),
             )
 
+    if "Compare run" not in only:
+        return out, settled
     # Compare two paper evaluators (opened by a deep link), core and full in turn, so each run
     # shows new numbers; the old headline is marked, the new one is the new content
     a, b = pair
@@ -347,6 +390,7 @@ def run(
     fresh = (
         "(() => { const h = document.querySelector('#mq-compare-summary [data-mq-a]');"
         " return !!h && !h.dataset.mqbOld && h.getBoundingClientRect().height > 0; })()"
+        f" && {ANSWERS_SHOWN}"
     )
     for k in range(2 * repeat):
         page.locator("#mq-compare-view label").filter(has_text=("full", "core")[k % 2]).click()
@@ -378,7 +422,21 @@ def main() -> None:
     parser.add_argument(
         "--load-only", action="store_true", help="time page load only, no interactions"
     )
+    parser.add_argument(
+        "--only",
+        default="",
+        help="time only these interactions (comma-separated names as printed, e.g. "
+        "'Compare vs physicians,Compare run'; 'page load' for the page load)",
+    )
     args = parser.parse_args()
+    only = frozenset(n.strip() for n in args.only.split(",") if n.strip()) or frozenset(
+        INTERACTIONS
+    )
+    if args.load_only:
+        only = frozenset({"page load"})
+    unknown = only - set(INTERACTIONS)
+    if unknown:
+        raise SystemExit(f"unknown interaction(s) {sorted(unknown)}; one of {INTERACTIONS}")
     if not args.chromium:
         raise SystemExit("no chromium executable: pass --chromium PATH")
     sizes = [
@@ -405,23 +463,26 @@ def main() -> None:
                     before = load_average()
                     results: dict[str, list[float]] = {}
                     settled: dict[str, list[float]] = {}
+                    loads: list[float] = []
                     if bare is not None:  # alternating with the Space's, so both see one load
-                        loads, floor = [], []
+                        floor: list[float] = []
                         for _ in range(args.repeat):
                             loads += page_load(browser, url, size, 1)
                             floor += page_load(browser, bare[1], size, 1, js_visible("#mq-bare"))
                         results["bare Gradio page load"] = settled["bare Gradio page load"] = floor
-                    else:
+                    elif "page load" in only:
                         loads = page_load(browser, url, size, args.repeat)
-                    if not args.load_only:
+                    if only - {"page load"}:
                         page = browser.new_page(viewport=size)
                         page.add_init_script(PROBE)
-                        ran, quiet = run(page, url, args.repeat, items, pair, size["width"] < 640)
+                        phone = size["width"] < 640
+                        ran, quiet = run(page, url, args.repeat, items, pair, phone, only)
                         page.close()
                         results.update(ran)
                         settled.update(quiet)
-                    results = {"page load": loads, **results}
-                    settled = {"page load": loads, **settled}
+                    if "page load" in only:
+                        results = {"page load": loads, **results}
+                        settled = {"page load": loads, **settled}
                     tables.append((size, results, settled, before, load_average()))
             finally:
                 browser.close()
