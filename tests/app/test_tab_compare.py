@@ -116,3 +116,32 @@ def test_open_in_browse_opens_the_sent_item_only(app: Any, sample_release: Relea
     for value in ("../../etc/passwd", "S-C01/gemma3:4b", "x" * 300, 7, None, ""):
         assert open_item(SimpleNamespace(item=value), False) == (gr.skip(),) * 3, value
     assert open_item(SimpleNamespace(), False) == (gr.skip(),) * 3  # no item sent
+
+
+def test_the_jumps_between_tabs_show_progress_on_one_box_not_the_tabs(app: Any) -> None:
+    """Issue 39: Gradio's front end refreshes the loading status of every component that was
+    ever an event's progress target at each later event; for the tabs (or a whole held-back
+    tab) that reads back every component of every tab. The events that switch tabs from
+    Compare, the leaderboard and the page's first event keep their progress on one box."""
+    tabs = next(b for b in app.blocks.values() if isinstance(b, gr.Tabs))
+    for name in ("open_comparison", "open_item", "url_state"):
+        fn = next(f for f in app.fns.values() if f.name == name)
+        assert tabs in fn.outputs, name  # it does switch tabs
+        shown = fn.show_progress_on
+        assert shown is not None and len(shown) == 1, name
+        assert not isinstance(shown[0], (gr.Tabs, gr.Tab)) and shown[0] in fn.outputs, name
+        assert not getattr(shown[0], "children", None), name  # a single component
+
+
+def test_vs_physicians_opens_compare_with_its_outputs_in_the_wirings_order(
+    app: Any, sample_release: Release
+) -> None:
+    """The leaderboard's *vs physicians* event: the Compare tab, both rows, the view and
+    Compare's own outputs (what its button returns) in the order the wiring lists them."""
+    open_comparison = handler(app, "open_comparison")
+    judge = sample_release.roster.evaluator_ids[0]
+    out = open_comparison(SimpleNamespace(a=judge, b="physicians"), "core")
+    assert len(out) == 9 and out[0] == gr.update(selected="compare")
+    assert out[1:4] == (judge, "physicians", "core")
+    assert out[4:] == handler(app, "ui")(judge, "physicians", "core")
+    assert open_comparison(SimpleNamespace(a=judge), "core") == (gr.skip(),) * 9

@@ -99,7 +99,11 @@ class CompareTab:
             **READS,
         )
         self.disagreements.select(
-            open_item, [browse.blind], [tabs, browse.item_id, browse.header], **HIDDEN
+            open_item,
+            [browse.blind],
+            [tabs, browse.item_id, browse.header],
+            show_progress_on=browse.header,  # not the tabs (see LeaderboardTab.wire_compare)
+            **HIDDEN,
         )
         self.tab.select(
             lambda: (
