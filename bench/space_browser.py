@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python bench/space_browser.py [--data D] [--repeat 7] [--sizes 1440x900,390x844]
         [--bare] [--load-only] [--only "Compare vs physicians,Compare run"]
+        [--baseline OTHER_CHECKOUT/src]
 
 Launches the Space in-process on the full synthetic release (the embedded default unless
 ``--data`` is given; reference rows cached in a fresh results folder before the first
@@ -31,6 +32,12 @@ answers from its kept comparisons (as for a visitor who reruns one); the first t
 paired bootstrap. ``--resamples 1000`` is the Space's setting. ``--only`` times the named
 interactions alone (names as in the printed table, comma-separated; ``page load`` among them
 for the page load), e.g. ``--only "Compare vs physicians"`` for the *vs physicians* link.
+
+``--baseline SRC`` times a second Space beside this one, the same release served by the code
+in ``SRC`` (another checkout's ``src``, started in a subprocess with ``PYTHONPATH=SRC``), in
+alternation: each repeat times the chosen interactions once on each Space (in a fresh page,
+which Space goes first alternating), so both see the same load; a table is printed for each.
+On a loaded machine this is the way to compare code before and after a change.
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -170,6 +179,34 @@ def launch(data: str | None, resamples: int) -> tuple[Any, str, Any]:
         print(f"analyses failed: {exc}")
     state.compared.wait(300)  # every judge against the physicians, computed after start-up
     return demo, f"http://127.0.0.1:{port}/", release
+
+
+READY = "bench space ready at "
+
+
+def serve(data: str | None, resamples: int) -> None:
+    """``--serve``: launch the Space as :func:`launch` does, say where, and serve until killed
+    (the baseline Space of ``--baseline``, run by another checkout's code)."""
+    demo, url, _ = launch(data, resamples)
+    print(READY + url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    finally:
+        demo.close()
+
+
+def launch_baseline(src: str, data: str | None, resamples: int) -> tuple[Any, str]:
+    """The same Space served by the code in ``src`` in a subprocess: (process, url)."""
+    command = [sys.executable, __file__, "--serve", "--resamples", str(resamples)]
+    command += ["--data", data] if data else []
+    env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith(READY):
+            return proc, line[len(READY) :].strip()
+    raise SystemExit(f"the baseline Space did not start (exit {proc.wait()})")
 
 
 def launch_bare() -> tuple[Any, str]:
@@ -402,6 +439,48 @@ def run(
     return out, settled
 
 
+Timed = tuple[dict[str, list[float]], dict[str, list[float]]]
+
+
+def one_round(
+    browser: Any,
+    url: str,
+    size: dict[str, int],
+    reps: int,
+    only: frozenset[str],
+    bare: tuple[Any, str] | None,
+    items: tuple[str, str],
+    pair: tuple[str, str],
+    timed: Timed,
+) -> None:
+    """Time the interactions in ``only`` ``reps`` times on the Space at ``url``; the times
+    are added to ``timed`` (first frame, settled), by interaction."""
+    results, settled = timed
+
+    def keep(name: str, first: list[float], quiet: list[float]) -> None:
+        results.setdefault(name, []).extend(first)
+        settled.setdefault(name, []).extend(quiet)
+
+    if bare is not None:  # alternating with the Space's, so both see one load
+        loads: list[float] = []
+        floor: list[float] = []
+        for _ in range(reps):
+            loads += page_load(browser, url, size, 1)
+            floor += page_load(browser, bare[1], size, 1, js_visible("#mq-bare"))
+        keep("page load", loads, loads)
+        keep("bare Gradio page load", floor, floor)
+    elif "page load" in only:
+        loads = page_load(browser, url, size, reps)
+        keep("page load", loads, loads)
+    if only - {"page load"}:
+        page = browser.new_page(viewport=size)
+        page.add_init_script(PROBE)
+        ran, quiet = run(page, url, reps, items, pair, size["width"] < 640, only)
+        page.close()
+        for name in ran:
+            keep(name, ran[name], quiet[name])
+
+
 def load_average() -> str:
     try:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -428,7 +507,16 @@ def main() -> None:
         help="time only these interactions (comma-separated names as printed, e.g. "
         "'Compare vs physicians,Compare run'; 'page load' for the page load)",
     )
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="another checkout's src: time the Space it serves in alternation with this one",
+    )
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve:
+        serve(args.data, args.resamples)
+        return
     only = frozenset(n.strip() for n in args.only.split(",") if n.strip()) or frozenset(
         INTERACTIONS
     )
@@ -447,54 +535,49 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     t = time.perf_counter()
+    baseline = launch_baseline(args.baseline, args.data, args.resamples) if args.baseline else None
     demo, url, release = launch(args.data, args.resamples)
     bare = launch_bare() if args.bare else None
     print(f"Space ready in {time.perf_counter() - t:.1f} s at {url} ({release.n_items} items)")
+    spaces = [("", url)] + ([(f"baseline ({args.baseline})", baseline[1])] if baseline else [])
     ids = release.item_ids
     items = (str(ids[min(1234, release.n_items - 1)]), str(ids[0]))
     evaluators = release.roster.evaluator_ids
     pair = (str(evaluators[0]), str(evaluators[1]))
     tables = []
+    # with a baseline, each repeat is one round on each Space; alone, one round of all repeats
+    rounds, reps = (args.repeat, 1) if baseline else (1, args.repeat)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=ARGS, headless=True)
             try:
                 for size in sizes:
                     before = load_average()
-                    results: dict[str, list[float]] = {}
-                    settled: dict[str, list[float]] = {}
-                    loads: list[float] = []
-                    if bare is not None:  # alternating with the Space's, so both see one load
-                        floor: list[float] = []
-                        for _ in range(args.repeat):
-                            loads += page_load(browser, url, size, 1)
-                            floor += page_load(browser, bare[1], size, 1, js_visible("#mq-bare"))
-                        results["bare Gradio page load"] = settled["bare Gradio page load"] = floor
-                    elif "page load" in only:
-                        loads = page_load(browser, url, size, args.repeat)
-                    if only - {"page load"}:
-                        page = browser.new_page(viewport=size)
-                        page.add_init_script(PROBE)
-                        phone = size["width"] < 640
-                        ran, quiet = run(page, url, args.repeat, items, pair, phone, only)
-                        page.close()
-                        results.update(ran)
-                        settled.update(quiet)
-                    if "page load" in only:
-                        results = {"page load": loads, **results}
-                        settled = {"page load": loads, **settled}
-                    tables.append((size, results, settled, before, load_average()))
+                    timed: dict[str, Timed] = {label: ({}, {}) for label, _ in spaces}
+                    for k in range(rounds):
+                        for label, at in spaces[:: 1 if k % 2 == 0 else -1]:
+                            found = timed[label]
+                            one_round(browser, at, size, reps, only, bare, items, pair, found)
+                    after = load_average()
+                    for label, _ in spaces:
+                        tables.append((label, size, *timed[label], before, after))
             finally:
                 browser.close()
     finally:
         demo.close()
         if bare is not None:
             bare[0].close()
-    for size, results, settled, before, after in tables:
+        if baseline is not None:
+            baseline[0].terminate()
+            baseline[0].wait(60)
+    for label, size, results, settled, before, after in tables:
+        if "page load" in results:  # first in the table
+            results = {"page load": results.pop("page load"), **results}
         width = max(len(k) for k in results)
         print(
             f"\nfirst frame with the new content at {size['width']}x{size['height']}, headless "
-            f"Chromium, ms (load average before {before}, after {after})"
+            f"Chromium, ms (load average before {before}, after {after}){' ' if label else ''}"
+            f"{label}"
         )
         print(f"{'interaction':<{width}}  {'p50':>6}  {'p95':>6}  {'settled p50':>11}  {'n':>3}")
         for name, values in results.items():
