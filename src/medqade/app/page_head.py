@@ -140,6 +140,8 @@ li.mq-card { display: grid; grid-template-columns: 3.4em 1fr; gap: 0 6px;
      anywhere rather than push the numbers past the screen's edge */
   [id^=mq-compare-] .mq-table tbody th, [id^=mq-compare-] .mq-table td:first-child {
     overflow-wrap: anywhere; }
+  /* the answers (five columns) in a smaller type: their ids wrap less */
+  #mq-compare-disagreements .mq-table table { font-size: 0.85em; }
   #mq-lead { display: none; }  /* folded: "How to read these tables" stays */
   /* figures at their print size (6 in = 600 px, so 9 pt text is 12.5 px), panned inside
      their own box rather than scaled to 5-8 px text */
