@@ -3,7 +3,8 @@
 Usage::
 
     .venv/bin/python bench/space_browser.py [--data D] [--repeat 7] [--sizes 1440x900,390x844]
-        [--bare] [--load-only]
+        [--bare] [--load-only] [--only "Compare vs physicians,Compare run"]
+        [--baseline OTHER_CHECKOUT/src]
 
 Launches the Space in-process on the full synthetic release (the embedded default unless
 ``--data`` is given; reference rows cached in a fresh results folder before the first
@@ -17,15 +18,26 @@ one was already visible) is printed beside it.
 Interactions, at each ``--sizes`` viewport: page load (navigation start to the first judges on
 screen: the table's rows at desktop size, the judge cards on a phone), the Leaderboard, Analysis
 and Browse tabs (each opened from another tab), the core/full switch, a leaderboard search, a
-column toggle, a Browse filter, a Browse text search, opening an item, a Compare run and (at a
-desktop size) a judges row's *vs physicians* link (that judge against the physicians on the
-Compare tab; a different judge each run, each computed by the Space after its start-up work, as
-for a visitor). Each runs ``--repeat`` times (twice, on and off, for toggles; twice for the two
+column toggle (desktop), a Browse filter, a Browse text search, opening an item, a Compare run
+and a judges row's *vs physicians* link (that judge against the physicians on the Compare tab; a
+different judge each run, each computed by the Space after its start-up work, as for a visitor;
+on a phone the table's link below the cards). A Compare interaction is shown when its headline
+names the new pair and its answers labelled differently show rows.
+
+Each runs ``--repeat`` times (twice, on and off, for toggles; twice for the two
 Compare rows); the table shows p50 and p95 over all runs and the machine's load average
 (``/proc/loadavg``) before and after. Target from issue 39: p50 < 300 ms for every interaction,
 page load < 800 ms. Compare runs alternate two comparisons, so from the third run on the Space
 answers from its kept comparisons (as for a visitor who reruns one); the first two include the
-paired bootstrap. ``--resamples 1000`` is the Space's setting.
+paired bootstrap. ``--resamples 1000`` is the Space's setting. ``--only`` times the named
+interactions alone (names as in the printed table, comma-separated; ``page load`` among them
+for the page load), e.g. ``--only "Compare vs physicians"`` for the *vs physicians* link.
+
+``--baseline SRC`` times a second Space beside this one, the same release served by the code
+in ``SRC`` (another checkout's ``src``, started in a subprocess with ``PYTHONPATH=SRC``), in
+alternation: each repeat times the chosen interactions once on each Space (in a fresh page,
+which Space goes first alternating), so both see the same load; a table is printed for each.
+On a loaded machine this is the way to compare code before and after a change.
 """
 
 from __future__ import annotations
@@ -34,6 +46,8 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -167,6 +181,34 @@ def launch(data: str | None, resamples: int) -> tuple[Any, str, Any]:
     return demo, f"http://127.0.0.1:{port}/", release
 
 
+READY = "bench space ready at "
+
+
+def serve(data: str | None, resamples: int) -> None:
+    """``--serve``: launch the Space as :func:`launch` does, say where, and serve until killed
+    (the baseline Space of ``--baseline``, run by another checkout's code)."""
+    demo, url, _ = launch(data, resamples)
+    print(READY + url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    finally:
+        demo.close()
+
+
+def launch_baseline(src: str, data: str | None, resamples: int) -> tuple[Any, str]:
+    """The same Space served by the code in ``src`` in a subprocess: (process, url)."""
+    command = [sys.executable, __file__, "--serve", "--resamples", str(resamples)]
+    command += ["--data", data] if data else []
+    env = {**os.environ, "PYTHONPATH": str(Path(src).resolve())}
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith(READY):
+            return proc, line[len(READY) :].strip()
+    raise SystemExit(f"the baseline Space did not start (exit {proc.wait()})")
+
+
 def launch_bare() -> tuple[Any, str]:
     """A bare Gradio page (one component, default theme, no CSS or head script): the floor a
     Gradio page load has on this machine."""
@@ -223,9 +265,42 @@ def page_load(
     return out
 
 
+INTERACTIONS = (
+    "page load",
+    "Leaderboard tab",
+    "Analysis tab",
+    "Browse tab",
+    "core/full switch",
+    "search",
+    "column toggle",
+    "Browse filter",
+    "Browse search",
+    "open item",
+    "Compare vs physicians",
+    "Compare run",
+)
+"""The interactions timed, by the names the table prints (what ``--only`` picks from)."""
+
+
+ANSWERS_SHOWN = js_visible(
+    "#mq-compare-disagreements",
+    "document.querySelectorAll('#mq-compare-disagreements .virtual-row,"
+    " #mq-compare-disagreements tbody tr').length > 0",
+)
+"""JS: Compare's answers labelled differently show rows (a grid's or a table's); part of what
+a Compare interaction must show, with its headline."""
+
+
 def run(
-    page: Any, url: str, repeat: int, items: tuple[str, str], pair: tuple[str, str], phone: bool
+    page: Any,
+    url: str,
+    repeat: int,
+    items: tuple[str, str],
+    pair: tuple[str, str],
+    phone: bool,
+    only: frozenset[str] = frozenset(INTERACTIONS),
 ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Time each interaction in ``only`` ``repeat`` times (see the module docstring)."""
     from playwright.sync_api import expect
 
     timer = Timer(page)
@@ -252,7 +327,8 @@ def run(
     def tab(name: str) -> Callable[[], None]:
         return lambda: click_tab(page, name)
 
-    for _ in range(repeat):
+    tabs = {"Leaderboard tab", "Analysis tab", "Browse tab"} & only
+    for _ in range(repeat if tabs else 0):
         timer(tab("About"), about_visible)
         add("Leaderboard tab", timer(tab("Leaderboard"), judges_visible))
         add("Analysis tab", timer(tab("Analysis"), plot_visible))
@@ -266,18 +342,18 @@ def run(
     def view_is(view: str) -> str:
         return js_visible(f"#mq-judges [data-view={view}]", rows_in("#mq-judges", "tbody tr"))
 
-    for _ in range(repeat):
+    for _ in range(repeat if "core/full switch" in only else 0):
         add("core/full switch", timer(lambda: full.click(), view_is("full")))
         add("core/full switch", timer(lambda: core.click(), view_is("core")))
 
     search = page.locator("#mq-search textarea, #mq-search input").first
-    for _ in range(repeat):
+    for _ in range(repeat if "search" in only else 0):
         search.fill("gemma")
         add("search", timer(lambda: search.press("Enter"), judges_visible, judges_box))
         search.fill("")
         add("search", timer(lambda: search.press("Enter"), judges_visible, judges_box))
 
-    if not phone:  # the column choice changes the desktop table only
+    if not phone and "column toggle" in only:  # the column choice: the desktop table only
         page.locator("#mq-columns-fold").get_by_text("Columns").first.click()
         toggle = page.locator("#mq-columns label").filter(has_text="PABAK").first
         toggle.wait_for(state="visible")
@@ -291,21 +367,22 @@ def run(
                 timer(lambda: toggle.click(), header_present("#mq-judges", "PABAK")),
             )
 
-    timer(tab("Browse"), items_visible)
+    if {"Browse filter", "Browse search", "open item"} & only:
+        timer(tab("Browse"), items_visible)
     split = page.locator("#mq-flags label").filter(has_text="physicians split").first
-    for _ in range(repeat):
+    for _ in range(repeat if "Browse filter" in only else 0):
         add("Browse filter", timer(lambda: split.click(), items_visible, "#mq-items"))
         add("Browse filter", timer(lambda: split.click(), items_visible, "#mq-items"))
 
     text = page.locator("#mq-browse-search textarea, #mq-browse-search input").first
-    for _ in range(repeat):
+    for _ in range(repeat if "Browse search" in only else 0):
         text.fill("niere")
         add("Browse search", timer(lambda: text.press("Enter"), items_visible, "#mq-items"))
         text.fill("")
         add("Browse search", timer(lambda: text.press("Enter"), items_visible, "#mq-items"))
 
     box = page.locator("#mq-item-id textarea, #mq-item-id input").first
-    for k in range(2 * repeat):
+    for k in range(2 * repeat if "open item" in only else 0):
         wanted = items[k % 2]
         box.fill(wanted)
         add(
@@ -319,7 +396,7 @@ def run(
             ),
         )
 
-    if not phone:  # a row's "vs physicians" link: that judge against the physicians (core)
+    if "Compare vs physicians" in only:  # a row's link: that judge against the physicians
         tokens = page.eval_on_selector_all(
             "#mq-judges a[data-mq-b=physicians]", "links => links.map(a => a.dataset.mqA)"
         )
@@ -327,17 +404,20 @@ def run(
             token = tokens[k % len(tokens)]
             timer(tab("Leaderboard"), judges_visible)
             link = page.locator(f"#mq-judges a[data-mq-a={token!r}][data-mq-b=physicians]")
+            link.scroll_into_view_if_needed()  # a phone shows the table below the cards
             add(
                 "Compare vs physicians",
                 timer(
                     lambda link=link: link.click(),
                     js_visible(
                         f"#mq-compare-summary [data-mq-a={token!r}][data-mq-b=physicians]",
-                        "true",
+                        ANSWERS_SHOWN,
                     ),
                 ),
             )
 
+    if "Compare run" not in only:
+        return out, settled
     # Compare two paper evaluators (opened by a deep link), core and full in turn, so each run
     # shows new numbers; the old headline is marked, the new one is the new content
     a, b = pair
@@ -347,6 +427,7 @@ def run(
     fresh = (
         "(() => { const h = document.querySelector('#mq-compare-summary [data-mq-a]');"
         " return !!h && !h.dataset.mqbOld && h.getBoundingClientRect().height > 0; })()"
+        f" && {ANSWERS_SHOWN}"
     )
     for k in range(2 * repeat):
         page.locator("#mq-compare-view label").filter(has_text=("full", "core")[k % 2]).click()
@@ -356,6 +437,48 @@ def run(
         )
         add("Compare run", timer(lambda: button.click(), fresh))
     return out, settled
+
+
+Timed = tuple[dict[str, list[float]], dict[str, list[float]]]
+
+
+def one_round(
+    browser: Any,
+    url: str,
+    size: dict[str, int],
+    reps: int,
+    only: frozenset[str],
+    bare: tuple[Any, str] | None,
+    items: tuple[str, str],
+    pair: tuple[str, str],
+    timed: Timed,
+) -> None:
+    """Time the interactions in ``only`` ``reps`` times on the Space at ``url``; the times
+    are added to ``timed`` (first frame, settled), by interaction."""
+    results, settled = timed
+
+    def keep(name: str, first: list[float], quiet: list[float]) -> None:
+        results.setdefault(name, []).extend(first)
+        settled.setdefault(name, []).extend(quiet)
+
+    if bare is not None:  # alternating with the Space's, so both see one load
+        loads: list[float] = []
+        floor: list[float] = []
+        for _ in range(reps):
+            loads += page_load(browser, url, size, 1)
+            floor += page_load(browser, bare[1], size, 1, js_visible("#mq-bare"))
+        keep("page load", loads, loads)
+        keep("bare Gradio page load", floor, floor)
+    elif "page load" in only:
+        loads = page_load(browser, url, size, reps)
+        keep("page load", loads, loads)
+    if only - {"page load"}:
+        page = browser.new_page(viewport=size)
+        page.add_init_script(PROBE)
+        ran, quiet = run(page, url, reps, items, pair, size["width"] < 640, only)
+        page.close()
+        for name in ran:
+            keep(name, ran[name], quiet[name])
 
 
 def load_average() -> str:
@@ -378,7 +501,30 @@ def main() -> None:
     parser.add_argument(
         "--load-only", action="store_true", help="time page load only, no interactions"
     )
+    parser.add_argument(
+        "--only",
+        default="",
+        help="time only these interactions (comma-separated names as printed, e.g. "
+        "'Compare vs physicians,Compare run'; 'page load' for the page load)",
+    )
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="another checkout's src: time the Space it serves in alternation with this one",
+    )
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve:
+        serve(args.data, args.resamples)
+        return
+    only = frozenset(n.strip() for n in args.only.split(",") if n.strip()) or frozenset(
+        INTERACTIONS
+    )
+    if args.load_only:
+        only = frozenset({"page load"})
+    unknown = only - set(INTERACTIONS)
+    if unknown:
+        raise SystemExit(f"unknown interaction(s) {sorted(unknown)}; one of {INTERACTIONS}")
     if not args.chromium:
         raise SystemExit("no chromium executable: pass --chromium PATH")
     sizes = [
@@ -389,51 +535,49 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     t = time.perf_counter()
+    baseline = launch_baseline(args.baseline, args.data, args.resamples) if args.baseline else None
     demo, url, release = launch(args.data, args.resamples)
     bare = launch_bare() if args.bare else None
     print(f"Space ready in {time.perf_counter() - t:.1f} s at {url} ({release.n_items} items)")
+    spaces = [("", url)] + ([(f"baseline ({args.baseline})", baseline[1])] if baseline else [])
     ids = release.item_ids
     items = (str(ids[min(1234, release.n_items - 1)]), str(ids[0]))
     evaluators = release.roster.evaluator_ids
     pair = (str(evaluators[0]), str(evaluators[1]))
     tables = []
+    # with a baseline, each repeat is one round on each Space; alone, one round of all repeats
+    rounds, reps = (args.repeat, 1) if baseline else (1, args.repeat)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=ARGS, headless=True)
             try:
                 for size in sizes:
                     before = load_average()
-                    results: dict[str, list[float]] = {}
-                    settled: dict[str, list[float]] = {}
-                    if bare is not None:  # alternating with the Space's, so both see one load
-                        loads, floor = [], []
-                        for _ in range(args.repeat):
-                            loads += page_load(browser, url, size, 1)
-                            floor += page_load(browser, bare[1], size, 1, js_visible("#mq-bare"))
-                        results["bare Gradio page load"] = settled["bare Gradio page load"] = floor
-                    else:
-                        loads = page_load(browser, url, size, args.repeat)
-                    if not args.load_only:
-                        page = browser.new_page(viewport=size)
-                        page.add_init_script(PROBE)
-                        ran, quiet = run(page, url, args.repeat, items, pair, size["width"] < 640)
-                        page.close()
-                        results.update(ran)
-                        settled.update(quiet)
-                    results = {"page load": loads, **results}
-                    settled = {"page load": loads, **settled}
-                    tables.append((size, results, settled, before, load_average()))
+                    timed: dict[str, Timed] = {label: ({}, {}) for label, _ in spaces}
+                    for k in range(rounds):
+                        for label, at in spaces[:: 1 if k % 2 == 0 else -1]:
+                            found = timed[label]
+                            one_round(browser, at, size, reps, only, bare, items, pair, found)
+                    after = load_average()
+                    for label, _ in spaces:
+                        tables.append((label, size, *timed[label], before, after))
             finally:
                 browser.close()
     finally:
         demo.close()
         if bare is not None:
             bare[0].close()
-    for size, results, settled, before, after in tables:
+        if baseline is not None:
+            baseline[0].terminate()
+            baseline[0].wait(60)
+    for label, size, results, settled, before, after in tables:
+        if "page load" in results:  # first in the table
+            results = {"page load": results.pop("page load"), **results}
         width = max(len(k) for k in results)
         print(
             f"\nfirst frame with the new content at {size['width']}x{size['height']}, headless "
-            f"Chromium, ms (load average before {before}, after {after})"
+            f"Chromium, ms (load average before {before}, after {after}){' ' if label else ''}"
+            f"{label}"
         )
         print(f"{'interaction':<{width}}  {'p50':>6}  {'p95':>6}  {'settled p50':>11}  {'n':>3}")
         for name, values in results.items():

@@ -36,8 +36,6 @@ TESTED_ELSEWHERE: dict[str, str] = {
 ONLY_REACHED_THROUGH: dict[str, str] = {
     "app/tab_about.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browser.py",
     "app/tab_browse.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_browse.py",
-    "app/tab_compare.py": "via medqade.app.ui: tests/app/conftest.py, tests/app/test_security.py "
-    "(its from_url handler)",
     "measures/judge_behaviour.py": "via medqade.scoring.metrics.judge, "
     "medqade.scoring.metrics.records: "
     "tests/scoring/metrics/test_judge.py, tests/scoring/metrics/test_records.py, "

@@ -273,7 +273,8 @@ def test_compare_before_and_after_the_first_run(
     space: Running, browser: Any, size: dict[str, int]
 ) -> None:
     """Item 6: before the first run a blank gap and a header-only table; on the phone the A
-    and B names were cut ("Gemini 3 Flash (pa") under the dropdown's arrow."""
+    and B names were cut ("Gemini 3 Flash (pa") under the dropdown's arrow. After the run
+    every header has its tooltip (item 3)."""
     from playwright.sync_api import expect
 
     errors: list[str] = []
@@ -296,6 +297,17 @@ def test_compare_before_and_after_the_first_run(
         button.click()
         expect(page.locator("#mq-compare-disagreements")).to_be_visible(timeout=30_000)
         expect(page.locator("#mq-compare-overall table")).to_be_visible()
+        # issue 39: plain tables whose headers carry their glossary entry as the tooltip
+        for box, entries in (
+            ("#mq-compare-overall", glossary.COMPARE),
+            ("#mq-compare-disagreements", glossary.COMPARE_ANSWERS),
+        ):
+            heads = page.eval_on_selector_all(
+                f"{box} thead th", "hs => hs.map(h => [h.textContent.trim(), h.title])"
+            )
+            assert [n for n, _ in heads if n] == list(entries), box
+            assert all(title == entries[n] for n, title in heads if n), box
+        assert page.locator("#mq-compare-disagreements .virtual-row").count() == 0
     finally:
         page.close()
     assert errors == []

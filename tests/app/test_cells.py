@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from medqade.app import cells
+from medqade.app.html_table import Link
 
 
 def test_number_rounds_and_maps_missing_to_nan() -> None:
@@ -50,8 +51,9 @@ def test_rank_range_text() -> None:
 
 
 def test_table_links_are_read_back_by_the_select_handlers() -> None:
-    """Issue 27: the cells the leaderboard and Compare link from (Markdown, typed so) carry
-    what their select handlers open in place; any other cell opens nothing."""
+    """Issue 27: the cells the leaderboard (Markdown) and Compare (a :class:`Link` with the
+    item in ``data-mq-item``) link from carry what their select handlers open in place; any
+    other value opens nothing."""
     from medqade.app import compare_views
 
     link = cells.compare_link({"source": "paper", "model_id": "gemma3:4b"})
@@ -59,12 +61,14 @@ def test_table_links_are_read_back_by_the_select_handlers() -> None:
     assert cells.linked_comparison("vs physicians") is None
     assert cells.linked_comparison(0.5) is None
     cell = compare_views.browse_link("S-C01")
-    assert cell == "[S-C01](?tab=browse&item=S-C01)"
-    assert compare_views.linked_item(cell) == "S-C01"
+    assert cell == Link("S-C01", "?tab=browse&item=S-C01", (("mq-item", "S-C01"),))
+    # Compare's click sends the link's data-mq-item; only a safe token opens anything
+    assert compare_views.linked_item("S-C01") == "S-C01"
     assert compare_views.linked_item("S-C01/gemma3:4b") is None
-    assert compare_views.browse_link("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
-    frame = pd.DataFrame({"answer": ["S-C01/x"], "open in Browse": [cell]})
-    assert cells.datatypes(frame) == ["str", "markdown"]
+    assert compare_views.linked_item("../etc/passwd") is None
+    assert compare_views.linked_item(None) is None
+    assert compare_views.linked_item(["S-C01"]) is None
+    assert compare_views.browse_link("<b>x</b>") == "<b>x</b>"  # text, escaped when drawn
 
 
 def test_counts_pairs_and_text_cells() -> None:

@@ -44,3 +44,21 @@ def test_every_column_of_the_per_physician_table_has_exactly_one_entry() -> None
     assert "**Physicians one by one**" in glossary.markdown()
     for name, words in glossary.PHYSICIANS.items():
         assert f"- **{name}**: {words}" in glossary.markdown()
+
+
+def test_every_column_of_the_compare_tables_has_exactly_one_entry() -> None:
+    """Compare's difference tables and its answers labelled differently: each header but the
+    row-name column has its entry (the tooltip), and About lists them."""
+    from medqade.app import compare_views
+
+    assert set(glossary.COMPARE) == set(compare_views.DIFF_COLUMNS) - {""}
+    assert set(glossary.COMPARE_ANSWERS) == set(compare_views.DISAGREEMENT_COLUMNS)
+    text = glossary.markdown()
+    for title, entries in (
+        ("Compare: A against B", glossary.COMPARE),
+        ("Compare: answers labelled differently", glossary.COMPARE_ANSWERS),
+    ):
+        assert f"**{title}**" in text
+        assert all(len(words) > 15 for words in entries.values())
+        for name, words in entries.items():
+            assert f"- **{name}**: {words}" in text

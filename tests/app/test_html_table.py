@@ -6,8 +6,9 @@ import math
 from html.parser import HTMLParser
 
 import pandas as pd
+import pytest
 
-from medqade.app.html_table import html_table
+from medqade.app.html_table import Link, html_table
 
 
 class Cells(HTMLParser):
@@ -65,3 +66,29 @@ def test_html_table_cells_escaped_numbers_three_decimals() -> None:
 def test_html_table_empty_says_only_its_caption() -> None:
     out = html_table(pd.DataFrame(columns=["a"]), "Kappa per tier")
     assert "<table" not in out and "Kappa per tier" in out
+
+
+def test_html_table_headers_carry_their_meaning_escaped() -> None:
+    table = pd.DataFrame({"": ["kappa"], "A": [0.5], "A - B": ["+0.100"]})
+    out = html_table(table, "Macro", titles={"A": 'a "quoted" <tip>', "A - B": "difference"})
+    assert '<th scope="col" title="a &quot;quoted&quot; &lt;tip&gt;">A</th>' in out
+    assert '<th scope="col" title="difference">A - B</th>' in out
+    assert '<th scope="col"></th>' in out  # no entry, no tooltip
+    assert "title=" not in html_table(table, "Macro")
+
+
+def test_html_table_link_cells_are_links_with_escaped_parts() -> None:
+    evil = Link('<b>"x"</b>', '?tab=browse&item="><script>', (("mq-item", '"><i>'),))
+    table = pd.DataFrame({"answer": ["S-C01/m"], "open": [evil], "plain": ["<a href=x>y</a>"]})
+    out = html_table(table, "Answers")
+    parsed = Cells()
+    parsed.feed(out)
+    assert parsed.rows[1] == ["S-C01/m", '<b>"x"</b>', "<a href=x>y</a>"]
+    assert parsed.tags.count("a") == 1 and "script" not in parsed.tags and "i" not in parsed.tags
+    assert 'href="?tab=browse&amp;item=&quot;&gt;&lt;script&gt;"' in out
+    assert 'data-mq-item="&quot;&gt;&lt;i&gt;"' in out
+
+
+def test_link_refuses_an_unsafe_attribute_name() -> None:
+    with pytest.raises(ValueError, match="data attribute"):
+        Link("x", "?", (('x" onclick="alert(1)', "y"),))

@@ -8,21 +8,23 @@ from __future__ import annotations
 
 import html
 import math
-import re
 from collections.abc import Mapping
 from typing import Any, Final
-from urllib.parse import unquote, urlencode
+from urllib.parse import urlencode
 
 import pandas as pd
 
 from medqade.app.cells import COMPARE_TOKEN, ci_text, number, plain
+from medqade.app.html_table import Link
 from medqade.scoring.board import Comparison, Difference
 from medqade.scoring.record import alt_test_text
 
 METRIC_NAMES: Final = {"kappa": "kappa", "pa": "PA", "pabak": "PABAK"}
 DIFF_COLUMNS: Final = ("", "A", "B", "A - B", "A - B 95% paired CI", "significant")
 DISAGREEMENT_COLUMNS: Final = ("answer", "A", "B", "consensus", "open in Browse")
-BROWSE_HREF: Final = re.compile(r"\?tab=browse&item=([A-Za-z0-9.%_-]{1,400})\)")
+ITEM_DATA: Final = "mq-item"
+"""The ``data-*`` attribute of an *open in Browse* link that names its item (read by the
+page script of :mod:`medqade.app.tab_compare`)."""
 
 
 def _signed(x: float) -> str:
@@ -81,18 +83,21 @@ def tiers_table(c: Comparison) -> pd.DataFrame:
     return pd.DataFrame([_row(f"T{t}", d, "kappa") for t, d in c.tiers.items() if d is not None])
 
 
-def browse_link(item: str, base_url: str = "") -> str:
-    """A Markdown link (``[S-C01](?tab=browse&item=S-C01)``) that opens ``item`` in Browse;
-    the id as plain text when it is not a safe token (never markup)."""
+def browse_link(item: str, base_url: str = "") -> Link | str:
+    """A link (``?tab=browse&item=S-C01``, the id in ``data-mq-item``) that opens ``item`` in
+    Browse; the id as text when it is not a safe token (drawn escaped, never a link)."""
     if not COMPARE_TOKEN.match(item):
-        return plain(item)
-    return f"[{item}]({base_url}?{urlencode({'tab': 'browse', 'item': item})})"
+        return item
+    href = f"{base_url}?{urlencode({'tab': 'browse', 'item': item})}"
+    return Link(item, href, ((ITEM_DATA, item),))
 
 
-def linked_item(cell: object) -> str | None:
-    """The item id a :func:`browse_link` cell opens, ``None`` for any other cell."""
-    found = BROWSE_HREF.search(str(cell or ""))
-    return unquote(found.group(1)) if found else None
+def linked_item(value: object) -> str | None:
+    """The item id an *open in Browse* click sent (public input from the page): a safe token,
+    else ``None``."""
+    if not isinstance(value, str) or not COMPARE_TOKEN.match(value):
+        return None
+    return value
 
 
 def disagreements_table(c: Comparison, base_url: str = "") -> pd.DataFrame:

@@ -1,5 +1,5 @@
-"""What each column of the leaderboard's judges, models and per-physician tables means: one home
-for the words.
+"""What each column of the leaderboard's judges, models and per-physician tables and of Compare's
+tables means: one home for the words.
 
 The boards (:mod:`medqade.app.board_table`) show each entry as its header's tooltip (``title``)
 and the About tab lists them under *What the columns mean* (:func:`markdown`), so the two never
@@ -224,13 +224,41 @@ PHYSICIANS: Final[Mapping[str, str]] = {
 """Each column of the per-physician table (``medqade panel``'s Table S4) and what it means."""
 
 
+COMPARE: Final[Mapping[str, str]] = {
+    "A": "Row A's value (the judge picked as A above): kappa, PA or PABAK as the row says.",
+    "B": "Row B's value (the judge picked as B above), on the same questions as A.",
+    "A - B": "A's value minus B's (positive: A agrees more with the physician consensus).",
+    "A - B 95% paired CI": (
+        "95% interval of A - B from the same question resamples for both rows (paired, so "
+        "narrower than two separate intervals suggest)."
+    ),
+    "significant": "yes: the paired interval excludes 0 (decided on unrounded values).",
+}
+"""Each column of Compare's difference tables (macro, per slot, per tier) and what it means;
+the first column names the row."""
+
+COMPARE_ANSWERS: Final[Mapping[str, str]] = {
+    "answer": "The answer's id: the question's id / the student model that wrote the answer.",
+    "A": (
+        "A's label of the answer, richtig or falsch (the physicians' row: their consensus). "
+        "Listed are the answers both rows labelled, with opposite labels; abstentions are not."
+    ),
+    "B": "B's label of the answer, the opposite of A's.",
+    "consensus": "The physicians' consensus label (unresolved when they did not settle it).",
+    "open in Browse": "Opens the question on the Browse tab, with every label of its answers.",
+}
+"""Each column of Compare's answers labelled differently and what it means."""
+
+
 def markdown() -> str:
-    """The About tab's *What the columns mean*: the three tables' entries as definition lists."""
+    """The About tab's *What the columns mean*: the tables' entries as definition lists."""
     parts = ["## What the columns mean", ""]
     tables = (
         ("Judges table", JUDGES),
         ("Models table", MODELS),
         ("Physicians one by one", PHYSICIANS),
+        ("Compare: A against B", COMPARE),
+        ("Compare: answers labelled differently", COMPARE_ANSWERS),
     )
     for title, entries in tables:
         parts.append(f"**{title}**\n")
@@ -239,4 +267,12 @@ def markdown() -> str:
     return "\n".join(parts)
 
 
-__all__: Sequence[str] = ["JUDGES", "MODELS", "PHYSICIANS", "SHARED", "markdown"]
+__all__: Sequence[str] = [
+    "COMPARE",
+    "COMPARE_ANSWERS",
+    "JUDGES",
+    "MODELS",
+    "PHYSICIANS",
+    "SHARED",
+    "markdown",
+]

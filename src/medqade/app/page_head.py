@@ -92,21 +92,20 @@ td.mq-contra, span.mq-contra { background: #fde68a; font-weight: 700; color: #7c
 #mq-compare-overall:not(:has(table)), #mq-compare-slots:not(:has(table)),
 #mq-compare-tiers:not(:has(table)) { display: none !important; }
 .mq-stack-on-phone:not(:has(table)):has(#mq-compare-slots) { display: none !important; }
-/* its answers' grid without rows is off screen, not hidden: a virtualised grid measures its
-   box to draw the rows, so it must keep one while the first comparison arrives */
-#mq-compare-disagreements:not(:has(.virtual-row)) { position: absolute !important;
-  left: -10000px; width: 600px; }
-/* read-only grids (Browse's question sets, Compare's answers): the page's font, a cut text
-   ends in an ellipsis, and a click opens the row without a spreadsheet's edit frame */
-#mq-items *, #mq-compare-disagreements * { font-family: var(--font) !important; }
-#mq-items .cell-wrap, #mq-compare-disagreements .cell-wrap { min-width: 0; overflow: hidden; }
-#mq-items .cell-wrap span.text, #mq-compare-disagreements .cell-wrap span.text {
+#mq-compare-disagreements:not(:has(.mq-table)) { display: none !important; }
+/* its answers labelled differently (up to 500 rows) scroll in a box, the header row kept */
+.mq-table.mq-answers { max-height: 400px; overflow: auto; }
+.mq-answers thead th { position: sticky; top: 0; z-index: 1;
+                       background: var(--background-fill-primary, #fff); }
+/* Browse's read-only grid of question sets: the page's font, a cut text ends in an
+   ellipsis, and a click opens the row without a spreadsheet's edit frame */
+#mq-items * { font-family: var(--font) !important; }
+#mq-items .cell-wrap { min-width: 0; overflow: hidden; }
+#mq-items .cell-wrap span.text {
   display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-#mq-items .body-cell.cell-selected, #mq-compare-disagreements .body-cell.cell-selected,
-#mq-items .body-cell *, #mq-compare-disagreements .body-cell * {
+#mq-items .body-cell.cell-selected, #mq-items .body-cell * {
   box-shadow: none !important; outline: none !important; }
-#mq-items .selection-button, #mq-compare-disagreements .selection-button {
-  display: none !important; }
+#mq-items .selection-button { display: none !important; }
 /* figures: full width of their column on a desktop (at print size on a phone, below) */
 .mq-plot img { width: 100%; max-width: 900px; height: auto; }
 .mq-caption h3 { margin-bottom: 0; }
@@ -141,6 +140,8 @@ li.mq-card { display: grid; grid-template-columns: 3.4em 1fr; gap: 0 6px;
      anywhere rather than push the numbers past the screen's edge */
   [id^=mq-compare-] .mq-table tbody th, [id^=mq-compare-] .mq-table td:first-child {
     overflow-wrap: anywhere; }
+  /* the answers (five columns) in a smaller type: their ids wrap less */
+  #mq-compare-disagreements .mq-table table { font-size: 0.85em; }
   #mq-lead { display: none; }  /* folded: "How to read these tables" stays */
   /* figures at their print size (6 in = 600 px, so 9 pt text is 12.5 px), panned inside
      their own box rather than scaled to 5-8 px text */

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import gradio as gr
-import pandas as pd
 
-from medqade.app import compare_views
+from medqade.app import compare_views, glossary
+from medqade.app.board_table import event_text
 from medqade.app.cells import plain
-from medqade.app.context import HIDDEN, READS, TabContext, frame
+from medqade.app.context import HIDDEN, READS, TabContext
 from medqade.app.html_table import html_table
 from medqade.app.tab_browse import BrowseTab
 from medqade.files.problems import InputError
@@ -27,6 +27,19 @@ reference exists only on the core (the 200 questions all ten physicians rated).
 OVERALL: Final = "Macro agreement, A - B"
 SLOTS: Final = "Kappa per student slot"
 TIERS: Final = "Kappa per difficulty tier"
+ANSWERS: Final = "Answers labelled differently (open in Browse)"
+ANSWERS_JS: Final = f"""
+element.addEventListener("click", (e) => {{
+  const target = e.target instanceof Element ? e.target : null;
+  const link = target && target.closest("a[data-{compare_views.ITEM_DATA}]");
+  if (!link || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  trigger("select", {{item: link.dataset.mqItem}});
+}});
+"""
+"""The answers table's page script (``js_on_load``): a plain click on *open in Browse* opens
+the item on the Browse tab of this page (event ``select`` with ``{"item": id}``); a middle or
+modified click opens the link's address in a new browser tab."""
 
 
 @dataclass(frozen=True)
@@ -40,7 +53,7 @@ class CompareTab:
     overall: gr.HTML
     slots: gr.HTML
     tiers: gr.HTML
-    disagreements: gr.Dataframe
+    disagreements: gr.HTML
     api: Callable[[str, str, str], dict[str, Any]]
     ui: Callable[[str, str, str], tuple[Any, ...]]
     choices: Callable[[], list[tuple[str, str]]]
@@ -67,8 +80,8 @@ class CompareTab:
         the tab; a click on an answer's *open in Browse* link opens that item on the Browse
         tab of the same page (the page script keeps the link from opening a new one)."""
 
-        def open_item(evt: gr.SelectData, blind: bool) -> tuple[Any, ...]:
-            item = compare_views.linked_item(evt.value)
+        def open_item(evt: gr.EventData, blind: bool) -> tuple[Any, ...]:
+            item = compare_views.linked_item(event_text(evt, "item"))
             if item is None:
                 return (gr.skip(), gr.skip(), gr.skip())
             return (gr.update(selected="browse"), item, browse.item_ui(item, blind))
@@ -86,7 +99,11 @@ class CompareTab:
             **READS,
         )
         self.disagreements.select(
-            open_item, [browse.blind], [tabs, browse.item_id, browse.header], **HIDDEN
+            open_item,
+            [browse.blind],
+            [tabs, browse.item_id, browse.header],
+            show_progress_on=browse.header,  # not the tabs (see LeaderboardTab.wire_compare)
+            **HIDDEN,
         )
         self.tab.select(
             lambda: (
@@ -128,12 +145,18 @@ class CompareHandlers:
                 gr.skip(),
             ) * 4
         names = {m.id: m.name for m in self.ctx.release.roster.students}
+        tips = glossary.COMPARE
         return (
             compare_views.headline_html(c),
-            html_table(compare_views.overall_table(c), OVERALL),
-            html_table(compare_views.slots_table(c, names), SLOTS),
-            html_table(compare_views.tiers_table(c), TIERS),
-            frame(compare_views.disagreements_table(c)),
+            html_table(compare_views.overall_table(c), OVERALL, titles=tips),
+            html_table(compare_views.slots_table(c, names), SLOTS, titles=tips),
+            html_table(compare_views.tiers_table(c), TIERS, titles=tips),
+            html_table(
+                compare_views.disagreements_table(c),
+                ANSWERS,
+                "mq-answers",
+                titles=glossary.COMPARE_ANSWERS,
+            ),
         )
 
 
@@ -171,13 +194,10 @@ def add_compare_tab(ctx: TabContext) -> CompareTab:
         with gr.Row(elem_classes="mq-stack-on-phone"):
             slots = gr.HTML(elem_id="mq-compare-slots")
             tiers = gr.HTML(elem_id="mq-compare-tiers")
-        disagreements = gr.Dataframe(
-            pd.DataFrame(columns=list(compare_views.DISAGREEMENT_COLUMNS)),
-            label="Answers labelled differently (open in Browse)",
-            interactive=False,
-            max_height=400,
-            elem_id="mq-compare-disagreements",
-            elem_classes="mq-inpage",
+        # up to 500 rows, read and clicked, never sorted or edited: a plain table too (a
+        # gr.Dataframe cost each visit to the tab most of its time; issue 39)
+        disagreements = gr.HTML(
+            js_on_load=ANSWERS_JS, elem_id="mq-compare-disagreements", elem_classes="mq-inpage"
         )
     return CompareTab(
         tab,

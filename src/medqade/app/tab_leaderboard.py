@@ -151,7 +151,12 @@ class LeaderboardTab:
         outputs += [compare.slots, compare.tiers, compare.disagreements]
         # not queued: a judge against the physicians is computed ahead and kept for the board
         # (SpaceState.warm_comparisons); in the full view it is refused at once
-        self.judges.select(open_comparison, [self.view], outputs, **HIDDEN)
+        # the progress shows on the headline only: Gradio's front end refreshes the loading
+        # status of every progress target at each later event, and for the tabs that means
+        # reading back the state of every component of every tab (0.1-0.2 s; issue 39)
+        self.judges.select(
+            open_comparison, [self.view], outputs, show_progress_on=compare.summary, **HIDDEN
+        )
 
     def load(self, demo: gr.Blocks) -> None:
         """Fill what the page does not carry yet when it loads (answered at once, outside

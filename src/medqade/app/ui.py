@@ -151,6 +151,7 @@ def build_app(
             url_state,
             None,
             [tabs, leaderboard.view, *held],
+            show_progress_on=leaderboard.view,
             api_visibility="private",
             queue=False,
         )
