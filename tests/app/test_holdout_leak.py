@@ -22,6 +22,7 @@ contamination check), so the comparison is not vacuous.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 from collections.abc import Iterator
@@ -171,11 +172,22 @@ def names_held_out(value: Any) -> bool:
     return isinstance(value, str) and any(h in value for h in HELD)
 
 
+HTML_PART = re.compile(r"(?=<(?:tr|p|li)[ >])")
+"""Where an HTML text is cut into the fragments :func:`mentions` compares."""
+
+
 def mentions(value: Any) -> Counter[str]:
     """Every fragment of ``value`` that names a held-out item: a text, a table row or an
     object (e.g. one of Compare's answers) that holds the id directly, as JSON."""
     found: Counter[str] = Counter()
-    if isinstance(value, str):
+    if isinstance(value, str) and HTML_PART.search(value):
+        # HTML (e.g. Compare's headline and its answers table in one block): each paragraph,
+        # table row or list item is a fragment, so a held-out answer's row is compared apart
+        # from the aggregate numbers beside it
+        for part in HTML_PART.split(value):
+            if names_held_out(part):
+                found[part] += 1
+    elif isinstance(value, str):
         if names_held_out(value):
             found[value] = 1
     elif isinstance(value, dict):
@@ -186,7 +198,11 @@ def mentions(value: Any) -> Counter[str]:
                 found += mentions(v)
     elif isinstance(value, list):
         flat = all(not isinstance(v, dict | list) for v in value)
-        if flat and any(names_held_out(v) for v in value):
+        html = any(isinstance(v, str) and HTML_PART.search(v) for v in value)
+        if flat and html:
+            for v in value:
+                found += mentions(v)
+        elif flat and any(names_held_out(v) for v in value):
             found[json.dumps(value, ensure_ascii=False)] += 1
         elif not flat:
             for v in value:
