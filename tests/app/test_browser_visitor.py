@@ -60,6 +60,11 @@ def open_analysis(page: Any) -> Any:
     click_tab(page, "Analysis")
     images = page.locator("#mq-analysis .mq-plot img")
     expect(images.first).to_be_visible(timeout=60_000)
+    # the figures arrive one after another: under load (CI at load 12-15) only the first was
+    # there 500 ms after it showed; wait for the tests' minimum instead of a fixed pause
+    page.wait_for_function(
+        "document.querySelectorAll('#mq-analysis .mq-plot img').length >= 5", timeout=60_000
+    )
     page.wait_for_timeout(500)
     return images
 
