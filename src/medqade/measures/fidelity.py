@@ -39,6 +39,7 @@ from medqade.measures.estimate import Estimate, FloatArray, ratio
 
 __all__ = [
     "RankingFidelity",
+    "RankingSummary",
     "StudentFidelity",
     "best_share",
     "kendall_tau_b",
@@ -100,8 +101,42 @@ class StudentFidelity:
         }
 
 
+class RankingSummary:
+    """What a ranking fidelity says whatever its scale (this module's benchmark one and
+    :mod:`medqade.measures.pool_ranking`'s pool one): P(best) and the shared JSON keys."""
+
+    students: tuple[Any, ...]
+    largest_error: Estimate
+    largest_error_student: str
+    tau: Estimate
+    judge_best: tuple[str, ...]
+    physicians_best: tuple[str, ...]
+    picks_best: Estimate
+
+    @property
+    def probability_best(self) -> float:
+        """The mean over the defined resamples of ``|J* & P*| / |J*|`` (NaN without any)."""
+        reps = self.picks_best.replicates
+        if reps is None or np.isnan(reps).all():
+            return math.nan
+        return float(np.nanmean(reps))
+
+    def summary_json(self) -> dict[str, Any]:
+        """The keys both scales write, in their order (the counts follow)."""
+        return {
+            "students": [s.to_json() for s in self.students],
+            **self.largest_error.to_dict("largest_error"),
+            "largest_error_student": self.largest_error_student,
+            **self.tau.to_dict("kendall_tau_b"),
+            "judge_best": list(self.judge_best),
+            "physicians_best": list(self.physicians_best),
+            "picks_best": self.picks_best.value,
+            "probability_best": self.probability_best,
+        }
+
+
 @dataclass(frozen=True, eq=False)
-class RankingFidelity:
+class RankingFidelity(RankingSummary):
     """A judge's ranking of the student models against the physicians' (module docstring)."""
 
     students: tuple[StudentFidelity, ...]
@@ -115,26 +150,8 @@ class RankingFidelity:
     their mean."""
     n_items: int
 
-    @property
-    def probability_best(self) -> float:
-        """The mean over the defined resamples of ``|J* & P*| / |J*|`` (NaN without any)."""
-        reps = self.picks_best.replicates
-        if reps is None or np.isnan(reps).all():
-            return math.nan
-        return float(np.nanmean(reps))
-
     def to_json(self) -> dict[str, Any]:
-        return {
-            "students": [s.to_json() for s in self.students],
-            **self.largest_error.to_dict("largest_error"),
-            "largest_error_student": self.largest_error_student,
-            **self.tau.to_dict("kendall_tau_b"),
-            "judge_best": list(self.judge_best),
-            "physicians_best": list(self.physicians_best),
-            "picks_best": self.picks_best.value,
-            "probability_best": self.probability_best,
-            "n_items": self.n_items,
-        }
+        return self.summary_json() | {"n_items": self.n_items}
 
 
 def _tops(values: FloatArray, names: tuple[str, ...]) -> tuple[str, ...]:

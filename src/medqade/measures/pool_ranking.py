@@ -41,7 +41,6 @@ numbers, and every judge of a release is resampled on the same items.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +49,7 @@ import numpy.typing as npt
 
 from medqade import stats
 from medqade.measures.estimate import Estimate, FloatArray
-from medqade.measures.fidelity import best_share, kendall_tau_b
+from medqade.measures.fidelity import RankingSummary, best_share, kendall_tau_b
 from medqade.measures.pool import PoolSample, estimate_pool, ratio_strata, stratum_masks
 from medqade.measures.seeds import BOOTSTRAP_SEED, STREAM_POOL, generator
 from medqade.stats.ppi import resampled_points
@@ -81,7 +80,7 @@ class StudentPoolFidelity:
 
 
 @dataclass(frozen=True, eq=False)
-class PoolFidelity:
+class PoolFidelity(RankingSummary):
     """A judge's ranking of the students on the whole pool against the physician-calibrated
     one (module docstring)."""
 
@@ -96,27 +95,8 @@ class PoolFidelity:
     n_pool: int
     n_labelled: int
 
-    @property
-    def probability_best(self) -> float:
-        """The mean over the defined resamples of ``|J & P*| / |J|`` (NaN without any)."""
-        reps = self.picks_best.replicates
-        if reps is None or np.isnan(reps).all():
-            return math.nan
-        return float(np.nanmean(reps))
-
     def to_json(self) -> dict[str, Any]:
-        return {
-            "students": [s.to_json() for s in self.students],
-            **self.largest_error.to_dict("largest_error"),
-            "largest_error_student": self.largest_error_student,
-            **self.tau.to_dict("kendall_tau_b"),
-            "judge_best": list(self.judge_best),
-            "physicians_best": list(self.physicians_best),
-            "picks_best": self.picks_best.value,
-            "probability_best": self.probability_best,
-            "n_pool": self.n_pool,
-            "n_labelled": self.n_labelled,
-        }
+        return self.summary_json() | {"n_pool": self.n_pool, "n_labelled": self.n_labelled}
 
 
 def pool_resamples(
