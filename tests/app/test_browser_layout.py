@@ -79,6 +79,8 @@ def open_page(browser: Any, url: str, size: dict[str, int], errors: list[str]) -
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(url, wait_until="domcontentloaded")
     expect(page.locator("#mq-judges")).to_contain_text("ceiling", timeout=60_000)
+    # the models board comes with the page's first event, which shows what was held back
+    page.wait_for_selector("#mq-models tbody tr", state="attached", timeout=60_000)
     return page
 
 

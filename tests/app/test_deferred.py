@@ -75,3 +75,6 @@ def test_the_space_serves_its_first_screen_and_shows_the_rest_on_the_first_event
     assert outputs - {showing[0]["outputs"][0], showing[0]["outputs"][1]} <= held
     browse_items = [c["id"] for c in comps.values() if c["props"].get("elem_id") == "mq-items"]
     assert browse_items and set(browse_items) <= outputs
+    # the models board sits below the judges: sent hidden, shown by the first event
+    models = [i for i, c in comps.items() if c["props"].get("elem_id") == "mq-models"]
+    assert models and models[0] in held and models[0] in outputs

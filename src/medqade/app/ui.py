@@ -132,7 +132,7 @@ def build_app(
         compare.load(demo)
         tab_ids = [str(t.id) for t in tabs.children if getattr(t, "id", None)]
         # sent hidden, shown by the first event: the page draws the judges sooner
-        held = deferred.hold_back(tabs, "leaderboard", leaderboard.downloads)
+        held = deferred.hold_back(tabs, "leaderboard", (leaderboard.models, *leaderboard.downloads))
 
         def url_state(request: gr.Request) -> tuple[Any, ...]:
             """Show what the page held back; open the tab and view of a
