@@ -204,8 +204,10 @@ HEAD: Final = """
       window.parent.postMessage({queryString: qs, hash: location.hash}, "https://huggingface.co");
     }
   };
-  /* A newly shown item (a deep link, Compare's "open in Browse", a tap on a Browse row) is
-     scrolled into view with its heading focused, unless its heading is on screen already. */
+  /* A newly shown item (a deep link, Compare's "open in Browse", a tap on a Browse row) gets
+     its heading focused, and is scrolled into view unless its heading is on screen already.
+     The page may still grow above it (what the first event shows, the answers below being
+     drawn), so the check is repeated twice, until the visitor scrolls, taps or types. */
   let revealed = null;
   const onScreen = (el) => {
     const r = el.getBoundingClientRect();
@@ -218,13 +220,22 @@ HEAD: Final = """
     const head = item.querySelector(".mq-item-id") || item;
     if (!head.getClientRects().length) return;  // its tab is hidden: reveal it when shown
     revealed = id;
+    let moved = false;
+    const stop = () => { moved = true; };
+    for (const type of ["wheel", "touchstart", "keydown", "pointerdown"]) {
+      addEventListener(type, stop, {once: true, capture: true, passive: true});
+    }
     const go = () => {
-      if (onScreen(head)) return;
-      head.scrollIntoView({block: "start"});
-      head.focus({preventScroll: true});
+      if (moved || revealed !== id || !head.isConnected) return;
+      if (!onScreen(head)) head.scrollIntoView({block: "start"});
+      // the focus moves to the heading unless the visitor is typing in a field
+      if (!document.activeElement?.matches("input, textarea, select, [contenteditable]")) {
+        head.focus({preventScroll: true});
+      }
     };
     go();
-    setTimeout(go, 250);  // the answers below may still be drawn
+    setTimeout(go, 250);
+    setTimeout(go, 1000);
   };
   /* Gradio writes "undefined plot visualising provided data" as every figure's alt text; each
      figure gets its title and caption (the text above it, which says what it plots) instead. */
