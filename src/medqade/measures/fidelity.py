@@ -101,9 +101,11 @@ class StudentFidelity:
         }
 
 
+@dataclass(frozen=True, eq=False)
 class RankingSummary:
     """What a ranking fidelity says whatever its scale (this module's benchmark one and
-    :mod:`medqade.measures.pool_ranking`'s pool one): P(best) and the shared JSON keys."""
+    :mod:`medqade.measures.pool_ranking`'s pool one): the shared fields, P(best) and the
+    shared JSON keys. Each scale narrows ``students`` and adds its counts."""
 
     students: tuple[Any, ...]
     largest_error: Estimate
@@ -112,6 +114,8 @@ class RankingSummary:
     judge_best: tuple[str, ...]
     physicians_best: tuple[str, ...]
     picks_best: Estimate
+    """Point: ``|J & P| / |J|`` on the data; interval: of the replicates; ``probability``:
+    their mean."""
 
     @property
     def probability_best(self) -> float:
@@ -140,14 +144,6 @@ class RankingFidelity(RankingSummary):
     """A judge's ranking of the student models against the physicians' (module docstring)."""
 
     students: tuple[StudentFidelity, ...]
-    largest_error: Estimate
-    largest_error_student: str
-    tau: Estimate
-    judge_best: tuple[str, ...]
-    physicians_best: tuple[str, ...]
-    picks_best: Estimate
-    """Point: ``|J & P| / |J|`` on the data; interval: of the replicates; ``probability``:
-    their mean."""
     n_items: int
 
     def to_json(self) -> dict[str, Any]:

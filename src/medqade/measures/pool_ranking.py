@@ -85,13 +85,6 @@ class PoolFidelity(RankingSummary):
     one (module docstring)."""
 
     students: tuple[StudentPoolFidelity, ...]
-    largest_error: Estimate
-    largest_error_student: str
-    tau: Estimate
-    judge_best: tuple[str, ...]
-    physicians_best: tuple[str, ...]
-    picks_best: Estimate
-    """Point: ``|J & P| / |J|`` on the data; interval: of the replicates."""
     n_pool: int
     n_labelled: int
 
