@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import tomllib
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -51,6 +52,16 @@ def test_space_readme_header() -> None:
 def test_space_requirements_pin_the_sdk_version() -> None:
     text = (SPACE / "requirements.txt").read_text(encoding="utf-8")
     assert f"gradio[oauth]=={gradio.__version__}" in text
+
+
+def test_space_requirements_list_every_dependency_of_the_package_and_its_space_extra() -> None:
+    project = tomllib.loads((SPACE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    meta = project["project"]
+    wanted = meta["dependencies"] + meta["optional-dependencies"]["space"]
+    lines = (SPACE / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    listed = {re.split(r"[\[<>=]", line, maxsplit=1)[0].strip().lower() for line in lines}
+    names = {re.split(r"[\[<>=]", spec, maxsplit=1)[0].strip().lower() for spec in wanted}
+    assert names and names <= listed, names - listed
 
 
 def test_assemble_bundles_app_package_and_config() -> None:

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import gradio as gr
 
-from medqade.app import glossary, text, views
+from medqade.app import glossary, prose, text, views
 from medqade.app.board_table import BOARD_JS
 from medqade.app.context import TabContext
 from medqade.scoring.board import MARGIN_STEP
@@ -24,7 +24,7 @@ def controls_components(ctx: TabContext) -> dict[str, Any]:
     """The view, search, column groups, ranking metric and margin (in this order on the page,
     the phone's judge cards above them)."""
     out: dict[str, Any] = {}
-    gr.Markdown(text.LEADERBOARD_LEAD, elem_id="mq-lead")
+    prose.block(text.LEADERBOARD_LEAD, elem_id="mq-lead")
     with gr.Accordion("How to read these tables", open=False, elem_id="mq-help"):
         gr.Markdown(text.LEADERBOARD_HELP)
     with gr.Row():
@@ -75,7 +75,7 @@ def board(**kwargs: Any) -> gr.HTML:
 def table_components() -> dict[str, Any]:
     """The note line, the judges table, the per-physician entry and table, the models table
     and the three downloads."""
-    out: dict[str, Any] = {"note": gr.Markdown()}
+    out: dict[str, Any] = {"note": prose.block()}
     out["judges"] = board(elem_id="mq-judges", elem_classes="mq-inpage")
     out["physicians_button"] = gr.Button(
         "Per-physician agreement", size="sm", variant="secondary", elem_id="mq-physicians-open"

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import gradio as gr
 
-from medqade.app import glossary, phone, views
+from medqade.app import glossary, phone, prose, views
 from medqade.app.board_table import board_html
 from medqade.app.state import Boards
 
@@ -107,7 +107,7 @@ class FirstPage:
             if keys == self.keys:
                 return
             demo, (note, cards, judges, models), keys_field = self._targets
-            values = (parts.note, parts.cards(), parts.judges(), parts.models())
+            values = (prose.html(parts.note), parts.cards(), parts.judges(), parts.models())
             for component, value in zip((note, cards, judges, models), values, strict=True):
                 component.value = value
             keys_field.value = json.dumps(keys)

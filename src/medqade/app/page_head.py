@@ -16,6 +16,8 @@ CSS: Final = """
              src: url('static/fonts/SourceSansPro/SourceSansPro-Bold.woff2') format('woff2'); }
 .mq-banner { background: #fff3cd; color: #5c4400; border: 1px solid #e0c36a;
              padding: 8px 12px; border-radius: 6px; margin-bottom: 6px; }
+/* prose.block: Markdown drawn on the server, flush with the page as gr.Markdown is */
+.block.mq-prose > .html-container { padding: 0; }
 .mq-item .mq-question { font-size: 1.1em; margin: 6px 0; }
 .mq-item a.mq-link { word-break: break-all; }
 .mq-item .mq-item-id { scroll-margin-top: 12px; }  /* a jump lands with the heading whole */

@@ -39,7 +39,7 @@ from typing import Any
 
 import gradio as gr
 
-from medqade.app import assets, deferred, text
+from medqade.app import assets, deferred, prose, text
 from medqade.app.accounts import AccountHasher
 from medqade.app.config import SpaceConfig
 from medqade.app.context import TabContext
@@ -111,7 +111,7 @@ def build_app(
     with demo:
         if release.synthetic:
             gr.HTML(text.SYNTHETIC_BANNER, elem_id="mq-synthetic-banner")
-        gr.Markdown(text.INTRO)
+        prose.block(text.INTRO)
         with gr.Tabs(overflow_behavior="wrap") as tabs:
             leaderboard = add_leaderboard_tab(ctx)
             submit = add_submit_tab(ctx)
