@@ -124,7 +124,7 @@ def test_the_jumps_between_tabs_show_progress_on_one_box_not_the_tabs(app: Any) 
     tab) that reads back every component of every tab. The events that switch tabs from
     Compare, the leaderboard and the page's first event keep their progress on one box."""
     tabs = next(b for b in app.blocks.values() if isinstance(b, gr.Tabs))
-    for name in ("open_comparison", "open_item", "url_state"):
+    for name in ("open_comparison", "open_item", "url_state", "deep_link", "open_disagreement"):
         fn = next(f for f in app.fns.values() if f.name == name)
         assert tabs in fn.outputs, name  # it does switch tabs
         shown = fn.show_progress_on

@@ -110,5 +110,6 @@ def add_section(tab: Any, state: SpaceState, encode: Any) -> None:
         [done],
         [*plots.values(), *notes.values(), done],
         show_progress="hidden",
+        show_progress_on=next(iter(notes.values())),  # a line, not the figures (issue 39)
         api_visibility="private",
     )

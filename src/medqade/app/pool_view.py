@@ -97,4 +97,6 @@ def add_pool_panel(view: PoolView) -> None:
         n, t = view.table(selected)
         return n, t
 
-    judge.change(choose, [judge], [shown_note, shown], **HIDDEN)
+    judge.change(
+        choose, [judge], [shown_note, shown], show_progress_on=shown_note, **HIDDEN
+    )  # on the note, not the table: Gradio reads every progress target back (issue 39)

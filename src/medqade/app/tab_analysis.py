@@ -140,14 +140,21 @@ class AnalysisTab:
 
     def wire(self) -> None:
         """Fill the tab when it is first opened; redraw the judge's figures on a new choice."""
+        # each shows its progress on a line or the choice, not on the figures and tables:
+        # Gradio reads every progress target back at each later event (issue 39)
         self.tab.select(
-            self.panel_ui, [self.panel_filled], [self.panel, self.panel_filled], **HIDDEN
+            self.panel_ui,
+            [self.panel_filled],
+            [self.panel, self.panel_filled],
+            show_progress_on=self.status,
+            **HIDDEN,
         )
         self.tab.select(
             self.analysis_ui,
             [self.judge, self.filled],
             self.outputs,
             show_progress="hidden",
+            show_progress_on=self.status,
             **HIDDEN,
         )
         self.judge.input(
@@ -155,6 +162,7 @@ class AnalysisTab:
             [self.judge],
             [self.judge, self.plots["risk"], self.judge_plot, self.judge_table],
             show_progress="minimal",
+            show_progress_on=self.judge,
             **HIDDEN,
         )
 

@@ -83,6 +83,7 @@ class BrowseTab:
             self.browse_items,
             self.inputs,
             [self.count, self.results],
+            show_progress_on=self.count,  # the count line, not the table (issue 39)
             **HIDDEN,
         )
         browse_api = gr.Button(visible=False)
@@ -124,14 +125,27 @@ class BrowseTab:
             self.open_disagreement,
             [self.blind],
             [tabs, self.item_id, self.header],
+            show_progress_on=self.header,  # not the tabs (see LeaderboardTab.wire_compare)
             **HIDDEN,
         )
 
     def load(self, demo: gr.Blocks, tabs: gr.Tabs) -> None:
         """Fill the list when the page loads, and open the item of a ``?item=`` link (both
         answered at once, outside the queue: an index lookup)."""
-        demo.load(self.browse_items, self.inputs, [self.count, self.results], **HIDDEN)
-        demo.load(self.deep_link, [self.blind], [tabs, self.item_id, self.header], **HIDDEN)
+        demo.load(
+            self.browse_items,
+            self.inputs,
+            [self.count, self.results],
+            show_progress_on=self.count,
+            **HIDDEN,
+        )
+        demo.load(
+            self.deep_link,
+            [self.blind],
+            [tabs, self.item_id, self.header],
+            show_progress_on=self.header,  # not the tabs (see LeaderboardTab.wire_compare)
+            **HIDDEN,
+        )
 
 
 @dataclass(frozen=True)

@@ -87,10 +87,12 @@ class SubmitTab:
             api_visibility="public",
             concurrency_limit=self.concurrency,
             concurrency_id="submit",
+            show_progress_on=self.status,  # the status line, not the tables (issue 39)
         ).then(
             self.render_result,
             [self.shown],
             self.result_outputs,
+            show_progress_on=self.status,
             api_visibility="private",
         ).then(
             leaderboard.leaderboard_ui,
