@@ -57,6 +57,10 @@ class Parts:
     columns: list[str]
     note: str
 
+    def note_html(self) -> str:
+        """The note line (Markdown) as the page shows it: drawn on the server (:mod:`prose`)."""
+        return prose.html(self.note)
+
     def cards(self) -> str:
         """The phone's judge cards, drawn from the board's rows."""
         rows = views.matching(self.boards.board.judges, self.needle, self.view)
@@ -107,7 +111,7 @@ class FirstPage:
             if keys == self.keys:
                 return
             demo, (note, cards, judges, models), keys_field = self._targets
-            values = (prose.html(parts.note), parts.cards(), parts.judges(), parts.models())
+            values = (parts.note_html(), parts.cards(), parts.judges(), parts.models())
             for component, value in zip((note, cards, judges, models), values, strict=True):
                 component.value = value
             keys_field.value = json.dumps(keys)

@@ -12,7 +12,7 @@ from typing import Any, Final
 import gradio as gr
 
 from medqade import scoring
-from medqade.app import glossary, prose, text, views
+from medqade.app import glossary, text, views
 from medqade.app.board_table import board_html, event_text
 from medqade.app.context import HIDDEN, READS, TabContext, Table
 from medqade.app.leaderboard_layout import SEARCH_MAX, controls_components, table_components
@@ -268,7 +268,7 @@ class LeaderboardHandlers:
             return make() if shown.get(part) != keys[part] else gr.skip()
 
         out = (
-            changed("note", lambda: prose.html(note)),
+            changed("note", parts.note_html),
             changed("judges", parts.cards),
             changed("judges", parts.judges),
             changed("models", parts.models),
