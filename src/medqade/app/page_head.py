@@ -209,7 +209,8 @@ HEAD: Final = """
   /* A newly shown item (a deep link, Compare's "open in Browse", a tap on a Browse row) gets
      its heading focused, and is scrolled into view unless its heading is on screen already.
      The page may still grow above it (what the first event shows, the answers below being
-     drawn), so the check is repeated twice, until the visitor scrolls, taps or types. */
+     drawn), so the check is repeated at 250 ms, 1 s and on every change of the page's size
+     for 4 s, until the visitor scrolls, taps or types. */
   let revealed = null;
   const onScreen = (el) => {
     const r = el.getBoundingClientRect();
@@ -238,6 +239,10 @@ HEAD: Final = """
     go();
     setTimeout(go, 250);
     setTimeout(go, 1000);
+    // and whenever the page grows in the next seconds (what the first events show above it)
+    const grown = new ResizeObserver(go);
+    grown.observe(document.body);
+    setTimeout(() => grown.disconnect(), 4000);
   };
   /* Gradio writes "undefined plot visualising provided data" as every figure's alt text; each
      figure gets its title and caption (the text above it, which says what it plots) instead. */
